@@ -1,0 +1,35 @@
+"""callproof.harness: check tool-call streams against the rule catalogue.
+
+The public API; everything else in this package is private and may change without notice.
+"""
+
+from __future__ import annotations
+
+from ._catalogue import CATALOGUE, RULES, rules_for
+from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
+from ._errors import CallproofError, InputError
+from ._rule import Evidence, Rule, RuleResult, Violation
+from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
+from ._version import __version__
+
+__all__ = [
+    "CATALOGUE",
+    "RULES",
+    "CallproofError",
+    "CheckReport",
+    "Evidence",
+    "FramingIssue",
+    "InputError",
+    "Rule",
+    "RuleResult",
+    "SSEEvent",
+    "SSEParser",
+    "StreamChecker",
+    "Violation",
+    "__version__",
+    "check_body",
+    "check_bytes",
+    "check_events",
+    "parse_sse",
+    "rules_for",
+]

@@ -1,0 +1,128 @@
+"""The `callproof` command line (design.md section 4).
+
+Exit codes: 0 conformant, 1 a MUST rule failed, 2 usage or setup error (with a one-line reason).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO, NoReturn, cast
+
+from ._capture import check_capture
+from ._catalogue import CATALOGUE
+from ._errors import InputError
+from ._format import catalogue_markdown, format_report
+from ._rule import FRONTS, PROFILES, Profile
+from ._version import __version__
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"callproof: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="callproof", description="Conformance harness for tool-call streaming.")
+    parser.add_argument("--version", action="version", version=f"callproof {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    check = sub.add_parser(
+        "check",
+        help="check captured streams or bodies against the rule catalogue",
+        description="Check raw SSE text as captured off the wire (or a non-stream JSON body), rule by rule.",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="capture file, or - for standard input")
+    check.add_argument("--front", choices=("auto", *FRONTS), default="auto",
+                       help="the dialect of the capture (default: detected from its first event)")
+    check.add_argument("--profile", choices=PROFILES, default="openai", help="rules and schema variant")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+    rules = sub.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
+    rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
+    rules.add_argument("--front", choices=FRONTS, help="only the rules of this front")
+    rules.add_argument("--profile", choices=PROFILES, help="only the rules of this profile")
+    return parser
+
+
+def _open(path: str) -> BinaryIO:
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _check(args: argparse.Namespace) -> int:
+    outcome = EXIT_OK
+    documents = []
+    for path in args.files:
+        name = "<stdin>" if path == "-" else path
+        try:
+            stream = _open(path)
+            try:
+                report = check_capture(stream, name, front=args.front, profile=cast(Profile, args.profile))
+            finally:
+                if stream is not sys.stdin.buffer:
+                    stream.close()
+        except InputError as exc:
+            print(f"callproof check: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if not report.conformant:
+            outcome = EXIT_FAILED
+        if args.format == "json":
+            documents.append({"file": name, **report.to_json()})
+        else:
+            print(format_report(report, name))
+    if args.format == "json":
+        json.dump({"callproof_version": __version__, "checks": documents}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return outcome
+
+
+def _rules(args: argparse.Namespace) -> int:
+    selected = [
+        rule for rule in CATALOGUE
+        if (args.front is None or args.front in rule.fronts) and (args.profile is None or args.profile in rule.profiles)
+    ]
+    if args.format == "md":
+        sys.stdout.write(catalogue_markdown(selected))
+    elif args.format == "json":
+        rows = [
+            {
+                "id": r.id, "level": r.level, "family": r.family, "fronts": sorted(r.fronts),
+                "profiles": sorted(r.profiles), "statement": r.statement, "spec": r.spec, "fix": r.fix,
+            }
+            for r in selected
+        ]
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for r in selected:
+            print(f"{r.id:<15} {r.level:<6} {r.family:<10} {r.statement}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        return _rules(args)
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("callproof: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

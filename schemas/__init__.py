@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with callproof (data, read with importlib.resources)."""
