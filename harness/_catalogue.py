@@ -243,7 +243,7 @@ CATALOGUE: tuple[Rule, ...] = (
        f"OpenAI ResponseTextDoneEvent; {_WF} §2.1",
        "Put the concatenation of the deltas of a content part into its output_text.done / refusal.done."),
     _r("RSP-TEXT-002", "MUST", "reassembly", _RSP,
-       "A content part's text is the same in its .done event, content_part.done, output_item.done and the final response.",
+       "A part's text is the same in its .done event, content_part.done, output_item.done and the final response.",
        f"Open Responses content-part lifecycle; {_WF} §1.6.3",
        "Build the done part, the done item and the final response from the same accumulated text."),
     # Chat Completions identity and reassembly ------------------------------------------------------------

@@ -408,7 +408,8 @@ class ResponsesChecker:
             joined = "".join(item.deltas)
             if arguments is not None and arguments != joined:
                 sink.add("RSP-ARGS-001",
-                         f"arguments {short(arguments)} differ from the {len(item.deltas)} joined deltas {short(joined)}",
+                         f"arguments {short(arguments)} differ from the {len(item.deltas)} joined deltas "
+                         f"{short(joined)}",
                          meta.evidence("$.arguments", joined, arguments))
             item.args_done = arguments
             self._same(meta, "RSP-ID-007", "name", item.name, payload.get("name"), "$")

@@ -99,9 +99,11 @@ class SchemaStore:
         self._docs: dict[str, JSONValue] = {}
         self._manifests: dict[str, dict[str, Any]] = {}
         for path, doc in _walk(root, ""):
+            if not isinstance(doc, dict):
+                continue
             if path.startswith("fronts/"):
                 self._manifests[path.removeprefix("fronts/").removesuffix(".json")] = doc
-            elif isinstance(doc, dict):
+            else:
                 self._docs[SCHEMA_BASE + path] = doc
         self._registry = jsonschema_rs.Registry(list(self._docs.items()))
         self._validators: dict[str, _Validator] = {}

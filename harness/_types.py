@@ -7,6 +7,6 @@ from typing import Any, TypeAlias
 __all__ = ["JSONObject", "JSONValue"]
 
 #: Any value `json.loads` can return.
-JSONValue: TypeAlias = "None | bool | int | float | str | list[JSONValue] | dict[str, JSONValue]"
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
 #: A decoded JSON object as the checkers see it (values are read defensively, never trusted).
 JSONObject: TypeAlias = dict[str, Any]

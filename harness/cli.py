@@ -56,7 +56,7 @@ def _open(path: str) -> BinaryIO:
     if path == "-":
         return sys.stdin.buffer
     try:
-        return open(path, "rb")  # noqa: SIM115 - closed by the caller
+        return open(path, "rb")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
 
