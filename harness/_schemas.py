@@ -71,10 +71,12 @@ class _Validator:
 
     def errors(self, instance: object, limit: int = 5) -> list[SchemaError]:
         """The most specific errors first (deepest instance path), at most `limit`."""
-        found = [
-            SchemaError(json_path(list(err.instance_path)), str(err.message), self.ref)
-            for err in self._rs.iter_errors(instance)
-        ]
+        unique: dict[tuple[str, str], SchemaError] = {}
+        for err in self._rs.iter_errors(instance):
+            # Overlays wrap their base with allOf, so one bad field can fail at several schema locations.
+            error = SchemaError(json_path(list(err.instance_path)), str(err.message), self.ref)
+            unique.setdefault((error.path, error.message), error)
+        found = list(unique.values())
         found.sort(key=lambda e: -e.path.count(".") - e.path.count("["))
         return found[:limit]
 
