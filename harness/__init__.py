@@ -14,12 +14,12 @@ from ._version import __version__
 
 __all__ = [
     "CATALOGUE",
-    "RULES",
     "CallproofError",
     "CheckReport",
     "Evidence",
     "FramingIssue",
     "InputError",
+    "RULES",
     "Rule",
     "RuleResult",
     "SSEEvent",

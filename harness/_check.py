@@ -137,6 +137,7 @@ class StreamChecker:
         self._last: EventMeta | None = None
         self._report: CheckReport | None = None
         self._check_type = front != "chat"
+        self._id_seen = False
 
     def feed(self, chunk: bytes, arrival: float | None = None) -> None:
         for event in self._parser.feed(chunk, arrival):
@@ -162,6 +163,10 @@ class StreamChecker:
     def _event(self, event: SSEEvent) -> None:
         index = self._count
         self._count += 1
+        if event.id is not None and not self._id_seen:
+            self._id_seen = True
+            self._sink.add("RSP-FRAME-003", f"the event carries an SSE id ({event.id!r})",
+                           Evidence(index, None, None, None, event.id, event.offset))
         sse_type = event.type if event.explicit_type else None
         meta = EventMeta(index, sse_type, event.offset, sse_type)
         if event.data == _DONE:

@@ -80,6 +80,7 @@ class ResponsesChecker:
         self._items: dict[int, _Item] = {}
         self._by_id: dict[str, _Item] = {}
         self._call_ids: dict[str, int] = {}
+        self._duplicate_ids: set[str] = set()
         self._done_sentinel: EventMeta | None = None
         self._error_event: EventMeta | None = None
         self._error_terminates = profile != "open-responses"
@@ -267,6 +268,7 @@ class ResponsesChecker:
         item = _Item(output_index, as_str(raw.get("id")), as_str(raw.get("type")))
         if item.id is not None:
             if item.id in self._by_id:
+                self._duplicate_ids.add(item.id)
                 self._sink.add("RSP-ID-003", f"item id {item.id!r} is already used by output_index "
                                f"{self._by_id[item.id].output_index}", meta.evidence("$.item.id", actual=item.id))
             else:
@@ -361,7 +363,9 @@ class ResponsesChecker:
     def _item_for(self, meta: EventMeta, payload: dict[str, Any]) -> _Item | None:
         item_id = as_str(payload.get("item_id"))
         output_index = as_int(payload.get("output_index"))
-        if item_id is not None:
+        if item_id in self._duplicate_ids and output_index is not None and output_index in self._items:
+            item = self._items[output_index]  # an ambiguous id (RSP-ID-003): trust the output_index
+        elif item_id is not None:
             item = self._by_id.get(item_id)
             if item is None:
                 self._sink.add("RSP-LIFE-004", f"item_id {item_id!r} names no item added so far",

@@ -74,7 +74,10 @@ class _Validator:
         unique: dict[tuple[str, str], SchemaError] = {}
         for err in self._rs.iter_errors(instance):
             # Overlays wrap their base with allOf, so one bad field can fail at several schema locations.
-            error = SchemaError(json_path(list(err.instance_path)), str(err.message), self.ref)
+            parts: list[str | int] = list(err.instance_path)
+            if isinstance(err.kind, jsonschema_rs.ValidationErrorKind.Required):
+                parts.append(str(err.kind.property))  # locate the missing field itself, not its parent
+            error = SchemaError(json_path(parts), str(err.message), self.ref)
             unique.setdefault((error.path, error.message), error)
         found = list(unique.values())
         found.sort(key=lambda e: -e.path.count(".") - e.path.count("["))

@@ -1,0 +1,523 @@
+"""Incremental Server-Sent Events parser: WHATWG HTML §9.2.5 (the `text/event-stream` format) and §9.2.6
+(interpreting an event stream), exactly.
+
+Feed bytes as they arrive, split anywhere; the same events come out for every split. Lines are split at the
+byte level (CR and LF never occur inside a UTF-8 sequence) on LF, CRLF or a lone CR, mixed freely, and each
+complete line is decoded once, so a code point or a CRLF split across two feeds is read correctly. One leading
+BOM is stripped. Where a browser's EventSource silently drops or repairs something, the parser does the same
+and also records a `FramingIssue`:
+
+- invalid UTF-8 decodes with U+FFFD as the spec's decoder does (`invalid-utf8`: the first bad byte of a line);
+- an event block still open at end of stream is discarded, never dispatched (`trailing-event`);
+- a block with a non-empty `event:` field but no data dispatches nothing (`empty-data-block`); the OpenAI and
+  Anthropic SDKs do dispatch such blocks, so servers should not send them;
+- a block larger than `max_event_bytes` (its lines' bytes plus one per line end) is discarded, its `id:`
+  included (`oversize-event`), so memory stays bounded by that limit plus one chunk.
+
+Offsets count bytes of the raw stream, a leading BOM included. A CR ends a line by itself, so an event is
+dispatched as soon as the first byte of its blank line's end-of-line arrives, without waiting to see whether
+an LF follows: `SSEEvent.end` is just after that byte (for a CRLF blank line, the offset of its LF), whatever
+the split.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["FramingIssue", "SSEEvent", "SSEParser", "parse_sse"]
+
+_BOM = b"\xef\xbb\xbf"
+_LF = 0x0A
+_CR = 0x0D
+#: A buffer whose line ends are all of one kind: the line end, the blank-line separator, the line end
+#: decoded, and its last byte, raw and decoded (with one kind of line end, each of those marks one line end).
+_Mode = tuple[bytes, bytes, str, bytes, str]
+_LF_MODE: _Mode = (b"\n", b"\n\n", "\n", b"\n", "\n")
+_CRLF_MODE: _Mode = (b"\r\n", b"\r\n\r\n", "\r\n", b"\n", "\n")
+_CR_MODE: _Mode = (b"\r", b"\r\r", "\r", b"\r", "\r")
+#: Whole blocks are split off at most this many bytes at a time, so one huge feed needs little extra memory.
+_WINDOW = 256 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One dispatched event (§9.2.6 "dispatch the event")."""
+
+    #: The event-type buffer, or "message" when it is empty (no `event:` field, or an empty one).
+    type: str
+    #: The data buffer without its single trailing LF (`data:` lines joined with "\n").
+    data: str
+    #: The last-event-ID buffer at dispatch; it persists across events. None until an `id:` field set it.
+    id: str | None
+    #: The last valid `retry:` value (milliseconds) of this event's block, else None.
+    retry: int | None
+    #: Byte offset of the block's first line (comments included).
+    offset: int
+    #: Byte offset just after the first byte of the blank line's end-of-line (see the module docstring).
+    end: int
+    #: Arrival time of the feed() that completed the event.
+    arrival: float
+    #: True when an `event:` field set a non-empty type.
+    explicit_type: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FramingIssue:
+    """Something a conformant client tolerates silently but a server should not send."""
+
+    kind: Literal["invalid-utf8", "trailing-event", "oversize-event", "empty-data-block"]
+    #: Byte offset of the problem: the bad byte, or the first line of the block concerned.
+    offset: int
+    #: What, where (byte offset and line) and how to fix it.
+    detail: str
+
+
+class _Builder:
+    """The slot layout of `SSEEvent` without its frozen `__setattr__`: events are built with plain attribute
+    stores and then become `SSEEvent`s by `__class__` assignment, 3x faster than the generated `__init__`."""
+
+    __slots__ = SSEEvent.__slots__
+
+    type: str
+    data: str
+    id: str | None
+    retry: int | None
+    offset: int
+    end: int
+    arrival: float
+    explicit_type: bool
+
+
+def _event(
+    type_: str, data: str, id_: str | None, retry: int | None, offset: int, end: int, arrival: float
+) -> SSEEvent:
+    event = _Builder()
+    event.type = type_ or "message"
+    event.data = data
+    event.id = id_
+    event.retry = retry
+    event.offset = offset
+    event.end = end
+    event.arrival = arrival
+    event.explicit_type = bool(type_)
+    event.__class__ = SSEEvent  # type: ignore[assignment]
+    return event  # type: ignore[return-value]
+
+
+def _retry(value: str, previous: int | None) -> int | None:
+    """The reconnection time a `retry:` value sets: only ASCII digits count, else the field is ignored."""
+    if value.isdigit() and value.isascii():
+        try:
+            return int(value)
+        except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits): ignore it
+            return previous
+    return previous
+
+
+def _mode(buf: bytes, start: int) -> _Mode | None:
+    """The one kind of line end used in buf[start:], or None when they are mixed. A lone CR as the very last
+    byte is allowed in CRLF mode: it is half of a CRLF split across feeds."""
+    if buf.find(b"\r", start) < 0:
+        return _LF_MODE
+    if buf.find(b"\n", start) < 0:
+        return _CR_MODE
+    crlf = buf.count(b"\r\n", start)
+    if crlf == buf.count(b"\n", start) and buf.count(b"\r", start) == crlf + (buf[-1] == _CR):
+        return _CRLF_MODE
+    return None
+
+
+class SSEParser:
+    """Incremental event-stream parser: `feed()` bytes as they arrive, `close()` at end of stream.
+
+    `clock` stamps each feed() that is given no `arrival`. `max_event_bytes` bounds one event block; a larger
+    block is discarded and reported.
+    """
+
+    __slots__ = (
+        "_clock", "_closed", "_cr", "_data", "_fields", "_head", "_id_before", "_issues", "_last_id", "_line",
+        "_max", "_oversize", "_retry", "_seen", "_size", "_start", "_start_line", "_tail", "_tail_len",
+        "_tail_start", "_type",
+    )
+
+    def __init__(
+        self, *, clock: Callable[[], float] = time.monotonic, max_event_bytes: int = 32 * 1024 * 1024
+    ) -> None:
+        if max_event_bytes < 1:
+            raise ValueError(f"max_event_bytes must be at least 1, got {max_event_bytes}")
+        self._clock = clock
+        self._max = max_event_bytes
+        self._issues: list[FramingIssue] = []
+        self._seen = 0
+        self._head: bytes | None = b""  # the first bytes while they may still be a BOM; None once decided
+        self._cr = False  # the last byte fed was a CR line end: an LF right after it belongs to it
+        self._line = 1  # 1-based number of the line being read
+        self._last_id: str | None = None
+        self._closed = False
+        # The open event block; _start < 0 when there is none.
+        self._start = -1
+        self._start_line = 0
+        self._size = 0
+        self._data: list[str] = []
+        self._type = ""
+        self._retry: int | None = None
+        self._fields = False  # a field line (not only comments) was seen
+        self._id_before: str | None = None
+        self._oversize = False
+        # The line read so far without its line end; _tail_start < 0 when there is none.
+        self._tail: list[bytes] = []
+        self._tail_len = 0
+        self._tail_start = -1
+
+    @property
+    def issues(self) -> list[FramingIssue]:
+        """All issues so far, in stream order: the parser's own list, appended to as it parses."""
+        return self._issues
+
+    @property
+    def bytes_seen(self) -> int:
+        """Bytes fed so far, a BOM included."""
+        return self._seen
+
+    def feed(self, chunk: bytes, arrival: float | None = None) -> list[SSEEvent]:
+        """Parse the next bytes of the stream; return the events they complete, in order."""
+        if self._closed:
+            raise ValueError("SSEParser.feed() after close(): use a new parser for a new stream")
+        if not chunk:
+            return []
+        if arrival is None:
+            arrival = self._clock()
+        buf = bytes(chunk)
+        base = self._seen
+        self._seen = base + len(buf)
+        i = 0
+        if self._head is not None:
+            if self._head:
+                base -= len(self._head)
+                buf = self._head + buf
+            if len(buf) < 3 and _BOM.startswith(buf):
+                self._head = buf
+                return []
+            self._head = None
+            if buf.startswith(_BOM):
+                i = 3
+        elif self._cr:
+            self._cr = False
+            if buf[0] == _LF:
+                i = 1
+        out: list[SSEEvent] = []
+        if i < len(buf):
+            self._run(buf, base, i, arrival, out)
+            self._cr = buf[-1] == _CR
+        return out
+
+    def close(self) -> list[FramingIssue]:
+        """End of stream: report an event block left open (the spec discards it); return all issues."""
+        if self._closed:
+            return list(self._issues)
+        self._closed = True
+        if self._head:  # one or two bytes of a would-be BOM and nothing else: an unterminated line
+            self._partial(self._head, 0)
+        self._head = None
+        if self._tail_start >= 0:
+            if not self._oversize:
+                text = self._decode(b"".join(self._tail), self._tail_start)
+                self._fields = self._fields or text[0] != ":"
+            self._drop_tail()
+        if self._start >= 0 and (self._fields or self._oversize):
+            self._issue(
+                "trailing-event", self._start,
+                f"the stream ended inside the event block at byte {self._start} (line {self._start_line}), "
+                "before the blank line that dispatches it, so clients discard that event; end every event, "
+                "including the last one, with an empty line (\\n\\n)",
+            )
+        self._reset_block()
+        return list(self._issues)
+
+    # -- parsing -------------------------------------------------------------------------------------------
+
+    def _run(self, buf: bytes, base: int, i: int, arrival: float, out: list[SSEEvent]) -> None:
+        """Parse buf[i:], buf[0] being at stream offset `base`; i is at the start of a line or inside the tail."""
+        n = len(buf)
+        mode = _mode(buf, i)
+        if mode is None:
+            self._lines(buf, base, i, n, arrival, out)
+            return
+        nl, sep = mode[0], mode[1]
+        if self._start >= 0:  # finish the block left open by the previous feed line by line
+            if self._tail_start < 0 and buf.startswith(nl, i):
+                stop = i + len(nl)
+            else:
+                k = buf.find(sep, i)
+                stop = n if k < 0 else k + 2 * len(nl)
+            self._lines(buf, base, i, stop, arrival, out)
+            i = stop
+        if i < n:
+            i = self._fast(buf, base, i, mode, arrival, out)
+        if i < n:
+            self._lines(buf, base, i, n, arrival, out)
+
+    def _lines(self, buf: bytes, base: int, i: int, stop: int, arrival: float, out: list[SSEEvent]) -> None:
+        """Parse buf[i:stop] line by line; keep an unterminated last line as the tail."""
+        lf = cr = -1
+        while i < stop:
+            if lf < i:
+                lf = buf.find(b"\n", i, stop)
+                if lf < 0:
+                    lf = stop
+            if cr < i:
+                cr = buf.find(b"\r", i, stop)
+                if cr < 0:
+                    cr = stop
+            end = lf if lf < cr else cr
+            if end == stop:
+                self._partial(buf[i:stop], base + i)
+                return
+            self._line_end(buf, base, i, end, arrival, out)
+            self._line += 1
+            i = end + 1
+            if end == cr and i < stop and buf[i] == _LF:
+                i += 1
+
+    def _fast(self, buf: bytes, base: int, i: int, mode: _Mode, arrival: float, out: list[SSEEvent]) -> int:
+        """Parse the whole event blocks of buf[i:] (no block open, one kind of line end); return the offset
+        in buf after the last one. A block that does not decode cleanly or may be oversize goes line by line."""
+        nl, sep, text_nl, eol, last = mode
+        step = len(nl)
+        blank = nl[0]
+        push: Callable[[_Builder], None] = out.append  # type: ignore[assignment]
+        limit = self._max
+        last_id = self._last_id
+        counted = i  # self._line is the number of the line at buf[counted]
+        while True:
+            k = buf.rfind(sep, i, i + _WINDOW)
+            if k < 0:
+                k = buf.find(sep, i)
+                if k < 0:
+                    break
+            stop = k + 2 * step
+            pieces = buf[i:stop].split(sep)
+            pieces.pop()  # what follows the last separator: b"" or one blank line
+            pos = base + i  # stream offset of the current piece
+            for piece in pieces:
+                if not piece:  # two blank lines
+                    pos += 2 * step
+                    continue
+                if piece[0] == blank:  # a blank line with no block open dispatches nothing
+                    pos += step
+                    piece = piece[step:]
+                    if not piece:
+                        pos += 2 * step
+                        continue
+                size = len(piece)
+                text = None
+                if size < limit:
+                    try:
+                        text = piece.decode()
+                    except UnicodeDecodeError:
+                        pass
+                if text is None:  # invalid UTF-8, or maybe oversize: the line-by-line path reports it
+                    at = pos - base
+                    self._line += buf.count(eol, counted, at)
+                    counted = at + size + 2 * step
+                    self._last_id = last_id
+                    self._lines(buf, base, at, counted, arrival, out)
+                    last_id = self._last_id
+                    pos += size + 2 * step
+                    continue
+                type_ = ""
+                retry: int | None = None
+                # The shapes of nearly every LLM event, "data: X" and "event: T" + "data: X", then any block.
+                if text.startswith("data: ") and last not in text:
+                    data = text[6:]
+                elif (
+                    text.startswith("event: ")
+                    and (q := text.find(last)) > 0
+                    and text.startswith("data: ", q + 1)
+                    and text.find(last, q + 1) < 0
+                ):
+                    type_ = text[7 : q + 1 - step]
+                    data = text[q + 7 :]
+                else:
+                    lines: list[str] = []
+                    for line in text.split(text_nl):  # none is empty: the first blank line ends the block
+                        if line[0] == ":":
+                            continue
+                        name, _, value = line.partition(":")
+                        if value[:1] == " ":
+                            value = value[1:]
+                        if name == "data":
+                            lines.append(value)
+                        elif name == "event":
+                            type_ = value
+                        elif name == "id":
+                            if "\x00" not in value:
+                                last_id = value
+                        elif name == "retry":
+                            retry = _retry(value, retry)
+                    if not lines:
+                        if type_:
+                            at = pos - base
+                            self._line += buf.count(eol, counted, at)
+                            counted = at
+                            self._empty_block(pos, self._line, type_)
+                        pos += size + 2 * step
+                        continue
+                    data = "\n".join(lines)
+                event = _Builder()
+                event.type = type_ or "message"
+                event.data = data
+                event.id = last_id
+                event.retry = retry
+                event.offset = pos
+                event.end = pos + size + step + 1
+                event.arrival = arrival
+                event.explicit_type = bool(type_)
+                event.__class__ = SSEEvent  # type: ignore[assignment]
+                push(event)
+                pos += size + 2 * step
+            i = stop
+        self._last_id = last_id
+        self._line += buf.count(eol, counted, i)
+        return i
+
+    def _line_end(self, buf: bytes, base: int, i: int, end: int, arrival: float, out: list[SSEEvent]) -> None:
+        """A line ends at buf[end] (its first line-end byte); buf[i:end] is its last part."""
+        tail = self._tail_start >= 0
+        if not tail and end == i:
+            if self._start >= 0:
+                self._dispatch(base + end + 1, arrival, out)
+            return
+        offset = self._tail_start if tail else base + i
+        if self._start < 0:
+            self._begin(offset)
+        if self._oversize:
+            self._drop_tail()
+            return
+        if tail:
+            self._tail.append(buf[i:end])
+            content = b"".join(self._tail)
+            self._drop_tail()
+        else:
+            content = buf[i:end]
+        size = self._size + len(content) + 1
+        if size > self._max:
+            self._overflow()
+            return
+        self._size = size
+        self._field(self._decode(content, offset))
+
+    def _partial(self, part: bytes, offset: int) -> None:
+        """Keep `part` (at stream offset `offset`), a line without its end yet, bounded by max_event_bytes."""
+        if self._tail_start < 0:
+            self._tail_start = offset
+            if self._start < 0:
+                self._begin(offset)
+        if self._oversize:
+            return
+        tail_len = self._tail_len + len(part)
+        if self._size + tail_len + 1 > self._max:
+            self._overflow()
+            return
+        self._tail.append(part)
+        self._tail_len = tail_len
+
+    def _field(self, line: str) -> None:
+        """Process one non-empty line of a block (§9.2.6 "process the field")."""
+        if line[0] == ":":
+            return
+        self._fields = True
+        name, _, value = line.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._type = value
+        elif name == "id":
+            if "\x00" not in value:
+                self._last_id = value
+        elif name == "retry":
+            self._retry = _retry(value, self._retry)
+
+    def _decode(self, content: bytes, offset: int) -> str:
+        try:
+            return content.decode()
+        except UnicodeDecodeError as exc:
+            bad = content[exc.start : exc.end].hex(" ")
+            self._issue(
+                "invalid-utf8", offset + exc.start,
+                f"invalid UTF-8 ({bad}) at byte {offset + exc.start} (line {self._line}), decoded as U+FFFD; "
+                "an event stream is always UTF-8: encode all event text as UTF-8",
+            )
+            return content.decode("utf-8", "replace")
+
+    # -- event blocks --------------------------------------------------------------------------------------
+
+    def _begin(self, offset: int) -> None:
+        self._start = offset
+        self._start_line = self._line
+        self._id_before = self._last_id
+
+    def _dispatch(self, end: int, arrival: float, out: list[SSEEvent]) -> None:
+        if not self._oversize:
+            if self._data:
+                out.append(_event(
+                    self._type, "\n".join(self._data), self._last_id, self._retry, self._start, end, arrival
+                ))
+            elif self._type:
+                self._empty_block(self._start, self._start_line, self._type)
+        self._reset_block()
+
+    def _reset_block(self) -> None:
+        self._start = -1
+        self._size = 0
+        self._data = []
+        self._type = ""
+        self._retry = None
+        self._fields = False
+        self._oversize = False
+
+    def _drop_tail(self) -> None:
+        self._tail = []
+        self._tail_len = 0
+        self._tail_start = -1
+
+    def _overflow(self) -> None:
+        """The open block outgrew max_event_bytes: discard it (its `id:` too) and skip to its blank line."""
+        self._oversize = True
+        self._data = []
+        self._tail = []
+        self._tail_len = 0
+        self._last_id = self._id_before
+        self._issue(
+            "oversize-event", self._start,
+            f"the event block at byte {self._start} (line {self._start_line}) is larger than {self._max} "
+            "bytes, so it was skipped unchecked; split large payloads into several smaller events",
+        )
+
+    def _empty_block(self, offset: int, line: int, type_: str) -> None:
+        self._issue(
+            "empty-data-block", offset,
+            f"the event block at byte {offset} (line {line}) has an `event: {type_}` field but no data "
+            "line: the spec dispatches nothing, but the OpenAI and Anthropic SDKs dispatch it and fail to "
+            "JSON-decode ''; give the event a data line or drop the block",
+        )
+
+    def _issue(
+        self,
+        kind: Literal["invalid-utf8", "trailing-event", "oversize-event", "empty-data-block"],
+        offset: int,
+        detail: str,
+    ) -> None:
+        self._issues.append(FramingIssue(kind, offset, detail))
+
+
+def parse_sse(data: bytes) -> tuple[list[SSEEvent], list[FramingIssue]]:
+    """Parse a whole captured stream: its events and framing issues."""
+    parser = SSEParser(clock=lambda: 0.0)
+    events = parser.feed(data, 0.0)
+    return events, parser.close()
