@@ -46,7 +46,7 @@ demo: venv
 	@echo "make demo: report written to demo-out/check.json"
 
 bench: venv
-	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.run
 
 docs: venv
 	$(BIN)/python -m callproof.harness._docs README.md

@@ -76,7 +76,7 @@ def run() -> dict[str, Any]:
 
     store = schema_store()
     registry: Registry[Any] = Registry().with_resources(
-        (uri, Resource.from_contents(doc)) for uri, doc in store.documents.items()  # type: ignore[arg-type]
+        (uri, Resource.from_contents(doc)) for uri, doc in store.documents.items()
     )
     manifest = store.manifests["responses.openai"]
     py_validators = {

@@ -1,4 +1,6 @@
-"""`make bench`: run every benchmark, print a table, write bench/out/<name>.json; exit 1 when a goal is missed.
+"""`make bench` (`python -m bench.run`): run every benchmark, print a table, write bench/out/<name>.json.
+
+Exits 1 when a goal is missed.
 
 Benchmarks measure CPU time of this process (one core) and are bounded in size; they are never part of
 `make test`.
@@ -10,9 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import bench_checker
+from bench import bench_checker
 
 OUT = Path(__file__).resolve().parent / "out"
 

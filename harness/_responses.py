@@ -366,11 +366,12 @@ class ResponsesChecker:
         if item_id in self._duplicate_ids and output_index is not None and output_index in self._items:
             item = self._items[output_index]  # an ambiguous id (RSP-ID-003): trust the output_index
         elif item_id is not None:
-            item = self._by_id.get(item_id)
-            if item is None:
+            named = self._by_id.get(item_id)
+            if named is None:
                 self._sink.add("RSP-LIFE-004", f"item_id {item_id!r} names no item added so far",
                                meta.evidence("$.item_id", actual=item_id))
                 return None
+            item = named
             if output_index is not None and output_index != item.output_index:
                 self._sink.add("RSP-ID-001", f"output_index {output_index} for item {item_id!r}, which was added "
                                f"at output_index {item.output_index}",

@@ -240,7 +240,7 @@ class SSEParser:
     # -- parsing -------------------------------------------------------------------------------------------
 
     def _run(self, buf: bytes, base: int, i: int, arrival: float, out: list[SSEEvent]) -> None:
-        """Parse buf[i:], buf[0] being at stream offset `base`; i is at the start of a line or inside the tail."""
+        """Parse buf[i:] (buf[0] is at stream offset `base`); i starts a line or continues the tail."""
         n = len(buf)
         mode = _mode(buf, i)
         if mode is None:
@@ -284,7 +284,8 @@ class SSEParser:
 
     def _fast(self, buf: bytes, base: int, i: int, mode: _Mode, arrival: float, out: list[SSEEvent]) -> int:
         """Parse the whole event blocks of buf[i:] (no block open, one kind of line end); return the offset
-        in buf after the last one. A block that does not decode cleanly or may be oversize goes line by line."""
+        in buf after the last one. A block that does not decode cleanly or may be oversize goes line by
+        line."""
         nl, sep, text_nl, eol, last = mode
         step = len(nl)
         blank = nl[0]
@@ -313,12 +314,12 @@ class SSEParser:
                         pos += 2 * step
                         continue
                 size = len(piece)
-                text = None
+                text: str | None = None
                 if size < limit:
                     try:
                         text = piece.decode()
                     except UnicodeDecodeError:
-                        pass
+                        text = None
                 if text is None:  # invalid UTF-8, or maybe oversize: the line-by-line path reports it
                     at = pos - base
                     self._line += buf.count(eol, counted, at)

@@ -47,7 +47,7 @@ def test_fixture_fails_with_rule_evidence_and_fix(pytester: pytest.Pytester, cap
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
         "*ConformanceError: callproof: stream not conformant*",
-        "*FAIL RSP-ID-004 [MUST] Every function_call item has a non-empty `call_id`.*",
+        "*FAIL RSP-ID-004 ?MUST? Every function_call item has a non-empty `call_id`.*",
         "*fix: Set call_id on the item*",
     ])
 

@@ -67,7 +67,7 @@ def test_every_front_and_profile_has_a_manifest() -> None:
     store = schema_store()
     for front in ("responses", "chat", "anthropic"):
         for profile in ("openai", "open-responses", "lenient"):
-            assert store.front(front, profile).events  # type: ignore[arg-type]
+            assert store.front(front, profile).events
 
 
 def test_openai_manifest_knows_the_sdk_event_union() -> None:
