@@ -34,16 +34,21 @@ pytest: venv
 test: lint typecheck pytest
 
 demo: venv
-	@echo "make demo: the harness runner (callproof run) lands with the gateway examples; until then the demo"
-	@echo "checks the bundled example captures with 'callproof check' and writes demo-out/check.json."
+	@echo "make demo: the harness runner (callproof run) comes with the mock upstream and the gateway examples;"
+	@echo "until then the demo checks the bundled example captures with 'callproof check'."
 	@mkdir -p demo-out
 	$(BIN)/callproof check examples/captures/responses/openai/ok/*.sse
 	@echo
-	@echo "A broken capture, for contrast (this one must fail):"
-	@if $(BIN)/callproof check examples/captures/responses/openai/broken/RSP-ARGS-001--*.sse; then \
-		echo "expected a failure"; exit 1; fi
-	$(BIN)/callproof check --format json examples/captures/*/*/ok/* > demo-out/check.json
-	@echo "make demo: report written to demo-out/check.json"
+	@echo "A broken capture, for contrast (callproof must reject it, exit 1):"
+	@$(BIN)/callproof check examples/captures/responses/openai/broken/RSP-ARGS-001--*.sse; \
+		test $$? -eq 1 || { echo "make demo: expected exit 1 for a broken capture"; exit 1; }
+	@for dir in examples/captures/*/*/ok; do \
+		front=$$(basename $$(dirname $$(dirname $$dir))); profile=$$(basename $$(dirname $$dir)); \
+		$(BIN)/callproof check --front $$front --profile $$profile --format json $$dir/* \
+			> demo-out/check-$$front-$$profile.json || exit 1; \
+	done
+	@echo
+	@echo "make demo: every correct capture passes; JSON reports written to demo-out/check-<front>-<profile>.json"
 
 bench: venv
 	$(BIN)/python -m bench.run

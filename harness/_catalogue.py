@@ -7,6 +7,7 @@ the README's rule table is generated from it (tests/harness/test_catalogue.py ke
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 from ._rule import PROFILES, Family, Front, Level, Profile, Rule
 
@@ -329,6 +330,7 @@ CATALOGUE: tuple[Rule, ...] = (
 RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}
 
 
+@cache
 def rules_for(front: Front, profile: Profile) -> tuple[Rule, ...]:
     """The rules that apply to a stream of `front` under `profile`, in catalogue order."""
     return tuple(rule for rule in CATALOGUE if rule.applies(front, profile))

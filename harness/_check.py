@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal
 
 from ._anthropic import BODY_RULES as _ANT_BODY_RULES
@@ -91,6 +92,11 @@ class CheckReport:
         }
 
 
+@cache
+def _rule_ids(front: Front, profile: Profile) -> frozenset[str]:
+    return frozenset(rule.id for rule in rules_for(front, profile))
+
+
 def _front_checker(front: Front, profile: Profile, sink: Sink) -> FrontChecker:
     schemas = schema_store().front(front, profile)
     if front == "responses":
@@ -129,7 +135,7 @@ class StreamChecker:
     ) -> None:
         self.front: Front = front
         self.profile: Profile = profile
-        self._sink = Sink(rule.id for rule in rules_for(front, profile))
+        self._sink = Sink(_rule_ids(front, profile))
         self._checker = _front_checker(front, profile, self._sink)
         self._parser = SSEParser(clock=clock, max_event_bytes=max_event_bytes)
         self._issues_seen = 0
@@ -209,7 +215,7 @@ def check_events(
     events: Iterable[Mapping[str, Any]], *, front: Front = "responses", profile: Profile = "openai"
 ) -> CheckReport:
     """Check already-decoded events (framing rules do not apply: no bytes were seen)."""
-    sink = Sink(rule.id for rule in rules_for(front, profile))
+    sink = Sink(_rule_ids(front, profile))
     checker = _front_checker(front, profile, sink)
     meta: EventMeta | None = None
     count = 0
@@ -233,7 +239,7 @@ _BODY_RULES: Mapping[Front, frozenset[str]] = {
 
 def check_body(data: bytes, *, front: Front = "responses", profile: Profile = "openai") -> CheckReport:
     """Check a non-stream JSON response body (a Response, chat.completion, Message, or an error body)."""
-    sink = Sink(rule.id for rule in rules_for(front, profile))
+    sink = Sink(_rule_ids(front, profile))
     schema_rule = {"responses": "RSP-SCHEMA-003", "chat": "CHAT-SCHEMA-002", "anthropic": "ANT-SCHEMA-003"}[front]
     meta = EventMeta(0, None, 0, None)
     try:
