@@ -39,6 +39,7 @@ _ISSUE_RULES: Mapping[str, str] = {
     "oversize-event": "SSE-006",
 }
 _DONE = "[DONE]"
+_FEED = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,8 @@ class StreamChecker:
         if self._report is None:
             self._parser.close()
             self._drain_issues()
+            for kind, count in self._parser.dropped.items():
+                self._sink.add_uncounted(_ISSUE_RULES[kind], count)
             self._checker.finish(self._last)
             self._report = _report(
                 self.front, self.profile, "sse", self._sink, self._count, self._parser.bytes_seen
@@ -207,7 +210,8 @@ class StreamChecker:
 def check_bytes(data: bytes, *, front: Front = "responses", profile: Profile = "openai") -> CheckReport:
     """Check a whole captured SSE stream."""
     checker = StreamChecker(front, profile)
-    checker.feed(data)
+    for start in range(0, len(data), _FEED):  # slices keep few events alive at once (cheaper for the GC)
+        checker.feed(data[start : start + _FEED])
     return checker.close()
 
 

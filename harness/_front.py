@@ -44,6 +44,12 @@ class Sink:
             self.kept.setdefault(rule, []).append(Violation(rule, message, evidence))
 
 
+    def add_uncounted(self, rule: str, count: int) -> None:
+        """Count `count` more violations of `rule` whose evidence was not kept."""
+        if rule in self._applicable and count:
+            self.counts[rule] = self.counts.get(rule, 0) + count
+
+
 class EventMeta:
     """Where one event came from: its index in the stream, its SSE fields and its byte offset."""
 

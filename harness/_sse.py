@@ -117,17 +117,14 @@ def _retry(value: str, previous: int | None) -> int | None:
     return previous
 
 
-def _mode(buf: bytes, start: int) -> _Mode | None:
-    """The one kind of line end used in buf[start:], or None when they are mixed. A lone CR as the very last
-    byte is allowed in CRLF mode: it is half of a CRLF split across feeds."""
+def _mode(buf: bytes, start: int) -> _Mode:
+    """The line ends to cut whole blocks of buf[start:] at: LF or CR when only that one occurs, else CRLF.
+    CRLF is a guess (line ends may be mixed): `_fast` checks each block and leaves a mixed one to `_lines`."""
     if buf.find(b"\r", start) < 0:
         return _LF_MODE
     if buf.find(b"\n", start) < 0:
         return _CR_MODE
-    crlf = buf.count(b"\r\n", start)
-    if crlf == buf.count(b"\n", start) and buf.count(b"\r", start) == crlf + (buf[-1] == _CR):
-        return _CRLF_MODE
-    return None
+    return _CRLF_MODE
 
 
 class SSEParser:
@@ -140,17 +137,24 @@ class SSEParser:
     __slots__ = (
         "_clock", "_closed", "_cr", "_data", "_fields", "_head", "_id_before", "_issues", "_last_id", "_line",
         "_max", "_oversize", "_retry", "_seen", "_size", "_start", "_start_line", "_tail", "_tail_len",
-        "_tail_start", "_type",
+        "_tail_start", "_type", "dropped", "max_issues",
     )
 
     def __init__(
-        self, *, clock: Callable[[], float] = time.monotonic, max_event_bytes: int = 32 * 1024 * 1024
+        self,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_event_bytes: int = 32 * 1024 * 1024,
+        max_issues: int = 1000,
     ) -> None:
         if max_event_bytes < 1:
             raise ValueError(f"max_event_bytes must be at least 1, got {max_event_bytes}")
         self._clock = clock
         self._max = max_event_bytes
         self._issues: list[FramingIssue] = []
+        #: Issues beyond the first `max_issues` are counted here by kind, not stored (bounded memory).
+        self.max_issues = max_issues
+        self.dropped: dict[str, int] = {}
         self._seen = 0
         self._head: bytes | None = b""  # the first bytes while they may still be a BOM; None once decided
         self._cr = False  # the last byte fed was a CR line end: an LF right after it belongs to it
@@ -243,10 +247,9 @@ class SSEParser:
         """Parse buf[i:] (buf[0] is at stream offset `base`); i starts a line or continues the tail."""
         n = len(buf)
         mode = _mode(buf, i)
-        if mode is None:
-            self._lines(buf, base, i, n, arrival, out)
-            return
         nl, sep = mode[0], mode[1]
+        # Cutting at a blank line is right whatever the line ends: after "\r\n\r\n", "\n\n" or "\r\r" no
+        # block is open. The lines in between have the mode's line ends, unless CRLF was a guess (_fast).
         if self._start >= 0:  # finish the block left open by the previous feed line by line
             if self._tail_start < 0 and buf.startswith(nl, i):
                 stop = i + len(nl)
@@ -283,9 +286,9 @@ class SSEParser:
                 i += 1
 
     def _fast(self, buf: bytes, base: int, i: int, mode: _Mode, arrival: float, out: list[SSEEvent]) -> int:
-        """Parse the whole event blocks of buf[i:] (no block open, one kind of line end); return the offset
-        in buf after the last one. A block that does not decode cleanly or may be oversize goes line by
-        line."""
+        """Parse the whole event blocks of buf[i:] (no block open); return the offset in buf after the last
+        one. A block that does not decode cleanly, may be oversize, or (in CRLF mode) holds a lone CR or LF
+        goes line by line."""
         nl, sep, text_nl, eol, last = mode
         step = len(nl)
         blank = nl[0]
@@ -293,21 +296,22 @@ class SSEParser:
         limit = self._max
         last_id = self._last_id
         counted = i  # self._line is the number of the line at buf[counted]
-        while True:
+        n = len(buf)
+        while i < n:
             k = buf.rfind(sep, i, i + _WINDOW)
             if k < 0:
                 k = buf.find(sep, i)
                 if k < 0:
                     break
             stop = k + 2 * step
-            pieces = buf[i:stop].split(sep)
+            pieces = (buf if i == 0 and stop == n else buf[i:stop]).split(sep)
             pieces.pop()  # what follows the last separator: b"" or one blank line
             pos = base + i  # stream offset of the current piece
             for piece in pieces:
                 if not piece:  # two blank lines
                     pos += 2 * step
                     continue
-                if piece[0] == blank:  # a blank line with no block open dispatches nothing
+                if piece[0] == blank and piece.startswith(nl):  # a blank line, no block open: no-op
                     pos += step
                     piece = piece[step:]
                     if not piece:
@@ -320,7 +324,28 @@ class SSEParser:
                         text = piece.decode()
                     except UnicodeDecodeError:
                         text = None
-                if text is None:  # invalid UTF-8, or maybe oversize: the line-by-line path reports it
+                if text is not None:
+                    type_ = ""
+                    retry: int | None = None
+                    lines: list[str] = []
+                    # The shapes of nearly every LLM event, "data: X" and "event: T" + "data: X", then any
+                    # block. A lone CR is no line end of these shapes in any mode: "\r" must not occur.
+                    if text.startswith("data: ") and last not in text and "\r" not in text:
+                        data = text[6:]
+                    elif (
+                        text.startswith("event: ")
+                        and (q := text.find(last)) > 0
+                        and text.startswith("data: ", q + 1)
+                        and text.find(last, q + 1) < 0
+                        and (step == 1 or (text[q - 1] == "\r" and text.count("\r") == 1))
+                    ):
+                        type_ = text[7 : q + 1 - step]
+                        data = text[q + 7 :]
+                    else:
+                        lines = text.split(text_nl)
+                        if step == 2 and not (text.count("\r") == text.count("\n") == len(lines) - 1):
+                            text = None  # a lone CR or LF among CRLFs
+                if text is None:  # invalid UTF-8, maybe oversize, mixed line ends: go line by line
                     at = pos - base
                     self._line += buf.count(eol, counted, at)
                     counted = at + size + 2 * step
@@ -329,29 +354,16 @@ class SSEParser:
                     last_id = self._last_id
                     pos += size + 2 * step
                     continue
-                type_ = ""
-                retry: int | None = None
-                # The shapes of nearly every LLM event, "data: X" and "event: T" + "data: X", then any block.
-                if text.startswith("data: ") and last not in text:
-                    data = text[6:]
-                elif (
-                    text.startswith("event: ")
-                    and (q := text.find(last)) > 0
-                    and text.startswith("data: ", q + 1)
-                    and text.find(last, q + 1) < 0
-                ):
-                    type_ = text[7 : q + 1 - step]
-                    data = text[q + 7 :]
-                else:
-                    lines: list[str] = []
-                    for line in text.split(text_nl):  # none is empty: the first blank line ends the block
+                if lines:
+                    values: list[str] = []
+                    for line in lines:  # none is empty: the first blank line ends the block
                         if line[0] == ":":
                             continue
                         name, _, value = line.partition(":")
                         if value[:1] == " ":
                             value = value[1:]
                         if name == "data":
-                            lines.append(value)
+                            values.append(value)
                         elif name == "event":
                             type_ = value
                         elif name == "id":
@@ -359,7 +371,7 @@ class SSEParser:
                                 last_id = value
                         elif name == "retry":
                             retry = _retry(value, retry)
-                    if not lines:
+                    if not values:
                         if type_:
                             at = pos - base
                             self._line += buf.count(eol, counted, at)
@@ -367,7 +379,7 @@ class SSEParser:
                             self._empty_block(pos, self._line, type_)
                         pos += size + 2 * step
                         continue
-                    data = "\n".join(lines)
+                    data = "\n".join(values)
                 event = _Builder()
                 event.type = type_ or "message"
                 event.data = data
@@ -514,7 +526,10 @@ class SSEParser:
         offset: int,
         detail: str,
     ) -> None:
-        self._issues.append(FramingIssue(kind, offset, detail))
+        if len(self._issues) < self.max_issues:
+            self._issues.append(FramingIssue(kind, offset, detail))
+        else:
+            self.dropped[kind] = self.dropped.get(kind, 0) + 1
 
 
 def parse_sse(data: bytes) -> tuple[list[SSEEvent], list[FramingIssue]]:

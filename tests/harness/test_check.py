@@ -69,3 +69,12 @@ def test_evidence_is_bounded_but_every_violation_is_counted() -> None:
     assert seq.count == events - 1  # event #0 fails RSP-SEQ-002 instead; every later one follows 7 with 7
     assert len(seq.violations) == min(KEEP_PER_RULE, seq.count)
     assert seq.violations[0].evidence.expected == 8 and seq.violations[0].evidence.actual == 7
+
+
+def test_framing_issues_beyond_the_parser_cap_are_still_counted() -> None:
+    bad_lines = b"".join(b": \xff comment " + str(i).encode() + b"\n" for i in range(1500))
+    report = check_bytes(bad_lines + OK[0].read_bytes())
+    utf8 = next(r for r in report.results if r.rule.id == "SSE-001")
+    assert utf8.count == 1500
+    assert len(utf8.violations) == KEEP_PER_RULE
+    assert report.failed_rules == ("SSE-001",)

@@ -18,9 +18,13 @@ BOM = b"\xef\xbb\xbf"
 
 
 def parse(data: bytes, **kwargs: int) -> tuple[list[SSEEvent], list[FramingIssue]]:
+    """Parse in one feed, and check that one-byte feeds (the parser's other code path) give the same."""
     parser = SSEParser(clock=lambda: 0.0, **kwargs)
     events = parser.feed(data, 0.0)
-    return events, parser.close()
+    issues = parser.close()
+    slow_events, slow_issues = bytewise(data, **kwargs)
+    assert (timeless(slow_events), slow_issues) == (events, issues)
+    return events, issues
 
 
 def parse_chunks(chunks: list[bytes], **kwargs: int) -> tuple[list[SSEEvent], list[FramingIssue]]:
@@ -55,7 +59,9 @@ def test_spec_example_stock_ticker_multiline_data() -> None:
 def test_spec_example_comment_then_id_and_empty_id() -> None:
     stream = b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n"
     events, issues = parse(stream)
-    assert [(e.data, e.id) for e in events] == [("first event", "1"), ("second event", ""), (" third event", "")]
+    assert [(e.data, e.id) for e in events] == [
+        ("first event", "1"), ("second event", ""), (" third event", "")
+    ]
     assert issues == []
 
 
@@ -106,6 +112,27 @@ def test_each_line_end_kind(eol: bytes) -> None:
 def test_mixed_line_ends() -> None:
     stream = b"data: a\r\ndata: b\rdata: c\n\r\ndata: d\r\r"
     assert datas(stream) == ["a\nb\nc", "d"]
+
+
+@pytest.mark.parametrize(
+    ("stream", "expected"),
+    [
+        (b"data: a\ndata: b\r\n\r\n", [("message", "a\nb")]),
+        (b"data: a\rdata: b\r\n\r\n", [("message", "a\nb")]),
+        (b"event: a\rb\r\ndata: x\r\n\r\n", [("a", "x")]),
+        (b"event: a\r\ndata: x\ry\r\n\r\n", [("a", "x")]),
+        (b"event: a\ndata: x\r\n\r\n", [("a", "x")]),
+        (b"event: ab\ndata: x\ry\r\n\r\n", [("ab", "x")]),
+        (b"event: a\r\nid: 1\rdata: x\r\n\r\n", [("a", "x")]),
+        (b"data: z\r\n\r\n\rdata: b\r\n\r\n", [("message", "z"), ("message", "b")]),
+        (b"data: z\r\n\r\n\ndata: b\r\n\r\n", [("message", "z"), ("message", "b")]),
+        (b"data: z\r\n\r\n\r\r\n\r\ndata: b\r\n\r\n", [("message", "z"), ("message", "b")]),
+    ],
+    ids=["LF-in-data", "CR-in-data", "CR-in-event", "CR-after-data", "LF-after-event", "LF-and-CR",
+         "CR-after-id", "CR-blank-line", "LF-blank-line", "CR-then-CRLF-blank"],
+)
+def test_stray_line_end_among_crlf(stream: bytes, expected: list[tuple[str, str]]) -> None:
+    assert [(e.type, e.data) for e in parse(stream)[0]] == expected
 
 
 def test_crlf_split_across_feeds_counts_once() -> None:
@@ -178,7 +205,9 @@ def test_unknown_fields_are_ignored() -> None:
 
 def test_line_without_colon_is_a_field_with_empty_value() -> None:
     events = parse(b"data\n\nevent\ndata\ndata: x\n\n")[0]
-    assert [(e.type, e.data, e.explicit_type) for e in events] == [("message", "", False), ("message", "\nx", False)]
+    assert [(e.type, e.data, e.explicit_type) for e in events] == [
+        ("message", "", False), ("message", "\nx", False)
+    ]
 
 
 def test_exactly_one_leading_space_is_removed() -> None:
@@ -510,7 +539,7 @@ def reference(data: bytes) -> tuple[list[SSEEvent], list[tuple[str, int]]]:
 
 _WORDS = st.sampled_from(["", " ", ":", "  x", "{\"a\": 1}", "é", "😀", "𝄞", "\x00", "\ufeff", "[DONE]", "7"])
 _TEXT = st.lists(st.one_of(_WORDS, st.text(st.characters(exclude_characters="\r\n",
-                                                         exclude_categories=("Cs",)), max_size=6)),
+                                                         exclude_categories=["Cs"]), max_size=6)),
                  max_size=4).map("".join)
 _RAW = st.sampled_from([b"\xff", b"data: \xc3", b"data: \xf0\x9f\x98", b"event: \xed\xa0\x80", b"id: \x80x",
                         b": \xfe", b"\xef\xbb"])
@@ -533,12 +562,10 @@ def _line(draw: st.DrawFn) -> bytes:
 
 @st.composite
 def _streams(draw: st.DrawFn) -> bytes:
-    """Arbitrary streams: random fields, comments and bad bytes, any line ends, maybe a BOM or no final end."""
-    eols = [b"\n", b"\r\n", b"\r"]
-    uniform = draw(st.booleans())
-    eol = draw(st.sampled_from(eols))
+    """Arbitrary streams: random fields, comments, bad bytes, mixed line ends, a BOM, no final line end."""
+    eols = draw(st.lists(st.sampled_from([b"\n", b"\r\n", b"\r"]), min_size=1, max_size=3))
     lines = draw(st.lists(_line(), max_size=25))
-    body = b"".join(line + (eol if uniform else draw(st.sampled_from(eols))) for line in lines)
+    body = b"".join(line + draw(st.sampled_from(eols)) for line in lines)
     prefix = draw(st.sampled_from([b"", b"", BOM, BOM + BOM, b"\xef\xbb"]))
     suffix = draw(st.sampled_from([b"", b"", b"", b"data: tail", b":", b"\xe2\x82"]))
     return prefix + body + suffix
@@ -546,8 +573,14 @@ def _streams(draw: st.DrawFn) -> bytes:
 
 @st.composite
 def _llm_streams(draw: st.DrawFn) -> bytes:
-    """Well-formed streams of the shapes real servers send (the parser's fast path), one kind of line end."""
-    eol = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+    """Streams of the shapes real servers send (the parser's fast path), with one kind of line end but for
+    an occasional stray one."""
+    main = draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+    stray = st.sampled_from([b"\n", b"\r\n", b"\r"])
+
+    def eol() -> bytes:
+        return draw(stray) if draw(st.integers(0, 15)) == 0 else main
+
     blocks = []
     for _ in range(draw(st.integers(0, 12))):
         lines = []
@@ -557,7 +590,7 @@ def _llm_streams(draw: st.DrawFn) -> bytes:
             lines.append(draw(st.sampled_from([b"id: 1", b": ping", b"retry: 30", b"\xff", b"event:"])))
         for _ in range(draw(st.sampled_from([1, 1, 1, 0, 2]))):
             lines.append(b"data: " + draw(_TEXT).encode())
-        blocks.append(b"".join(line + eol for line in lines) + eol * draw(st.sampled_from([1, 1, 1, 2])))
+        blocks.append(b"".join(line + eol() for line in lines) + eol() * draw(st.sampled_from([1, 1, 1, 2])))
     return b"".join(blocks)
 
 
@@ -575,9 +608,9 @@ _SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[Hea
 @given(_chunked())
 def test_any_rechunking_gives_identical_events_and_issues(case: tuple[bytes, list[bytes]]) -> None:
     data, chunks = case
-    whole = parse(data)
-    for events, issues in (parse_chunks(chunks), bytewise(data)):
-        assert (timeless(events), issues) == whole
+    whole = parse(data)  # also checks one-byte feeds
+    events, issues = parse_chunks(chunks)
+    assert (timeless(events), issues) == whole
 
 
 @_SETTINGS
@@ -591,7 +624,7 @@ def test_events_and_issues_match_the_spec_algorithm(data: bytes) -> None:
 @given(_chunked(), st.integers(1, 40))
 def test_oversize_handling_is_split_independent(case: tuple[bytes, list[bytes]], limit: int) -> None:
     data, chunks = case
-    whole = parse(data, max_event_bytes=limit)
+    whole = parse(data, max_event_bytes=limit)  # also checks one-byte feeds
     assert all(len(e.data.encode()) < limit for e in whole[0])
-    for events, issues in (parse_chunks(chunks, max_event_bytes=limit), bytewise(data, max_event_bytes=limit)):
-        assert (timeless(events), issues) == whole
+    events, issues = parse_chunks(chunks, max_event_bytes=limit)
+    assert (timeless(events), issues) == whole
