@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 MYPY_SRC := $(VENV)/mypy-src/callproof
-PACKAGES := harness schemas
+PACKAGES := harness mock_server scenarios schemas
 PYTEST_ARGS ?=
 
 .PHONY: venv test lint typecheck pytest demo bench docs clean
@@ -25,7 +25,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 typecheck: venv
-	$(BIN)/mypy -p callproof.harness
+	$(BIN)/mypy -p callproof.harness -p callproof.mock_server
 	$(BIN)/mypy tests bench examples
 
 pytest: venv

@@ -1,0 +1,3 @@
+"""callproof.mock_server: the scripted mock upstream (scenarios, dialect renderers, faults, server)."""
+
+from __future__ import annotations

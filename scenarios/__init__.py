@@ -1,0 +1,1 @@
+"""The bundled scenario corpus (data, read with importlib.resources); see README.md here."""
