@@ -102,6 +102,9 @@ class ResponsesChecker:
             sink.add("RSP-LIFE-001", "'response.created' occurs a second time", meta.evidence("$.type"))
         if self._done_sentinel is not None and self._profile == "open-responses":
             sink.add("RSP-FRAME-002", "an event follows the [DONE] sentinel", meta.evidence())
+        if self._terminal is not None and self._profile == "lenient" and etype == "response.failed" \
+                and self._terminal is self._error_event:
+            self._terminal = None  # lenient accepts both endings: OpenAI's bare `error`, Open Responses' error + failed
         if self._terminal is not None:
             if not self._after_terminal:
                 self._after_terminal = True

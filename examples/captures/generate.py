@@ -1419,19 +1419,6 @@ def _() -> bytes:
     return encode(frames)
 
 
-#: Just over the checker's 32 MiB limit per event.
-OVERSIZE = 32 * 1024 * 1024 + 1024
-
-
-@capture("anthropic/openai/broken/SSE-006--oversize-event.sse")
-def _() -> bytes:
-    # A ping padded past the checker's 32 MiB event limit: it is skipped unchecked (INFO).
-    frames = ant_one_tool("ant-oversize").frames()
-    padding = "x" * OVERSIZE
-    frames.insert(3, Frame(dumps({"type": "ping", "padding": padding}), event="ping"))
-    return encode(frames)
-
-
 @capture("anthropic/openai/broken/ANT-FRAME-001--done-sentinel.sse")
 def _() -> bytes:
     return encode([*ant_one_tool("ant-done").frames(), DONE])

@@ -149,8 +149,14 @@ def test_broken_capture_fails_exactly_its_rule(capture: Capture) -> None:
         assert violation.evidence.to_json(), f"no evidence for {violation.message!r}"
 
 
+#: Rules shown failing by a test elsewhere instead of a bundled capture, with the reason.
+ELSEWHERE = {
+    "SSE-006": "needs an event over 32 MiB; tests/harness/test_check.py builds one in memory",
+}
+
+
 def test_every_rule_has_a_broken_capture() -> None:
-    covered = {c.rule for c in BROKEN}
+    covered = {c.rule for c in BROKEN} | set(ELSEWHERE)
     missing = [rule.id for rule in CATALOGUE if rule.id not in covered]
     assert missing == [], f"rules without a broken capture: {', '.join(missing)}"
 

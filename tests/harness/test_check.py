@@ -78,3 +78,22 @@ def test_framing_issues_beyond_the_parser_cap_are_still_counted() -> None:
     assert utf8.count == 1500
     assert len(utf8.violations) == KEEP_PER_RULE
     assert report.failed_rules == ("SSE-001",)
+
+
+def test_an_event_over_the_size_limit_is_skipped_and_reported() -> None:
+    """SSE-006 (INFO): a 33 MiB event is discarded unchecked; the stream around it is still checked."""
+    data = OK[0].read_bytes()
+    first_end = data.index(b"\n\n") + 2
+    oversize = b"event: keepalive\ndata: " + b"x" * (32 * 1024 * 1024 + 1024) + b"\n\n"
+    report = check_bytes(data[:first_end] + oversize + data[first_end:])
+    assert report.failed_rules == ("SSE-006",)
+    assert report.conformant  # INFO never fails a check
+    (violation,) = next(r for r in report.results if r.rule.id == "SSE-006").violations
+    assert violation.evidence.offset == first_end
+
+
+def test_lenient_accepts_the_open_responses_error_then_failed_ending() -> None:
+    capture = CAPTURES / "responses" / "open-responses" / "ok" / "error-then-failed.sse"
+    data = capture.read_bytes().replace(b"data: [DONE]\n\n", b"")
+    assert check_bytes(data, profile="lenient").failed_rules == ()
+    assert "RSP-LIFE-003" in check_bytes(data, profile="openai").failed_rules
