@@ -102,8 +102,9 @@ class ChatChecker:
         index = as_int(raw.get("index"))
         if index is None:
             return
-        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
-        assert isinstance(function, dict)
+        function = raw.get("function")
+        if not isinstance(function, dict):
+            function = {}
         call_id = as_str(raw.get("id"))
         name = as_str(function.get("name"))
         call = choice.calls.get(index)
