@@ -80,7 +80,7 @@ CATALOGUE: tuple[Rule, ...] = (
        "Drop the `id:` line; ordering is carried by sequence_number.",
        profiles=("open-responses",)),
     _r("CHAT-FRAME-001", "MUST", "framing", _CHAT,
-       "The stream ends with `data: [DONE]`.",
+       "The stream ends with `data: [DONE]` (unless it ended with an error object).",
        f"OpenAI Chat Completions streaming (openapi: data: [DONE]); {_WF} §3.1",
        "After the last chunk write `data: [DONE]` and a blank line."),
     _r("ANT-FRAME-001", "SHOULD", "framing", _ANT,

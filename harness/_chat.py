@@ -163,7 +163,7 @@ class ChatChecker:
 
     def finish(self, last: EventMeta | None) -> None:
         evidence = last.evidence() if last is not None else Evidence()
-        if self._done is None:
+        if self._done is None and not self._error:
             self._sink.add("CHAT-FRAME-001", "the stream ends without `data: [DONE]`", evidence)
         if self._chunks == 0:
             self._sink.add("CHAT-SCHEMA-001", "the stream has no chunks", evidence)

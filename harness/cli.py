@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import BinaryIO, NoReturn, cast
 
 from ._capture import check_capture
@@ -45,11 +46,41 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--profile", choices=PROFILES, default="openai", help="rules and schema variant")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
+    mock = sub.add_parser(
+        "mock",
+        help="run the scripted mock upstream",
+        description="Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT or "
+                    "SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.",
+    )
+    mock.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    mock.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+    mock.add_argument("--scenarios", nargs="+", action="extend", type=Path, metavar="PATH",
+                      help="scenario files or directories to serve instead of the bundled corpus")
+    mock.add_argument("--strict", action="store_true",
+                      help="answer 404 (listing the nearest ids) when no scenario matches, instead of `default`")
+    mock.add_argument("--seed", type=int, default=0, help="seed of fault probabilities and jitter (default 0)")
+    mock.add_argument("--journal", type=Path, metavar="FILE.jsonl", help="append the journal to this file")
+    mock.add_argument("--speed", type=_speed, default=1.0, help="divide every scripted delay by FACTOR (default 1)")
+
     rules = sub.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
     rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
     rules.add_argument("--front", choices=FRONTS, help="only the rules of this front")
     rules.add_argument("--profile", choices=PROFILES, help="only the rules of this profile")
     return parser
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
+    return value
+
+
+def _speed(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"speed must be a positive number, got {text}")
+    return value
 
 
 def _open(path: str) -> BinaryIO:
@@ -88,6 +119,22 @@ def _check(args: argparse.Namespace) -> int:
     return outcome
 
 
+def _mock(args: argparse.Namespace) -> int:
+    from callproof.mock_server import ScenarioError, serve_forever
+
+    try:
+        serve_forever(host=args.host, port=args.port, scenario_paths=args.scenarios or (), strict=args.strict,
+                      seed=args.seed, journal_path=args.journal, speed=args.speed)
+    except ScenarioError as exc:
+        print(f"callproof mock: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"callproof mock: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}; "
+              "pick another --port (0 chooses a free one)", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
 def _rules(args: argparse.Namespace) -> int:
     selected = [
         rule for rule in CATALOGUE
@@ -116,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "check":
             return _check(args)
+        if args.command == "mock":
+            return _mock(args)
         return _rules(args)
     except BrokenPipeError:
         return EXIT_OK

@@ -1,3 +1,29 @@
 """callproof.mock_server: the scripted mock upstream (scenarios, dialect renderers, faults, server)."""
 
 from __future__ import annotations
+
+from ._app import create_app
+from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
+from ._player import Clock, Plan, RealClock, VirtualClock, Write, make_plan
+from ._scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
+from ._serve import MockServer, serve_forever
+
+__all__ = [
+    "Clock",
+    "Journal",
+    "JournalEnd",
+    "JournalRequest",
+    "JournalWrite",
+    "MockServer",
+    "Plan",
+    "RealClock",
+    "Scenario",
+    "ScenarioError",
+    "VirtualClock",
+    "Write",
+    "bundled_scenarios",
+    "create_app",
+    "load_scenarios",
+    "make_plan",
+    "serve_forever",
+]

@@ -207,12 +207,12 @@ def _steps(source: str, where: str, order: Any, output: tuple[Output, ...]) -> t
     return explicit
 
 
-def _output(source: str, where: str, raw: Mapping[str, Any]) -> Output:
+def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> Output:
     if raw["type"] in ("text", "reasoning"):
         return Chunked(raw["type"], raw["text"], _chunk(source, f"{where}.chunk", raw["text"], raw.get("chunk"), 8))
     return FunctionCall(
         name=raw["name"],
-        call_id=raw.get("call_id"),
+        call_id=raw.get("call_id", default_id),  # absent: a stable id; null: the call has none
         arguments=raw["arguments"],
         fragments=_chunk(source, f"{where}.chunk", raw["arguments"], raw.get("chunk"), 8),
         name_fragments=_chunk(source, f"{where}.name_chunk", raw["name"], raw.get("name_chunk"), None),
@@ -233,7 +233,9 @@ def _raw_frame(item: Any) -> RawFrame:
 
 def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> Scenario:
     where = f"scenarios[{index}] ({raw['id']})"
-    output = tuple(_output(source, f"{where}.output[{i}]", o) for i, o in enumerate(raw["output"]))
+    output = tuple(
+        _output(source, f"{where}.output[{i}]", o, f"call_{raw['id']}_{i}") for i, o in enumerate(raw["output"])
+    )
     for dialect, rules in raw.get("breaks", {}).items():
         unknown = [r for r in rules if r not in RULES]
         if unknown:

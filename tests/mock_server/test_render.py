@@ -3,6 +3,7 @@ it validates against schemas/ and passes every rule, except the rules the scenar
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -13,43 +14,40 @@ from callproof.mock_server._scenario import Scenario, bundled_scenarios
 from callproof.mock_server.renderers import RENDERERS
 
 SCENARIOS = bundled_scenarios()
-CASES = [
+DIALECTS = ("responses", "chat", "anthropic")
+#: Raw scenarios send their frames verbatim (tests/mock_server/test_player.py covers them), so only rendered ones.
+RENDERED = [
     pytest.param(scenario, dialect, id=f"{scenario.id}::{dialect}")
     for scenario in SCENARIOS.values()
-    for dialect in ("responses", "chat", "anthropic")
+    for dialect in DIALECTS
+    if dialect not in scenario.raw
 ]
+#: A deliberately broken scenario has no correct non-stream body to compare.
+BODIES = [p for p in RENDERED if not p.values[0].breaks.get(p.values[1])]  # type: ignore[union-attr]
 
 
 def _renderer(dialect: str) -> Renderer:
     return RENDERERS[dialect]  # type: ignore[index]
 
 
-@pytest.mark.parametrize(("scenario", "dialect"), CASES)
+@pytest.mark.parametrize(("scenario", "dialect"), RENDERED)
 def test_stream_passes_the_checker_except_declared_breaks(scenario: Scenario, dialect: Any) -> None:
-    if dialect in scenario.raw:
-        pytest.skip("raw scenario: frames are sent verbatim, not rendered")
     rendered = _renderer(dialect).stream(scenario, RenderContext())
     report = check_bytes(rendered.body, front=dialect, profile="openai")
     details = {r.rule.id: [v.message for v in r.violations] for r in report.failed}
     assert report.failed_rules == scenario.breaks.get(dialect, ()), details
 
 
-@pytest.mark.parametrize(("scenario", "dialect"), CASES)
+@pytest.mark.parametrize(("scenario", "dialect"), BODIES)
 def test_body_passes_the_checker(scenario: Scenario, dialect: Any) -> None:
-    if scenario.breaks.get(dialect) or dialect in scenario.raw:
-        pytest.skip("a deliberately broken or raw scenario has no correct body to compare")
-    import json
-
     body = _renderer(dialect).body(scenario, RenderContext())
     report = check_body(json.dumps(body).encode(), front=dialect, profile="openai")
     details = {r.rule.id: [v.message for v in r.violations] for r in report.failed}
     assert report.failed_rules == (), details
 
 
-@pytest.mark.parametrize(("scenario", "dialect"), CASES)
+@pytest.mark.parametrize(("scenario", "dialect"), RENDERED)
 def test_rendering_is_deterministic(scenario: Scenario, dialect: Any) -> None:
-    if dialect in scenario.raw:
-        pytest.skip("raw scenario")
     first = _renderer(dialect).stream(scenario, RenderContext(seed="s1"))
     again = _renderer(dialect).stream(scenario, RenderContext(seed="s1"))
     assert first == again

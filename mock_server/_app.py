@@ -1,0 +1,288 @@
+"""The mock upstream as a Starlette app: the three dialect endpoints under any path prefix, scenario selection
+(design.md section 3), plans played on the wire, and the control API under /_callproof/. It binds nothing itself:
+`MockServer` and `callproof mock` run it on uvicorn.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import random
+import re
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio._backends._asyncio  # noqa: F401 - see below
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from callproof.harness import __version__
+
+from ._journal import Journal, case_tag
+from ._player import Clock, Plan, RealClock, error_plan, make_plan, play
+from ._render import Dialect, RenderContext, Renderer
+from ._scenario import Scenario, bundled_scenarios
+from .renderers import RENDERERS
+
+# anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a
+# process does not start late and squeeze its scripted gaps.
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "ScriptedDisconnect", "create_app", "select_scenario"]
+
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+CONTROL = "/_callproof"
+_MARKER = re.compile(r"\[callproof:scenario=([^\]\s]+)\]")
+_MODEL_PREFIX = "callproof/"
+_SUFFIXES: tuple[tuple[str, Dialect], ...] = (
+    ("/chat/completions", "chat"), ("/responses", "responses"), ("/messages", "anthropic"),
+)
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+class ScriptedDisconnect(Exception):
+    """Raised inside a response stream to drop the connection without a terminal chunk (a `disconnect` fault)."""
+
+
+class _QuietAbort(logging.Filter):
+    """Keeps uvicorn from logging a traceback for every scripted disconnect."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]
+        return not isinstance(exc, ScriptedDisconnect)
+
+
+def _install_filter() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietAbort) for f in logger.filters):
+        logger.addFilter(_QuietAbort())
+
+
+def dialect_of(path: str) -> Dialect | None:
+    """The dialect an upstream path speaks, under any prefix (/v1/responses, /openai/v1/responses, /responses)."""
+    path = path.rstrip("/")
+    for suffix, dialect in _SUFFIXES:
+        if path.endswith(suffix):
+            return dialect
+    return None
+
+
+def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, Any]) -> tuple[str | None, str]:
+    """The scenario id a request asks for and how it asked: header, then body marker, then model name."""
+    header = headers.get("x-callproof-scenario", "").strip()
+    if header:
+        return header, "header x-callproof-scenario"
+    match = _MARKER.search(text)
+    if match:
+        return match.group(1), "marker [callproof:scenario=...]"
+    model = body.get("model")
+    if isinstance(model, str) and model.startswith(_MODEL_PREFIX) and len(model) > len(_MODEL_PREFIX):
+        return model[len(_MODEL_PREFIX) :], "model callproof/<id>"
+    return None, ""
+
+
+def _openai_error(message: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}
+
+
+class _Mock:
+    """The request handlers and their shared state."""
+
+    def __init__(
+        self, scenarios: Mapping[str, Scenario], *, strict: bool, seed: int, speed: float, journal: Journal,
+        max_body_bytes: int, clock: Clock, renderers: Mapping[Dialect, Renderer],
+    ) -> None:
+        self.scenarios = dict(scenarios)
+        self.strict = strict
+        self.seed = seed
+        self.speed = speed
+        self.journal = journal
+        self.max_body_bytes = max_body_bytes
+        self.clock = clock
+        self.renderers = renderers
+        self.played: dict[str, int] = {}
+
+    # -- control API --
+
+    async def health(self, request: Request) -> Response:
+        return JSONResponse({
+            "status": "ok", "version": __version__, "scenarios": len(self.scenarios), "strict": self.strict,
+            "seed": self.seed, "speed": self.speed,
+        })
+
+    async def list_scenarios(self, request: Request) -> Response:
+        rows = [
+            {"id": s.id, "feature": s.feature, "tags": list(s.tags), "description": s.description}
+            for s in self.scenarios.values()
+        ]
+        return JSONResponse({"scenarios": rows})
+
+    async def journal_lines(self, request: Request) -> Response:
+        return PlainTextResponse(self.journal.to_jsonl(case=request.query_params.get("case")),
+                                 media_type="application/x-ndjson")
+
+    async def reset(self, request: Request) -> Response:
+        self.journal.reset()
+        self.played.clear()
+        return JSONResponse({"status": "reset"})
+
+    # -- upstream endpoints --
+
+    async def upstream(self, request: Request) -> Response:
+        start = self.clock.now()
+        path = request.url.path
+        dialect = dialect_of(path)
+
+        def log(status: int, body: Any = None, **fields: Any) -> int:
+            fields.setdefault("start", start)
+            return self.journal.record_request(time=start, method=request.method, path=path,
+                                               headers=request.headers.items(), body=body, status=status,
+                                               **fields).id
+
+        if dialect is None:
+            message = f"Invalid URL ({request.method} {path}): the mock serves .../responses, .../chat/completions"
+            message += " and .../messages under any prefix, and its control API under /_callproof/"
+            log(404)
+            return JSONResponse(_openai_error(message, "unknown_url"), status_code=404)
+        renderer = self.renderers.get(dialect)
+        if renderer is None:
+            log(501, dialect=dialect)
+            return JSONResponse(_openai_error(f"The {dialect} dialect is not available.", "not_implemented"),
+                                status_code=501)
+        if request.method != "POST":
+            plan = error_plan(renderer, 405, f"Method {request.method} not allowed: send POST to {path}.",
+                              headers=[("allow", "POST")])
+            return await self._respond(plan, log(405, dialect=dialect), start)
+
+        raw = await _read_body(request, self.max_body_bytes)
+        if raw is None:
+            plan = error_plan(renderer, 413, f"Request body larger than the mock's limit of {self.max_body_bytes} "
+                              "bytes; raise it with create_app(max_body_bytes=...).", headers=[("connection", "close")])
+            return await self._respond(plan, log(413, dialect=dialect), start)
+        text = raw.decode("utf-8", "replace")
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            body = None
+            problem = f"We could not parse the JSON body of your request ({exc})."
+        else:
+            problem = "" if isinstance(body, dict) else "The request body must be a JSON object."
+        if problem:
+            plan = error_plan(renderer, 400, problem)
+            return await self._respond(plan, log(400, text, dialect=dialect, case=case_tag(text)), start)
+        assert isinstance(body, dict)
+
+        stream = body.get("stream") is True
+        wanted, how = select_scenario(request.headers, text, body)
+        scenario = self.scenarios.get(wanted) if wanted is not None else None
+        if scenario is None and not self.strict:
+            scenario = self.scenarios.get("default")
+        if scenario is None:
+            plan = self._not_found(renderer, wanted, how)
+            request_id = log(404, body, dialect=dialect, stream=stream, case=case_tag(text))
+            return await self._respond(plan, request_id, start)
+
+        played = self.played.get(scenario.id, 0)
+        self.played[scenario.id] = played + 1
+        rng = random.Random(f"{self.seed}:{scenario.id}:{played}")
+        model = body.get("model")
+        ctx = RenderContext(model=model if isinstance(model, str) and model else "callproof-mock", request=body)
+        plan = make_plan(scenario, renderer, ctx, stream=stream, rng=rng, speed=self.speed,
+                         headers=[("x-callproof-scenario", scenario.id)])
+        # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
+        begin = self.clock.now()
+        request_id = log(plan.status, body, dialect=dialect, stream=stream, scenario=scenario.id,
+                         case=case_tag(text), faults=plan.faults, start=begin)
+        return await self._respond(plan, request_id, begin)
+
+    def _not_found(self, renderer: Renderer, wanted: str | None, how: str) -> Plan:
+        if wanted is None:
+            message = ("No scenario selected: send header x-callproof-scenario: <id>, put "
+                       "[callproof:scenario=<id>] in the request text, or use model callproof/<id>"
+                       + ("" if self.strict else "; no `default` scenario is loaded") + ".")
+            nearest: list[str] = []
+        else:
+            nearest = difflib.get_close_matches(wanted, list(self.scenarios), n=5, cutoff=0.4)
+            message = f"Unknown scenario {wanted!r} (from {how})"
+            message += f"; nearest ids: {', '.join(nearest)}." if nearest else "; see GET /_callproof/scenarios."
+        return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
+
+    async def _respond(self, plan: Plan, request_id: int, start: float) -> Response:
+        await self.clock.sleep_until(start + plan.first_byte)
+        headers = {**dict(plan.headers), "x-callproof-request": str(request_id)}
+        if not plan.streamed:
+            assert plan.body is not None
+            self.journal.record_write(request_id, plan.body, self.clock.now())
+            self.journal.record_end(request_id, "completed", self.clock.now())
+            return Response(plan.body, status_code=plan.status, headers=headers, media_type=plan.media_type)
+        return StreamingResponse(self._stream(plan, request_id, start), status_code=plan.status, headers=headers,
+                                 media_type=plan.media_type)
+
+    async def _stream(self, plan: Plan, request_id: int, start: float) -> AsyncIterator[bytes]:
+        outcome: Any = "cancelled"
+        try:
+            async for data in play(plan, self.clock, start):
+                self.journal.record_write(request_id, data, self.clock.now())
+                yield data
+            if plan.abort:
+                outcome = "aborted"
+                raise ScriptedDisconnect(f"request {request_id}: scripted disconnect")
+            outcome = "completed"
+        finally:
+            self.journal.record_end(request_id, outcome, self.clock.now())
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None when it is over `limit` bytes (the rest is read and dropped so the 413 reaches the client)."""
+    chunks: list[bytes] = []
+    size = 0
+    over = False
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            over = True
+            chunks = []
+        elif not over:
+            chunks.append(chunk)
+    return None if over else b"".join(chunks)
+
+
+def create_app(
+    scenarios: Mapping[str, Scenario] | None = None,
+    *,
+    strict: bool = False,
+    seed: int = 0,
+    speed: float = 1.0,
+    journal: Journal | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    clock: Clock | None = None,
+    renderers: Mapping[Dialect, Renderer] | None = None,
+) -> Starlette:
+    """The mock upstream as an ASGI app.
+
+    `scenarios` defaults to the bundled corpus; `strict` answers 404 (listing the nearest ids) when no scenario
+    matches instead of playing `default`; `seed` makes chaos (fault probabilities, jitter) reproducible: request n
+    of a scenario draws from Random(f"{seed}:{id}:{n}"), n counted from start or the last reset; `speed` divides
+    every scripted delay; `clock` is a `VirtualClock` in timing tests. The journal is `app.state.journal`."""
+    if speed <= 0:
+        raise ValueError(f"speed must be positive, got {speed}")
+    _install_filter()
+    mock = _Mock(
+        bundled_scenarios() if scenarios is None else scenarios, strict=strict, seed=seed, speed=speed,
+        journal=journal if journal is not None else Journal(), max_body_bytes=max_body_bytes,
+        clock=clock if clock is not None else RealClock(), renderers=RENDERERS if renderers is None else renderers,
+    )
+    app = Starlette(routes=[
+        Route(f"{CONTROL}/health", mock.health, methods=["GET"]),
+        Route(f"{CONTROL}/scenarios", mock.list_scenarios, methods=["GET"]),
+        Route(f"{CONTROL}/journal", mock.journal_lines, methods=["GET"]),
+        Route(f"{CONTROL}/reset", mock.reset, methods=["POST"]),
+        Route("/{path:path}", mock.upstream, methods=_METHODS),
+    ])
+    app.state.journal = mock.journal
+    app.state.scenarios = mock.scenarios
+    return app

@@ -1,0 +1,170 @@
+"""Serving the mock: `MockServer` runs the app on uvicorn in a background thread on 127.0.0.1 and an ephemeral port
+(a real server, so tests observe chunk timing and dropped connections, which ASGITransport cannot show), and
+`serve_forever` is `callproof mock`: in the foreground until SIGINT or SIGTERM.
+
+uvicorn runs with the plain asyncio loop and h11: fixed deadlines on asyncio keep scripted gaps within a
+millisecond (perf-notes.md, timing fidelity), where uvloop's timers resolve to 1 ms.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import TextIO
+
+import uvicorn
+
+from ._app import DEFAULT_MAX_BODY_BYTES, create_app
+from ._journal import Journal
+from ._scenario import Scenario, bundled_scenarios, load_scenarios
+
+__all__ = ["MockServer", "serve_forever"]
+
+
+class MockServer:
+    """The mock upstream on a real uvicorn server in a background thread.
+
+        with MockServer(strict=True) as mock:
+            client = OpenAI(base_url=mock.url, api_key="callproof")
+            ...
+            assert mock.journal.requests()[0].scenario == "one_call"
+
+    `url` is the base URL including /v1 (what an OpenAI or Anthropic client takes as base_url); `root_url` is the
+    same without it. `port=0` picks a free port. Leaving the block (or `stop()`) shuts the server down, giving
+    open streams `graceful_timeout` seconds before they are cut."""
+
+    def __init__(
+        self,
+        scenarios: Mapping[str, Scenario] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        strict: bool = False,
+        seed: int = 0,
+        speed: float = 1.0,
+        journal: Journal | None = None,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        graceful_timeout: int = 1,
+        log_level: str = "warning",
+    ) -> None:
+        self.journal = journal if journal is not None else Journal()
+        self.app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
+                              max_body_bytes=max_body_bytes)
+        self.host = host
+        self._requested_port = port
+        self._graceful = graceful_timeout
+        self._log_level = log_level
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self.port = 0
+
+    @property
+    def root_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    def start(self, timeout: float = 10.0) -> MockServer:
+        """Bind, start serving and wait until the server accepts connections."""
+        if self._thread is not None:
+            raise RuntimeError("MockServer already started")
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # IPPROTO_TCP explicitly: asyncio disables Nagle only on sockets whose proto says TCP, and with Nagle a small
+        # write waits for the ACK of the previous one (up to 40 ms of delayed ACK): scripted timing would be lost.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            sock.bind((self.host, self._requested_port))
+        except OSError:
+            sock.close()
+            raise
+        self._socket = sock
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self.app, loop="asyncio", http="h11", ws="none", lifespan="off", log_level=self._log_level,
+            access_log=False, timeout_graceful_shutdown=max(1, self._graceful),
+        )
+        server = uvicorn.Server(config)
+        self._server = server
+        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="callproof-mock",
+                                        daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the callproof mock did not start on {self.root_url} within {timeout} s")
+            time.sleep(0.005)
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut down and wait for the server thread (at most `timeout` seconds); safe to call twice."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            if self._thread.is_alive() and self._server is not None:
+                self._server.force_exit = True
+                self._thread.join(timeout)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = self._socket = None
+
+    def __enter__(self) -> MockServer:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
+def serve_forever(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    scenario_paths: Iterable[Path] = (),
+    strict: bool = False,
+    seed: int = 0,
+    journal_path: Path | None = None,
+    speed: float = 1.0,
+    out: TextIO = sys.stdout,
+) -> None:
+    """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly.
+
+    Raises `ScenarioError` for bad scenario files and `OSError` when the address cannot be bound."""
+    paths = list(scenario_paths)
+    scenarios = load_scenarios(paths) if paths else bundled_scenarios()
+    journal = Journal(journal_path) if journal_path is not None else None
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    server = MockServer(scenarios, host=host, port=port, strict=strict, seed=seed, speed=speed, journal=journal)
+    try:
+        server.start()
+        print(f"callproof mock listening on {server.url}", file=out, flush=True)
+        while not stop.wait(0.5):
+            if not server.running:
+                raise RuntimeError("the mock server stopped unexpectedly")
+    finally:
+        server.stop()
+        server.journal.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

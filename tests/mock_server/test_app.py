@@ -1,0 +1,195 @@
+"""The app on a real server: routes under any prefix, scenario selection (design.md section 3), strict 404 with the
+nearest ids, 400/413 in each dialect's error shape, the journal and the control API; and timing logic in-process on
+a VirtualClock (no real sleeps)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from callproof.mock_server import Journal, MockServer, VirtualClock, create_app, make_plan
+from callproof.mock_server._render import Dialect, RenderContext
+from callproof.mock_server.renderers import RENDERERS
+from tests.mock_server.conftest import DIALECTS, PATHS, SCENARIOS, TIMEOUT, Mock, expected_stream, request_body
+
+CASE = "0b6f1c9e-3d2a-4e8f-9a71-5c4d2e1f0a3b"
+
+
+def error_message(dialect: Dialect, body: bytes) -> str:
+    doc = json.loads(body)
+    if dialect == "anthropic":
+        assert doc["type"] == "error"
+    return str(doc["error"]["message"])
+
+
+# -- routing and selection -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("prefix", ["/v1", "", "/openai/v1", "/v1/v1"])
+def test_endpoints_answer_under_any_prefix(mock: Mock, dialect: Dialect, prefix: str) -> None:
+    body = request_body(dialect, "one_call")
+    got = mock.post(dialect, body, path=prefix + PATHS[dialect])
+    assert got.status == 200 and got.headers["content-type"] == "text/event-stream; charset=utf-8"
+    assert got.headers["cache-control"] == "no-cache" and got.headers["x-callproof-scenario"] == "one_call"
+    assert got.body == expected_stream(dialect, "one_call", body)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_non_stream_requests_get_the_json_body(mock: Mock, dialect: Dialect) -> None:
+    body = request_body(dialect, "one_call", stream=False)
+    got = mock.post(dialect, body)
+    assert got.status == 200 and got.headers["content-type"] == "application/json"
+    ctx = RenderContext(model=body["model"], request=body)
+    assert json.loads(got.body) == RENDERERS[dialect].body(SCENARIOS["one_call"], ctx)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_selection_order_is_header_then_marker_then_model(mock: Mock, dialect: Dialect) -> None:
+    marked = request_body(dialect, "text_only", text="[callproof:scenario=one_call] hi")
+    assert mock.post(dialect, marked).headers["x-callproof-scenario"] == "one_call"
+    got = mock.post(dialect, marked, headers={"x-callproof-scenario": "default"})
+    assert got.headers["x-callproof-scenario"] == "default"
+    assert mock.post(dialect, request_body(dialect, "text_only")).headers["x-callproof-scenario"] == "text_only"
+    assert [r.scenario for r in mock.server.journal.requests()] == ["one_call", "default", "text_only"]
+
+
+def test_the_marker_is_found_anywhere_in_the_body_text(mock: Mock) -> None:
+    body = request_body("chat", None)
+    body["messages"].insert(0, {"role": "system", "content": "tools... [callproof:scenario=one_call] ..."})
+    assert mock.post("chat", body).headers["x-callproof-scenario"] == "one_call"
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_strict_mode_answers_404_listing_the_nearest_ids(mock: Mock, dialect: Dialect) -> None:
+    got = mock.post(dialect, request_body(dialect, "one_cal"))
+    assert got.status == 404
+    message = error_message(dialect, got.body)
+    assert "'one_cal'" in message and "model callproof/<id>" in message and "one_call" in message
+    assert got.headers["x-callproof-nearest"].split(",")[0] == "one_call"
+    got = mock.post(dialect, request_body(dialect, None))
+    assert got.status == 404 and "No scenario selected" in error_message(dialect, got.body)
+
+
+def test_non_strict_mode_plays_default() -> None:
+    with MockServer(SCENARIOS, strict=False) as server, httpx.Client(timeout=TIMEOUT) as client:
+        for body in (request_body("chat", None), request_body("chat", "no_such_scenario")):
+            got = client.post(f"{server.url}/chat/completions", json=body)
+            assert got.status_code == 200 and got.headers["x-callproof-scenario"] == "default"
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("content", [b'{"model": "callproof/one_call", "stream": tru', b"[1, 2]", b"\xff\xfe"])
+def test_malformed_json_is_a_400_in_the_dialects_error_shape(mock: Mock, dialect: Dialect, content: bytes) -> None:
+    got = mock.post(dialect, None, content=content, headers={"content-type": "application/json"})
+    assert got.status == 400 and error_message(dialect, got.body)
+    assert mock.server.journal.requests()[0].status == 400
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_bodies_over_the_limit_get_413(dialect: Dialect) -> None:
+    with MockServer(SCENARIOS, max_body_bytes=1000) as server, httpx.Client(timeout=TIMEOUT) as client:
+        small = request_body(dialect, "one_call", stream=False)
+        assert client.post(server.root_url + "/v1" + PATHS[dialect], json=small).status_code == 200
+        big = request_body(dialect, "one_call", stream=False, text="x" * 5000)
+        got = client.post(server.root_url + "/v1" + PATHS[dialect], json=big)
+        assert got.status_code == 413 and "1000 bytes" in error_message(dialect, got.content)
+
+
+def test_unknown_paths_and_methods(mock: Mock) -> None:
+    got = mock.client.post(mock.server.url + "/embeddings", json={})
+    assert got.status_code == 404 and "Invalid URL (POST /v1/embeddings)" in got.json()["error"]["message"]
+    got = mock.client.get(mock.server.url + "/chat/completions")
+    assert got.status_code == 405 and got.headers["allow"] == "POST"
+    assert [r.status for r in mock.server.journal.requests()] == [404, 405]
+
+
+# -- journal and control API ---------------------------------------------------------------------------------
+
+
+def test_the_journal_records_requests_redacted_with_case_and_every_write(mock: Mock) -> None:
+    body = request_body("responses", "t_gap", text=f"[callproof:case={CASE}] weather?")
+    secrets = {"authorization": "Bearer sk-secret", "x-api-key": "sk-ant", "api-key": "azure", "cookie": "s=1",
+               "x-trace": "keep-me"}
+    got = mock.post("responses", body, headers=secrets)
+    (request,) = mock.server.journal.requests()
+    assert request.method == "POST" and request.path == "/v1/responses" and request.dialect == "responses"
+    assert request.body == body and request.stream and request.scenario == "t_gap" and request.case == CASE
+    assert request.status == 200 and request.time <= request.start
+    for name in ("authorization", "x-api-key", "api-key", "cookie"):
+        assert request.headers[name] == "[redacted]"
+    assert request.headers["x-trace"] == "keep-me"
+    assert "sk-secret" not in mock.server.journal.to_jsonl()
+    writes = mock.server.journal.writes(request.id)
+    assert b"".join(w.data for w in writes) == got.body and len(writes) == len(got.chunks)
+    times = [w.time for w in writes]
+    assert times == sorted(times) and times[0] >= request.start
+    end = mock.server.journal.end(request.id)
+    assert end is not None and end.outcome == "completed" and end.time >= times[-1]
+
+
+def test_control_api(mock: Mock) -> None:
+    root = mock.server.root_url + "/_callproof"
+    health = mock.client.get(root + "/health").json()
+    assert health["status"] == "ok" and health["scenarios"] == len(SCENARIOS) and health["strict"] is True
+    rows = mock.client.get(root + "/scenarios").json()["scenarios"]
+    assert {r["id"] for r in rows} == set(SCENARIOS)
+    one = next(r for r in rows if r["id"] == "one_call")
+    assert one["tags"] == list(SCENARIOS["one_call"].tags) and one["description"]
+
+    mock.post("chat", request_body("chat", "one_call", text=f"[callproof:case={CASE}]"))
+    mock.post("chat", request_body("chat", "text_only"))
+    got = mock.client.get(root + "/journal")
+    assert got.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in got.text.splitlines()]
+    kinds = [line["kind"] for line in lines]
+    assert kinds.count("request") == 2 and kinds.count("end") == 2 and "write" in kinds
+    first = lines[0]
+    assert first["kind"] == "request" and first["scenario"] == "one_call" and first["case"] == CASE
+    only = [json.loads(line) for line in mock.client.get(root + "/journal", params={"case": CASE}).text.splitlines()]
+    assert {line.get("id", line.get("request")) for line in only} == {first["id"]}
+    written = "".join(line["text"] for line in only if line["kind"] == "write")
+    assert written == expected_stream("chat", "one_call", first["body"]).decode()
+
+    assert mock.client.post(root + "/reset").json() == {"status": "reset"}
+    assert mock.client.get(root + "/journal").text == ""
+
+
+# -- in-process timing on a virtual clock --------------------------------------------------------------------
+
+
+@pytest.fixture
+def virtual() -> Iterator[tuple[httpx.AsyncClient, Journal, VirtualClock]]:
+    journal, clock = Journal(), VirtualClock(start=1000.0)
+    app = create_app(SCENARIOS, strict=True, journal=journal, clock=clock, speed=0.5)
+    yield httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock"), journal, clock
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_virtual_clock_timestamps_every_write_exactly_at_its_scripted_offset(
+    virtual: tuple[httpx.AsyncClient, Journal, VirtualClock], dialect: Dialect
+) -> None:
+    client, journal, clock = virtual
+    body = request_body(dialect, "f_stall")
+
+    async def run() -> bytes:
+        async with client:
+            response = await client.post("/v1" + PATHS[dialect], json=body)
+            return response.content
+
+    content = asyncio.run(run())
+    assert content == expected_stream(dialect, "f_stall", body)
+    (request,) = journal.requests()
+    plan = make_plan(SCENARIOS["f_stall"], RENDERERS[dialect], RenderContext(model=body["model"], request=body),
+                     stream=True, rng=random.Random("0:f_stall:0"), speed=0.5)
+    # speed 0.5 doubles the 200 ms stall: 400 ms of virtual time, none of it slept for real.
+    assert [(round(w.time - request.start, 9), w.data) for w in journal.writes()] == [
+        (round(w.at, 9), w.data) for w in plan.writes
+    ]
+    assert plan.writes[-1].at == pytest.approx(0.400)
+    assert clock.now() == pytest.approx(request.start + 0.400)

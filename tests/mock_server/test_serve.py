@@ -1,0 +1,145 @@
+"""Serving: `MockServer` in a background thread (ephemeral port, clean shutdown even mid-stream) and `callproof
+mock` as a user runs it (prints its URL, serves, journals to a file, exits 0 on SIGTERM and SIGINT)."""
+
+from __future__ import annotations
+
+import json
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from callproof.mock_server import MockServer
+from callproof.mock_server._scenario import Fault
+from tests.mock_server.conftest import SCENARIOS, TIMEOUT, request_body
+
+LISTENING = re.compile(r"^callproof mock listening on (http://127\.0\.0\.1:(\d+)/v1)$")
+
+
+def test_mock_server_binds_an_ephemeral_port_and_releases_it() -> None:
+    with MockServer(SCENARIOS) as server:
+        assert server.port > 0 and server.url == f"http://127.0.0.1:{server.port}/v1"
+        assert server.running
+        assert httpx.get(server.root_url + "/_callproof/health", timeout=TIMEOUT).json()["status"] == "ok"
+        port = server.port
+    assert not server.running
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", port))  # free again
+
+
+def test_stop_is_bounded_while_a_stream_is_open() -> None:
+    stalled = replace(SCENARIOS["one_call"], id="stalled", faults=(Fault("stall", params={"ms": 60_000}),))
+    server = MockServer({"stalled": stalled}).start()
+    first_bytes = threading.Event()
+    outcome: list[BaseException | None] = []
+
+    def client() -> None:
+        try:
+            with httpx.stream("POST", server.url + "/chat/completions", json=request_body("chat", "stalled"),
+                              timeout=TIMEOUT) as response:
+                for _ in response.iter_raw():
+                    first_bytes.set()
+            outcome.append(None)
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=client)
+    thread.start()
+    assert first_bytes.wait(10)
+    began = time.monotonic()
+    server.stop()
+    assert time.monotonic() - began < 5
+    thread.join(10)
+    assert not thread.is_alive() and isinstance(outcome[0], httpx.RemoteProtocolError)
+    end = server.journal.end(server.journal.requests()[0].id)
+    assert end is not None and end.outcome == "cancelled"
+
+
+def _start_cli(*args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "callproof.harness.cli", "mock", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    if not ready:
+        proc.kill()
+        proc.wait(10)
+        pytest.fail("callproof mock printed nothing within 30 s")
+    line = proc.stdout.readline().rstrip("\n")
+    match = LISTENING.match(line)
+    if match is None:
+        proc.kill()
+        _, err = proc.communicate(timeout=10)
+        pytest.fail(f"unexpected first line {line!r}; stderr: {err}")
+    return proc, match.group(1)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_callproof_mock_prints_its_url_serves_and_exits_0_on_signal(tmp_path: Path, sig: signal.Signals) -> None:
+    journal = tmp_path / "journal.jsonl"
+    proc, url = _start_cli("--port", "0", "--strict", "--seed", "3", "--speed", "4", "--journal", str(journal))
+    try:
+        with httpx.Client(timeout=TIMEOUT) as client:
+            health = client.get(url.removesuffix("/v1") + "/_callproof/health").json()
+            assert health["strict"] is True and health["seed"] == 3 and health["speed"] == 4.0
+            got = client.post(url + "/chat/completions", json=request_body("chat", "one_call"))
+            assert got.status_code == 200 and got.text.endswith("data: [DONE]\n\n")
+            assert client.post(url + "/chat/completions", json=request_body("chat", "nope")).status_code == 404
+    finally:
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert out == "" and "Traceback" not in err
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert [r["scenario"] for r in records if r["kind"] == "request"] == ["one_call", None]
+
+
+def test_callproof_mock_serves_the_given_scenario_files_only(tmp_path: Path) -> None:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({
+        "feature": "mine", "description": "one scenario of my own",
+        "scenarios": [{"id": "mine_hello", "description": "says hi", "output": [{"type": "text", "text": "hi"}],
+                       "request": {"input": [{"role": "user", "text": "hi"}]}, "expect": {"status": "completed"}}],
+    }))
+    proc, url = _start_cli("--scenarios", str(path))
+    try:
+        rows = httpx.get(url.removesuffix("/v1") + "/_callproof/scenarios", timeout=TIMEOUT).json()["scenarios"]
+        assert [r["id"] for r in rows] == ["mine_hello"]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)
+    assert proc.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scenarios", "/nonexistent/x.json"], "cannot read"),
+        (["--speed", "0"], "speed must be a positive number"),
+        (["--port", "70000"], "port must be 0..65535"),
+    ],
+)
+def test_callproof_mock_usage_errors_exit_2(args: list[str], message: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "mock", *args],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2 and message in proc.stderr and proc.stdout == ""
+
+
+def test_callproof_mock_reports_a_busy_port() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "mock", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in proc.stderr
