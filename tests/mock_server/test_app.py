@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -164,10 +163,10 @@ def test_control_api(mock: Mock) -> None:
 
 
 @pytest.fixture
-def virtual() -> Iterator[tuple[httpx.AsyncClient, Journal, VirtualClock]]:
+def virtual() -> tuple[httpx.AsyncClient, Journal, VirtualClock]:
     journal, clock = Journal(), VirtualClock(start=1000.0)
     app = create_app(SCENARIOS, strict=True, journal=journal, clock=clock, speed=0.5)
-    yield httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock"), journal, clock
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://mock"), journal, clock
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -57,7 +57,10 @@ def plan(scenario: Scenario = BASE, *, stream: bool = True, seed: int = 0, speed
     return make_plan(scenario, RENDERER, CTX, stream=stream, rng=random.Random(seed), speed=speed)
 
 
-def with_faults(*faults: Fault, timing: Timing = Timing()) -> Scenario:
+NO_TIMING = Timing()
+
+
+def with_faults(*faults: Fault, timing: Timing = NO_TIMING) -> Scenario:
     return replace(BASE, faults=faults, timing=timing)
 
 
@@ -155,7 +158,7 @@ def test_malformed_replaces_one_frame_with_invalid_json() -> None:
     assert frames[3:] == [f.data for f in FRAMES[3:]]
     bad = frames[2].decode()
     assert bad.startswith("data: {") and FRAMES[2].data.decode().startswith(bad.rstrip("\n"))
-    with pytest.raises(ValueError, match="Unterminated|Expecting"):
+    with pytest.raises(ValueError, match=r"Unterminated|Expecting"):
         json.loads(bad[5:].strip())
 
 

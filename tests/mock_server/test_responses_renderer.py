@@ -1,12 +1,13 @@
 """The Responses renderer: the exact event order for sequential, interleaved and empty items, each ending,
 arguments_in_done_only, reasoning summaries, the echoed request, ids, determinism, the non-stream body and error
-bodies. Scenarios are defined below (a private feature file, not part of the corpus)."""
+bodies. Scenarios come from tests/mock_server/data/responses_render.json (not part of the corpus)."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,67 +15,15 @@ import pytest
 from callproof.harness import check_body, check_bytes
 from callproof.mock_server._render import RenderContext, Rendered
 from callproof.mock_server._responses import ResponsesRenderer
-from callproof.mock_server._scenario import FunctionCall, Scenario, parse_scenario_file
+from callproof.mock_server._scenario import FunctionCall, Scenario, load_scenarios
 
 RENDERER = ResponsesRenderer()
-ASK = {"input": [{"role": "user", "text": "Weather in Paris and Tokyo?"}]}
 
 
-def _call(call_id: str | None, arguments: str, fragments: list[str] | None = None, **quirks: Any) -> dict[str, Any]:
-    call: dict[str, Any] = {"type": "function_call", "name": "get_weather", "call_id": call_id, "arguments": arguments}
-    if fragments is not None:
-        call["chunk"] = {"fragments": fragments}
-    return {**call, **quirks}
-
-
-def _text(text: str, fragments: list[str] | None = None, kind: str = "text") -> dict[str, Any]:
-    item: dict[str, Any] = {"type": kind, "text": text}
-    if fragments is not None:
-        item["chunk"] = {"fragments": fragments}
-    return item
-
-
-def _scenario(id_: str, output: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    return {"id": id_, "description": id_.replace("_", " "), "output": output, "request": ASK,
-            "expect": {"status": "completed"}, **extra}
-
-
+SCENARIOS = load_scenarios([Path(__file__).parent / "data" / "responses_render.json"])
+#: The argument fragments of the Paris and Tokyo calls in that file.
 PARIS = ['{"city":', '"Paris"}']
 TOKYO = ['{"ci', 'ty":"To', 'kyo"}']
-DOC = {
-    "feature": "responses_render",
-    "description": "Small scenarios that pin the Responses renderer's wire output.",
-    "scenarios": [
-        _scenario("r_sequential", [_text("Hi. ", ["Hi", ". "]), _call("call_p", "".join(PARIS), PARIS)],
-                  usage={"input_tokens": 30, "output_tokens": 12, "cached_tokens": 8}),
-        _scenario("r_round_robin", [_call("call_p", "".join(PARIS), PARIS), _call("call_t", "".join(TOKYO), TOKYO)],
-                  order="round-robin"),
-        _scenario("r_explicit_later_first", [_call("call_p", "".join(PARIS), PARIS),
-                                             _call("call_t", "".join(TOKYO), TOKYO)],
-                  order=[[1, 0], [1, 1], [0, 0], [1, 2], [0, 1]]),
-        _scenario("r_empty_items", [_call("call_e", ""), _text("Done.", ["Done."]), _call("call_f", ""),
-                                    _text("", kind="reasoning")],
-                  breaks={"responses": ["RSP-ARGS-004"]}),
-        _scenario("r_done_only", [_call("call_p", "".join(PARIS), PARIS, arguments_in_done_only=True)],
-                  breaks={"responses": ["RSP-ARGS-001"]}),
-        _scenario("r_quirks", [_call("call_p", "".join(PARIS), PARIS, name_chunk={"fragments": ["get_", "weather"]},
-                                     id_on="every", name_on_later="repeat", arguments_before_name=True)]),
-        _scenario("r_no_call_id", [_call(None, "".join(PARIS), PARIS)], breaks={"responses": ["RSP-ID-004"]}),
-        _scenario("r_reasoning", [_text("Needs weather.", ["Needs ", "weather."], kind="reasoning"),
-                                  _call("call_p", "".join(PARIS), PARIS)],
-                  usage={"input_tokens": 40, "output_tokens": 20, "reasoning_tokens": 9}),
-        _scenario("r_length", [_text("Checking.", ["Checking."]), _call("call_p", '{"city":"Pa', ['{"city":', '"Pa'])],
-                  ending="length", usage={"input_tokens": 20, "output_tokens": 16}),
-        _scenario("r_length_interleaved", [_call("call_p", '{"city":"Paris"}', PARIS),
-                                           _call("call_t", '{"ci', ['{"ci'])],
-                  order="round-robin", ending="length"),
-        _scenario("r_content_filter", [_text("I can", ["I ", "can"])], ending="content_filter"),
-        _scenario("r_failed", [_text("Checking.", ["Checking."]), _call("call_p", '{"city":', ['{"city":'])],
-                  ending="failed", error={"code": "rate_limit_exceeded", "message": "Slow down."}),
-        _scenario("r_failed_empty", [], ending="failed"),
-    ],
-}
-SCENARIOS = {s.id: s for s in parse_scenario_file(json.dumps(DOC), "responses_render.json")}
 
 
 def _render(scenario_id: str, request: dict[str, Any] | None = None, seed: str = "callproof") -> Rendered:
