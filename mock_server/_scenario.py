@@ -281,8 +281,14 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
         raise ScenarioError(f"{source}: not valid JSON: {exc}; fix the syntax (a trailing comma?)") from None
     error = jsonschema.exceptions.best_match(_schema_validator().iter_errors(doc))
     if error is not None:
+        where = error.json_path
+        path = list(error.absolute_path)
+        if len(path) >= 2 and path[0] == "scenarios" and isinstance(path[1], int):
+            sid = doc["scenarios"][path[1]].get("id") if isinstance(doc["scenarios"][path[1]], dict) else None
+            if isinstance(sid, str):
+                where = f"{where} (scenario {sid!r})"
         raise ScenarioError(
-            f"{source}: {error.json_path}: {error.message}; see schemas/scenario.schema.json and scenarios/README.md"
+            f"{source}: {where}: {error.message}; see schemas/scenario.schema.json and scenarios/README.md"
         )
     stem = Path(source).stem
     if doc["feature"] != stem:
@@ -293,12 +299,17 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
 
 def _collect(sources: Iterable[tuple[str, str]]) -> dict[str, Scenario]:
     found: dict[str, Scenario] = {}
+    origin: dict[str, str] = {}
     for source, text in sources:
-        for scenario in parse_scenario_file(text, source):
+        for index, scenario in enumerate(parse_scenario_file(text, source)):
             if scenario.id in found:
-                raise ScenarioError(f"{source}: scenario id {scenario.id!r} is already defined in feature "
-                                    f"{found[scenario.id].feature!r}; ids are unique across all files")
+                raise ScenarioError(
+                    f"{source}: $.scenarios[{index}].id: scenario id {scenario.id!r} is already defined in feature "
+                    f"{found[scenario.id].feature!r} ({origin[scenario.id]}); ids are unique across all files: "
+                    "rename one of them"
+                )
             found[scenario.id] = scenario
+            origin[scenario.id] = source
     return found
 
 

@@ -8,6 +8,7 @@ millisecond (perf-notes.md, timing fidelity), where uvloop's timers resolve to 1
 
 from __future__ import annotations
 
+import logging
 import signal
 import socket
 import sys
@@ -35,9 +36,10 @@ class MockServer:
             ...
             assert mock.journal.requests()[0].scenario == "one_call"
 
-    `url` is the base URL including /v1 (what an OpenAI or Anthropic client takes as base_url); `root_url` is the
-    same without it. `port=0` picks a free port. Leaving the block (or `stop()`) shuts the server down, giving
-    open streams `graceful_timeout` seconds before they are cut."""
+    `url` is the base URL including /v1 (an OpenAI client's base_url); `root_url` is the same without it (an
+    Anthropic client's base_url, and the control API under /_callproof/). `port=0` picks a free port. Leaving the
+    block (or `stop()`) shuts the server down, giving open streams `graceful_timeout` seconds before they are cut.
+    uvicorn logs (warnings and up) go through the standard `logging` tree; the server configures no handlers."""
 
     def __init__(
         self,
@@ -93,7 +95,7 @@ class MockServer:
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
             self.app, loop="asyncio", http="h11", ws="none", lifespan="off", log_level=self._log_level,
-            access_log=False, timeout_graceful_shutdown=max(1, self._graceful),
+            log_config=None, access_log=False, timeout_graceful_shutdown=max(1, self._graceful),
         )
         server = uvicorn.Server(config)
         self._server = server
@@ -147,6 +149,7 @@ def serve_forever(
     """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly.
 
     Raises `ScenarioError` for bad scenario files and `OSError` when the address cannot be bound."""
+    logging.basicConfig(level=logging.WARNING, format="callproof mock: %(levelname)s: %(message)s")
     paths = list(scenario_paths)
     scenarios = load_scenarios(paths) if paths else bundled_scenarios()
     journal = Journal(journal_path) if journal_path is not None else None

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from callproof.mock_server import Journal, MockServer, VirtualClock, create_app, make_plan
+from callproof.mock_server import Journal, MockServer, VirtualClock, bundled_scenarios, create_app, make_plan
 from callproof.mock_server._render import Dialect, RenderContext
 from callproof.mock_server.renderers import RENDERERS
 from tests.mock_server.conftest import DIALECTS, PATHS, SCENARIOS, TIMEOUT, Mock, expected_stream, request_body
@@ -192,3 +193,40 @@ def test_virtual_clock_timestamps_every_write_exactly_at_its_scripted_offset(
     ]
     assert plan.writes[-1].at == pytest.approx(0.400)
     assert clock.now() == pytest.approx(request.start + 0.400)
+
+
+# -- the whole corpus ----------------------------------------------------------------------------------------
+
+
+BUNDLED = bundled_scenarios()
+CORPUS = [pytest.param(s, d, id=f"{s}::{d}") for s in BUNDLED for d in DIALECTS]
+
+
+@pytest.fixture(scope="module")
+def fast_server() -> Iterator[MockServer]:
+    with MockServer(BUNDLED, strict=True, speed=10) as server:
+        yield server
+
+
+@pytest.mark.parametrize(("scenario", "dialect"), CORPUS)
+def test_every_bundled_scenario_is_served_in_every_dialect(fast_server: MockServer, scenario: str,
+                                                           dialect: Dialect) -> None:
+    played = BUNDLED[scenario]
+    kinds = {f.kind for f in played.faults}
+    with httpx.Client(timeout=TIMEOUT) as client:
+        mock = Mock(fast_server, client)
+        for stream in (True, False):
+            body = request_body(dialect, scenario, stream=stream)
+            got = mock.post(dialect, body)
+            status = next((int(f.params["status"]) for f in played.faults if f.kind == "http_error"), 200)
+            assert got.status == status
+            assert (got.error is not None) == ("disconnect" in kinds)
+            if kinds or status != 200:
+                continue
+            ctx = RenderContext(model=body["model"], request=body)
+            if stream:
+                want = played.raw.get(dialect)
+                assert got.body == (b"".join(f.data for f in want) if want else RENDERERS[dialect].stream(
+                    played, ctx).body)
+            else:
+                assert json.loads(got.body) == RENDERERS[dialect].body(played, ctx)
