@@ -1,0 +1,78 @@
+"""What the `callproof_mock` fixture does, kept out of the thin plugin module: option handling, the per-worker
+server, the reset between tests and the teardown check for requests no scenario answered."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ._journal import JournalRequest
+from ._scenario import Scenario, bundled_scenarios, load_scenarios
+from ._serve import MockServer
+
+__all__ = ["MockOptions", "reset", "start_server", "unexpected_requests"]
+
+
+@dataclass(frozen=True, slots=True)
+class MockOptions:
+    """The `callproof_mock` marker's keyword arguments (closest marker wins per key).
+
+    `assert_all_matched`: at teardown, fail the test when a request selected no scenario (the strict mock answered
+    404); mark a test `@pytest.mark.callproof_mock(assert_all_matched=False)` when that is the point of it."""
+
+    assert_all_matched: bool = True
+
+    @classmethod
+    def from_markers(cls, markers: Sequence[Mapping[str, Any]]) -> MockOptions:
+        __tracebackhide__ = True
+        merged: dict[str, Any] = {}
+        for kwargs in reversed(markers):  # farthest first, so the closest marker overrides
+            merged.update(kwargs)
+        try:
+            return cls(**merged)
+        except TypeError:
+            allowed = ", ".join(cls.__dataclass_fields__)
+            raise TypeError(
+                f"callproof_mock marker: unknown option(s) {sorted(set(merged) - set(cls.__dataclass_fields__))}; "
+                f"allowed: {allowed}"
+            ) from None
+
+
+def start_server(scenario_paths: Sequence[str], seed: int, root: Path) -> MockServer:
+    """A strict mock on 127.0.0.1 with an ephemeral port: the bundled corpus plus the user's scenario files."""
+    scenarios: dict[str, Scenario] = dict(bundled_scenarios())
+    if scenario_paths:
+        extra = load_scenarios([root / p for p in scenario_paths])
+        clash = sorted(set(extra) & set(scenarios))
+        if clash:
+            raise ValueError(f"callproof_scenarios redefines bundled scenario ids {clash}; rename them")
+        scenarios.update(extra)
+    return MockServer(scenarios, strict=True, seed=seed).start()
+
+
+def reset(server: MockServer) -> None:
+    """Empty the journal and restart the per-scenario chaos counters (POST /_callproof/reset)."""
+    httpx.post(f"{server.root_url}/_callproof/reset", timeout=10).raise_for_status()
+
+
+def unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
+    """None when every request selected a scenario; otherwise the failure message, one bullet per request."""
+    missed = [r for r in requests if r.scenario is None]
+    if not missed:
+        return None
+    lines = [f"callproof mock: {len(missed)} request(s) selected no scenario (answered {missed[0].status}):"]
+    lines += [f"- {r.method} {r.path} (model {_model(r.body)!r})" for r in missed]
+    lines.append(
+        "Select one with header x-callproof-scenario, [callproof:scenario=<id>] in the text or model "
+        "callproof/<id>; or mark the test @pytest.mark.callproof_mock(assert_all_matched=False) "
+        "(README.md#the-callproof_mock-fixture)."
+    )
+    return "\n".join(lines)
+
+
+def _model(body: Any) -> Any:
+    return body.get("model") if isinstance(body, dict) else None

@@ -1,0 +1,112 @@
+"""The `callproof_mock` fixture as users meet it, through pytester: a real server per session (per xdist worker),
+reset per test, the teardown check for unmatched requests and its marker opt-out, user scenario files."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def test_fixture_serves_a_bundled_scenario_to_a_real_client(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import httpx
+
+        def test_one_call(callproof_mock):
+            body = {"model": "callproof/one_call", "input": "weather?", "stream": False}
+            response = httpx.post(f"{callproof_mock.url}/responses", json=body, timeout=10)
+            assert response.status_code == 200
+            assert [o["type"] for o in response.json()["output"]] == ["function_call"]
+            (entry,) = callproof_mock.journal.requests()
+            assert entry.scenario == "one_call" and entry.dialect == "responses"
+    """)
+    pytester.runpytest("-p", "callproof").assert_outcomes(passed=1)
+
+
+def test_journal_is_reset_between_tests_on_one_server(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import httpx
+
+        URLS = []
+
+        def _ask(mock):
+            httpx.post(f"{mock.url}/chat/completions", json={"model": "callproof/text_only", "messages": []},
+                       timeout=10).raise_for_status()
+
+        def test_first(callproof_mock):
+            _ask(callproof_mock)
+            URLS.append(callproof_mock.url)
+            assert len(callproof_mock.journal.requests()) == 1
+
+        def test_second(callproof_mock):
+            _ask(callproof_mock)
+            assert URLS == [callproof_mock.url]  # the same server, started once
+            assert len(callproof_mock.journal.requests()) == 1
+    """)
+    pytester.runpytest("-p", "callproof").assert_outcomes(passed=2)
+
+
+def test_unmatched_request_fails_the_test_at_teardown(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import httpx
+
+        def test_typo(callproof_mock):
+            response = httpx.post(f"{callproof_mock.url}/responses", json={"model": "callproof/one_cal"}, timeout=10)
+            assert response.status_code == 404
+    """)
+    result = pytester.runpytest("-p", "callproof")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines([
+        "*callproof mock: 1 request(s) selected no scenario (answered 404):",
+        "*- POST /v1/responses (model 'callproof/one_cal')",
+        "*or mark the test @pytest.mark.callproof_mock(assert_all_matched=False)*",
+    ])
+
+
+def test_marker_opts_out_of_the_teardown_check(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import httpx
+        import pytest
+
+        @pytest.mark.callproof_mock(assert_all_matched=False)
+        def test_typo_on_purpose(callproof_mock):
+            response = httpx.post(f"{callproof_mock.url}/responses", json={"model": "nope"}, timeout=10)
+            assert response.status_code == 404
+            assert "nearest" in response.text or "scenario" in response.text
+    """)
+    pytester.runpytest("-p", "callproof", "--strict-markers").assert_outcomes(passed=1)
+
+
+def test_unknown_marker_option_is_a_clear_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import pytest
+
+        @pytest.mark.callproof_mock(assert_all_matchd=False)
+        def test_x(callproof_mock):
+            pass
+    """)
+    result = pytester.runpytest("-p", "callproof")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["*callproof_mock marker: unknown option(s) ?'assert_all_matchd'?; allowed: assert_all_matched*"]
+    )
+
+
+def test_user_scenario_files_come_from_the_ini_setting(pytester: pytest.Pytester) -> None:
+    shutil.copy(DATA / "render_quirks.json", pytester.path / "render_quirks.json")
+    pytester.makeini("[pytest]\ncallproof_scenarios = render_quirks.json\n")
+    pytester.makepyfile("""
+        import json
+        import pathlib
+        import httpx
+
+        def test_user_scenario(callproof_mock):
+            first = json.loads(pathlib.Path("render_quirks.json").read_text())["scenarios"][0]["id"]
+            response = httpx.post(f"{callproof_mock.url}/responses", json={"model": f"callproof/{first}"},
+                                  timeout=10)
+            assert response.status_code == 200
+    """)
+    pytester.runpytest("-p", "callproof").assert_outcomes(passed=1)
