@@ -1,16 +1,17 @@
 """Route httpx requests to the mock in-process with respx, for code under test that uses httpx.
 
-Content only: the app runs in the same process through Starlette's test transport, which buffers each whole body, so
+Content only: the app runs in the same process through httpx.ASGITransport, which buffers each whole body, so
 chunk timing, fragmentation and mid-stream disconnects are not observable this way. Use `MockServer` (a real
 uvicorn server) for those."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 
+import anyio
 import httpx
 import respx
-from starlette.testclient import TestClient
 from starlette.types import ASGIApp
 
 from ._app import create_app
@@ -20,17 +21,21 @@ __all__ = ["route_to_mock"]
 
 
 class _Handler:
-    """A respx side effect answering through Starlette's TestClient, which runs the app on its own event loop in a
-    portal thread: the same handler serves sync clients and async ones (whose request bodies httpx buffers)."""
+    """A respx side effect that runs the app through httpx.ASGITransport on a fresh event loop in a worker
+    thread, so the same handler serves sync clients and async ones (from inside their running loop)."""
 
     def __init__(self, app: ASGIApp) -> None:
-        self._client = TestClient(app, raise_server_exceptions=False)
+        self._transport = httpx.ASGITransport(app=app)
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
-        answer = self._client.request(
-            request.method, str(request.url), headers=list(request.headers.multi_items()), content=request.read()
-        )
-        return httpx.Response(answer.status_code, headers=list(answer.headers.multi_items()), content=answer.content)
+        inner = httpx.Request(request.method, request.url, headers=request.headers, content=request.read())
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            status, headers, content = pool.submit(anyio.run, self._send, inner).result()
+        return httpx.Response(status, headers=headers, content=content)
+
+    async def _send(self, request: httpx.Request) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        answer = await self._transport.handle_async_request(request)
+        return answer.status_code, answer.headers.raw, await answer.aread()
 
 
 def route_to_mock(
