@@ -62,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     mock.add_argument("--journal", type=Path, metavar="FILE.jsonl", help="append the journal to this file")
     mock.add_argument("--speed", type=_speed, default=1.0, help="divide every scripted delay by FACTOR (default 1)")
 
+    scenarios = sub.add_parser("scenarios", help="list the scenarios", description="List every scenario id, its "
+                               "feature, tags and description (the bundled corpus, or --scenarios PATH ...).")
+    scenarios.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    scenarios.add_argument("--scenarios", nargs="+", action="extend", type=Path, metavar="PATH",
+                           help="scenario files or directories instead of the bundled corpus")
+
     rules = sub.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
     rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
     rules.add_argument("--front", choices=FRONTS, help="only the rules of this front")
@@ -135,6 +141,28 @@ def _mock(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _scenarios(args: argparse.Namespace) -> int:
+    from callproof.mock_server import ScenarioError, bundled_scenarios, load_scenarios
+
+    try:
+        found = load_scenarios(args.scenarios) if args.scenarios else bundled_scenarios()
+    except ScenarioError as exc:
+        print(f"callproof scenarios: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        rows = [
+            {"id": s.id, "feature": s.feature, "tags": list(s.tags), "description": s.description,
+             "breaks": {d: list(r) for d, r in s.breaks.items()}}
+            for s in found.values()
+        ]
+        json.dump(rows, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for s in found.values():
+            print(f"{s.id:<36} {s.feature:<22} {s.description}")
+    return EXIT_OK
+
+
 def _rules(args: argparse.Namespace) -> int:
     selected = [
         rule for rule in CATALOGUE
@@ -165,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "mock":
             return _mock(args)
+        if args.command == "scenarios":
+            return _scenarios(args)
         return _rules(args)
     except BrokenPipeError:
         return EXIT_OK

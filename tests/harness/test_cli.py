@@ -140,3 +140,22 @@ def test_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("callproof")
     proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("callproof ")
+
+
+def test_scenarios_lists_the_bundled_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.split()[:2] == ["one_call", "basic"] for line in lines)
+    assert main(["scenarios", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == len(lines)
+    fragmented = next(r for r in rows if r["id"] == "fragmented_name")
+    assert fragmented["breaks"] == {"chat": ["CHAT-TC-003"]} and "fragmented-name" in fragmented["tags"]
+
+
+def test_scenarios_reports_a_bad_user_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "mine.json"
+    bad.write_text('{"feature": "mine", "description": "x", "scenarios": []', encoding="utf-8")
+    assert main(["scenarios", "--scenarios", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"callproof scenarios: {bad}: not valid JSON") and "Traceback" not in err
