@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._render import Dialect, Frame, RenderContext, Rendered, sse
+from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
 from ._scenario import Chunked, FunctionCall, Scenario, Usage
 
 __all__ = ["ChatRenderer"]
@@ -263,19 +263,6 @@ class ChatRenderer:
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """OpenAI's error shape: {"error": {message, type, param, code}} with the type and code OpenAI uses for
         `status` (429: type "requests", code "rate_limit_exceeded"; 401: "invalid_api_key"; 5xx: server_error)."""
-        kind, code = _ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
-        return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        return openai_error_body(status, message)
 
 
-_ERRORS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", None),
-    404: ("invalid_request_error", "model_not_found"),
-    408: ("server_error", "timeout"),
-    413: ("invalid_request_error", "request_too_large"),
-    429: ("requests", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    502: ("server_error", None),
-    503: ("server_error", None),
-}

@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 
 from ._scenario import Scenario
 
-__all__ = ["Dialect", "Frame", "RenderContext", "Rendered", "Renderer", "sse"]
+__all__ = ["Dialect", "Frame", "RenderContext", "Rendered", "Renderer", "openai_error_body", "sse"]
 
 Dialect = Literal["responses", "chat", "anthropic"]
 
@@ -81,3 +81,24 @@ def sse(payload: dict[str, Any], event: str | None = None) -> bytes:
     data = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     head = f"event: {event}\n" if event is not None else ""
     return f"{head}data: {data}\n\n".encode()
+
+
+#: HTTP status -> (error type, error code) as the OpenAI API answers them (Responses and Chat Completions alike).
+_OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", None),
+    404: ("invalid_request_error", "model_not_found"),
+    408: ("server_error", "timeout"),
+    413: ("invalid_request_error", "request_too_large"),
+    429: ("requests", "rate_limit_exceeded"),
+    500: ("server_error", None),
+    502: ("server_error", None),
+    503: ("server_error", None),
+}
+
+
+def openai_error_body(status: int, message: str) -> dict[str, Any]:
+    """OpenAI's HTTP error body {"error": {message, type, param, code}} for `status`."""
+    kind, code = _OPENAI_ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._render import Dialect, Frame, RenderContext, Rendered, sse
+from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
 from ._scenario import FunctionCall, Scenario, Usage
 
 __all__ = ["ResponsesRenderer"]
@@ -22,19 +22,6 @@ _INCOMPLETE_REASON = {"length": "max_output_tokens", "content_filter": "content_
 _TERMINAL = {"completed": "response.completed", "length": "response.incomplete",
              "content_filter": "response.incomplete", "failed": "response.failed"}
 _STATUS = {"completed": "completed", "length": "incomplete", "content_filter": "incomplete", "failed": "failed"}
-#: HTTP status -> (error type, error code) as the OpenAI API answers them.
-_ERRORS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", None),
-    404: ("invalid_request_error", "model_not_found"),
-    408: ("server_error", "timeout"),
-    413: ("invalid_request_error", "request_too_large"),
-    429: ("requests", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    502: ("server_error", None),
-    503: ("server_error", None),
-}
 _ITEM_PREFIX = {"text": "msg", "reasoning": "rs", "function_call": "fc"}
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -439,5 +426,4 @@ class ResponsesRenderer:
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         """OpenAI's error shape {"error": {message, type, param, code}} (429: type "requests", code
         "rate_limit_exceeded"; 401: code "invalid_api_key"; 404: code "model_not_found"; 5xx: server_error)."""
-        kind, code = _ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
-        return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        return openai_error_body(status, message)

@@ -161,7 +161,9 @@ def _fail(source: str, where: str, message: str, fix: str) -> ScenarioError:
     return ScenarioError(f"{source}: {where}: {message}; {fix}")
 
 
-def _chunk(source: str, where: str, value: str, rule: Mapping[str, Any] | None, default_size: int | None) -> tuple[str, ...]:
+def _chunk(
+    source: str, where: str, value: str, rule: Mapping[str, Any] | None, default_size: int | None
+) -> tuple[str, ...]:
     if rule is None:
         rule = {"size": default_size} if default_size else {"whole": True}
     if "fragments" in rule:
@@ -197,7 +199,8 @@ def _steps(source: str, where: str, order: Any, output: tuple[Output, ...]) -> t
     if set(explicit) != expected or len(explicit) != len(expected):
         missing = sorted((s.output, s.fragment) for s in expected - set(explicit))
         extra = sorted((s.output, s.fragment) for s in set(explicit) - expected)
-        raise _fail(source, f"{where}.order", f"the explicit order misses {missing} and has unknown or repeated {extra}",
+        raise _fail(source, f"{where}.order",
+                    f"the explicit order misses {missing} and has unknown or repeated {extra}",
                     "list every [output index, fragment index] pair exactly once")
     for i in range(len(output)):
         mine = [s.fragment for s in explicit if s.output == i]
