@@ -210,14 +210,34 @@ def _steps(source: str, where: str, order: Any, output: tuple[Output, ...]) -> t
     return explicit
 
 
+def _generated(value: Any) -> Any:
+    """Expand a `{"$generate": {repeat, times, prefix?, suffix?}}` object to its string; other values as they are."""
+    if isinstance(value, dict) and set(value) == {"$generate"}:
+        spec = value["$generate"]
+        return f"{spec.get('prefix', '')}{spec['repeat'] * spec['times']}{spec.get('suffix', '')}"
+    return value
+
+
+def _expected_call(source: str, where: str, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    generated = _generated(raw["arguments"])
+    if generated is raw["arguments"]:
+        return raw
+    try:
+        return {**raw, "arguments": json.loads(generated)}
+    except ValueError as exc:
+        raise _fail(source, f"{where}.arguments", f"the generated text is not JSON ({exc})",
+                    "make prefix + repeat * times + suffix one JSON value") from None
+
+
 def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> Output:
     if raw["type"] in ("text", "reasoning"):
         return Chunked(raw["type"], raw["text"], _chunk(source, f"{where}.chunk", raw["text"], raw.get("chunk"), 8))
+    arguments = _generated(raw["arguments"])
     return FunctionCall(
         name=raw["name"],
         call_id=raw.get("call_id", default_id),  # absent: a stable id; null: the call has none
-        arguments=raw["arguments"],
-        fragments=_chunk(source, f"{where}.chunk", raw["arguments"], raw.get("chunk"), 8),
+        arguments=arguments,
+        fragments=_chunk(source, f"{where}.chunk", arguments, raw.get("chunk"), 8),
         name_fragments=_chunk(source, f"{where}.name_chunk", raw["name"], raw.get("name_chunk"), None),
         id_on=raw.get("id_on", "first"),
         name_on_later=raw.get("name_on_later", "omit"),
@@ -256,7 +276,10 @@ def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> 
         expect=Expect(
             status=expect["status"],
             text=expect.get("text"),
-            tool_calls=tuple(expect.get("tool_calls", ())),
+            tool_calls=tuple(
+                _expected_call(source, f"{where}.expect.tool_calls[{i}]", call)
+                for i, call in enumerate(expect.get("tool_calls", ()))
+            ),
             http_status=expect.get("http_status"),
             retry_after=expect.get("retry_after"),
         ),

@@ -81,6 +81,10 @@ LOADER_ERRORS = [
                  ["$.feature", "'something_else'", "set feature to 'feature_mismatch'"],
                  id="feature-is-not-the-file-name"),
     pytest.param("invalid_json.json", ["not valid JSON", "line 12 column 3", "fix the syntax"], id="invalid-json"),
+    pytest.param("generated_not_json.json",
+                 ["scenarios[0] (bad_generated).expect.tool_calls[0].arguments", "the generated text is not JSON",
+                  "make prefix + repeat * times + suffix one JSON value"],
+                 id="generated-text-not-json"),
     pytest.param("schema_violation.json",
                  ["$.scenarios[1]", "'expect' is a required property", "see schemas/scenario.schema.json"],
                  id="schema-violation"),
@@ -233,10 +237,12 @@ def test_request_offers_every_called_tool_and_pairs_tool_results(scenario: Scena
             assert item["call_id"] in called, f"function_call_output {item['call_id']!r} has no function_call before it"
 
 
-def test_large_arguments_is_large_and_its_file_stays_under_256_kib() -> None:
-    (call,) = SCENARIOS["large_arguments"].calls
-    assert len(call.arguments) >= 128_000 and max(map(len, call.fragments)) >= 65_536
-    assert len(CORPUS.joinpath("large_arguments.json").read_bytes()) < 256 * 1024
+def test_large_arguments_is_over_a_mebibyte_and_its_file_stays_small() -> None:
+    scenario = SCENARIOS["large_arguments"]
+    (call,) = scenario.calls
+    assert len(call.arguments) >= 1024 * 1024 and max(map(len, call.fragments)) >= 65_536
+    assert scenario.expect.tool_calls[0]["arguments"] == json.loads(call.arguments)  # $generate on both sides
+    assert len(CORPUS.joinpath("large_arguments.json").read_bytes()) < 8 * 1024
 
 
 # -- raw frames --------------------------------------------------------------------------------------------
@@ -363,7 +369,7 @@ COVERAGE: dict[str, Callable[[Scenario], bool]] = {
         s, lambda c: c.fragments == tuple(c.arguments) and any(ord(ch) > 0xFFFF for ch in c.arguments)),
     "UTF-8 code points split across writes": lambda s: _fault_with("fragment", bytes=1)(s)
     and _any_call(s, lambda c: len(c.arguments.encode()) > len(c.arguments)),
-    "a large argument string": lambda s: _any_call(s, lambda c: len(c.arguments) >= 128_000),
+    "a large argument string": lambda s: _any_call(s, lambda c: len(c.arguments) >= 1024 * 1024),
     "multi-turn with function_call_output input": lambda s: {"function_call", "function_call_output"}
     <= {item.get("type") for item in s.request["input"]},
     "tool_choice none": lambda s: s.request.get("tool_choice") == "none",
