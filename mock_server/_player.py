@@ -237,6 +237,22 @@ def _failed(scenario: Scenario, fault: Fault) -> Scenario:
     return replace(scenario, ending="failed", error=error)
 
 
+def _only_sent_items(tail: Frame, sent: Sequence[Frame]) -> Frame:
+    """A Responses failure frame whose `response.output` keeps only the items done among the `sent` frames."""
+    done: set[str] = set()
+    for frame in sent:
+        if b'"response.output_item.done"' in frame.data:
+            item = json.loads(frame.data.split(b"data: ", 1)[1]).get("item", {})
+            done.add(item.get("id"))
+    head, data = tail.data.split(b"data: ", 1)
+    payload = json.loads(data)
+    response = payload.get("response")
+    if isinstance(response, dict) and isinstance(response.get("output"), list):
+        response["output"] = [o for o in response["output"] if isinstance(o, dict) and o.get("id") in done]
+    encoded = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    return replace(tail, data=head + b"data: " + encoded + b"\n\n")
+
+
 def _renumber(frame: Frame, sequence: int) -> Frame:
     return replace(frame, data=_SEQUENCE.sub(b'"sequence_number":%d' % sequence, frame.data, count=1))
 
@@ -257,7 +273,7 @@ def _frames(scenario: Scenario, renderer: Renderer, ctx: RenderContext, faults: 
             # The first `cut` frames, then the dialect's failure frame (a Responses stream keeps its numbering).
             tail = frames[-1]
             if renderer.dialect == "responses":
-                tail = _renumber(tail, int(cut))
+                tail = _renumber(_only_sent_items(tail, frames[: int(cut)]), int(cut))
             frames = [*frames[: int(cut)], tail]
     explicit = list(scenario.timing.delays_ms)
     return frames, [explicit[i] if i < len(explicit) else None for i in range(len(frames))]

@@ -271,3 +271,21 @@ def test_virtual_clock_plays_the_schedule_exactly_without_sleeping() -> None:
     assert time.monotonic() - began < 1.0  # 3.5 scripted seconds, played in virtual time
     assert [(round(t - 100.0, 6), d) for t, d in played] == [(round(w.at, 6), w.data) for w in p.writes]
     assert played[-1][0] == pytest.approx(103.5)
+
+
+def test_responses_failure_after_n_events_lists_only_the_items_sent() -> None:
+    from callproof.harness import check_bytes, parse_sse
+    from callproof.mock_server import bundled_scenarios
+    from callproof.mock_server.renderers import RENDERERS
+
+    scenario = bundled_scenarios()["parallel_two_calls"]
+    renderer = RENDERERS["responses"]
+    full = [json.loads(e.data) for e in parse_sse(renderer.stream(scenario, CTX).body)[0]]
+    first_done = next(i for i, e in enumerate(full) if e["type"] == "response.output_item.done")
+    cut = first_done + 2  # the first call is done, the second one only added
+    faulty = replace(scenario, faults=(Fault("stream_error", params={"after_events": cut}),))
+    wire = make_plan(faulty, renderer, CTX, stream=True, rng=random.Random(0)).wire
+    events = [json.loads(e.data) for e in parse_sse(wire)[0]]
+    assert len(events) == cut + 1 and events[-1]["type"] == "response.failed"
+    assert [o["id"] for o in events[-1]["response"]["output"]] == [full[first_done]["item"]["id"]]
+    assert check_bytes(wire).failed_rules == ()  # a coherent failed stream
