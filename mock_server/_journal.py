@@ -112,13 +112,22 @@ class _State:
     next_id: int = 1
 
 
+#: Records kept in memory by default: a long-running `callproof mock` forgets the oldest beyond this.
+MAX_RECORDS = 200_000
+
+
 class Journal:
     """Records requests, writes and ends in the order they happen; `path` also appends each record to a JSON-lines
-    file as it happens (the file keeps everything, across resets)."""
+    file as it happens (the file keeps everything, across resets). In memory it keeps the last `max_records`
+    records, so a mock left running for days stays bounded; `dropped` counts the records trimmed from memory."""
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, max_records: int = MAX_RECORDS) -> None:
+        if max_records < 1:
+            raise ValueError(f"max_records must be at least 1, got {max_records}")
         self._lock = threading.Lock()
         self._state = _State()
+        self.max_records = max_records
+        self.dropped = 0
         self._file: IO[str] | None = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115
 
     # -- recording (server side) --
@@ -147,7 +156,12 @@ class Journal:
             self._append(JournalEnd(request, time, outcome))
 
     def _append(self, record: Record) -> None:
-        self._state.records.append(record)
+        records = self._state.records
+        records.append(record)
+        if len(records) > self.max_records * 2:  # trim in batches: amortised O(1) per record
+            excess = len(records) - self.max_records
+            del records[:excess]
+            self.dropped += excess
         if self._file is not None:
             self._file.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
             self._file.flush()
@@ -156,7 +170,7 @@ class Journal:
 
     def records(self) -> list[Record]:
         with self._lock:
-            return list(self._state.records)
+            return list(self._state.records[-self.max_records :])
 
     def requests(self, *, case: str | None = None, scenario: str | None = None) -> list[JournalRequest]:
         return [

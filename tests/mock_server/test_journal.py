@@ -88,3 +88,14 @@ def test_concurrent_recording_loses_nothing() -> None:
     assert not any(t.is_alive() for t in threads)
     requests = journal.requests()
     assert len(requests) == 1600 and len({r.id for r in requests}) == 1600 and len(journal.writes()) == 1600
+
+
+def test_memory_is_bounded_by_max_records_but_the_file_keeps_everything(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "journal.jsonl", max_records=10)
+    for i in range(35):
+        journal.record_write(1, b"x%d" % i, float(i))
+    kept = journal.writes()
+    assert [w.data for w in kept] == [b"x%d" % i for i in range(25, 35)]
+    assert journal.dropped >= 15
+    journal.close()
+    assert len((tmp_path / "journal.jsonl").read_text(encoding="utf-8").splitlines()) == 35
