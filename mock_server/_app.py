@@ -10,6 +10,7 @@ import json
 import logging
 import random
 import re
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -105,6 +106,7 @@ class _Mock:
         self.clock = clock
         self.renderers = renderers
         self.played: dict[str, int] = {}
+        self.plans: OrderedDict[str, Plan] = OrderedDict()
 
     # -- control API --
 
@@ -188,16 +190,26 @@ class _Mock:
 
         played = self.played.get(scenario.id, 0)
         self.played[scenario.id] = played + 1
-        rng = random.Random(f"{self.seed}:{scenario.id}:{played}")
-        model = body.get("model")
-        ctx = RenderContext(model=model if isinstance(model, str) and model else "callproof-mock", request=body)
-        plan = make_plan(scenario, renderer, ctx, stream=stream, rng=rng, speed=self.speed,
-                         headers=[("x-callproof-scenario", scenario.id)])
+        key = _plan_key(scenario, renderer.dialect, stream, body)
+        cached = self.plans.get(key) if key is not None else None
+        if cached is not None and key is not None:
+            self.plans.move_to_end(key)
+            answer = cached
+        else:
+            rng = random.Random(f"{self.seed}:{scenario.id}:{played}")
+            model = body.get("model")
+            ctx = RenderContext(model=model if isinstance(model, str) and model else "callproof-mock", request=body)
+            answer = make_plan(scenario, renderer, ctx, stream=stream, rng=rng, speed=self.speed,
+                               headers=[("x-callproof-scenario", scenario.id)])
+            if key is not None:
+                self.plans[key] = answer
+                if len(self.plans) > _PLAN_CACHE:
+                    self.plans.popitem(last=False)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
         begin = self.clock.now()
-        request_id = log(plan.status, body, dialect=dialect, stream=stream, scenario=scenario.id,
-                         case=case_tag(text), faults=plan.faults, start=begin)
-        return await self._respond(plan, request_id, begin)
+        request_id = log(answer.status, body, dialect=dialect, stream=stream, scenario=scenario.id,
+                         case=case_tag(text), faults=answer.faults, start=begin)
+        return await self._respond(answer, request_id, begin)
 
     def _not_found(self, renderer: Renderer, wanted: str | None, how: str) -> Plan:
         if wanted is None:
@@ -251,6 +263,21 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return None if over else b"".join(chunks)
 
 
+#: Plans kept for replay (least recently used dropped first).
+_PLAN_CACHE = 256
+#: Request fields the renderers never echo: they do not change a plan.
+_NOT_ECHOED = frozenset(("input", "messages", "system"))
+
+
+def _plan_key(scenario: Scenario, dialect: str, stream: bool, body: Mapping[str, Any]) -> str | None:
+    """The cache key of a plan, or None when the plan draws from the seeded generator (chaos faults, jitter) and
+    so may differ per request. Everything else is deterministic, so a rendered plan can be replayed."""
+    if scenario.timing.jitter_ms or any(f.probability < 1 for f in scenario.faults):
+        return None
+    echoed = {k: v for k, v in body.items() if k not in _NOT_ECHOED}
+    return json.dumps([scenario.id, dialect, stream, echoed], sort_keys=True, default=str)
+
+
 def create_app(
     scenarios: Mapping[str, Scenario] | None = None,
     *,
@@ -285,4 +312,5 @@ def create_app(
     ])
     app.state.journal = mock.journal
     app.state.scenarios = mock.scenarios
+    app.state.plans = mock.plans
     return app

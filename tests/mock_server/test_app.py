@@ -230,3 +230,25 @@ def test_every_bundled_scenario_is_served_in_every_dialect(fast_server: MockServ
                     played, ctx).body)
             else:
                 assert json.loads(got.body) == RENDERERS[dialect].body(played, ctx)
+
+
+def test_deterministic_plans_are_rendered_once_and_replayed_byte_identical() -> None:
+    with MockServer(strict=True) as server:
+        bodies = []
+        for case in ("a", "b"):
+            response = httpx.post(f"{server.url}/responses", timeout=TIMEOUT,
+                                  json={"model": "callproof/one_call", "stream": True,
+                                        "input": f"[callproof:case={case}] weather?"})
+            bodies.append(response.content)
+        assert bodies[0] == bodies[1]  # the input differs (case tags), the plan does not
+        assert [r.case for r in server.journal.requests()] == ["a", "b"]
+        assert len(server.app.state.plans) == 1
+
+
+def test_chaos_plans_are_not_cached() -> None:
+    from callproof.mock_server._app import _plan_key
+
+    scenarios = bundled_scenarios()
+    assert _plan_key(scenarios["one_call"], "responses", True, {"input": "x"}) is not None
+    chaos = scenarios["fault_chaos_harmless"]
+    assert _plan_key(chaos, "responses", True, {"input": "x"}) is None
