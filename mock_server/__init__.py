@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._app import create_app
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
 from ._player import Clock, Plan, RealClock, VirtualClock, Write, make_plan
+from ._respx import route_to_mock
 from ._scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
 from ._serve import MockServer, serve_forever
 
@@ -25,5 +26,6 @@ __all__ = [
     "create_app",
     "load_scenarios",
     "make_plan",
+    "route_to_mock",
     "serve_forever",
 ]

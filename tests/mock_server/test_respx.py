@@ -7,7 +7,7 @@ import httpx
 import respx
 
 from callproof.harness import check_bytes
-from callproof.mock_server._respx import route_to_mock
+from callproof.mock_server import route_to_mock
 
 
 def test_sync_client_gets_the_scenario_as_json() -> None:
