@@ -12,7 +12,7 @@ import pytest
 
 from callproof.mock_server import MockServer
 from callproof.mock_server._render import Dialect
-from tests.mock_server.conftest import (
+from tests.mock_server.support import (
     DIALECTS,
     GAP_MS,
     SCENARIOS,

@@ -1,6 +1,6 @@
 """The player turns scenarios into plans exactly as scripted: offsets, coalesced writes and every fault, all
-byte-exact and reproducible from the seed. A tiny fake renderer keeps the expected bytes readable; the server
-tests (test_faults.py) play the real renderers on the wire."""
+byte-exact and reproducible from the seed. A tiny fake renderer keeps the expected bytes readable; the cases are in
+tests/mock_server/data/player_cases.json. The server tests (test_faults.py) play the real renderers on the wire."""
 
 from __future__ import annotations
 
@@ -9,14 +9,15 @@ import json
 import random
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from callproof.mock_server import Plan, VirtualClock, make_plan
+from callproof.mock_server import Plan, VirtualClock, load_scenarios, make_plan
 from callproof.mock_server._player import play
 from callproof.mock_server._render import Dialect, Frame, RenderContext, Rendered
-from callproof.mock_server._scenario import Chunked, Expect, Fault, RawFrame, Scenario, Step, Timing
+from callproof.mock_server._scenario import Chunked, Fault, Scenario
 
 
 class FakeRenderer:
@@ -45,23 +46,13 @@ class FakeRenderer:
 
 RENDERER = FakeRenderer()
 CTX = RenderContext()
-TEXT = Chunked("text", "abcdefgh", ("ab", "cd", "ef", "gh"))
-BASE = Scenario(
-    id="fake", feature="test", description="four text fragments", output=(TEXT,),
-    steps=tuple(Step(0, j) for j in range(4)), request={"input": []}, expect=Expect(status="completed"),
-)
+CASES = load_scenarios([Path(__file__).parent / "data" / "player_cases.json"])
+BASE = CASES["pl_base"]  # "abcdefgh" as four 2-character fragments
 FRAMES = RENDERER.stream(BASE, CTX).frames  # start, 4 deltas, end
 
 
 def plan(scenario: Scenario = BASE, *, stream: bool = True, seed: int = 0, speed: float = 1.0) -> Plan:
     return make_plan(scenario, RENDERER, CTX, stream=stream, rng=random.Random(seed), speed=speed)
-
-
-NO_TIMING = Timing()
-
-
-def with_faults(*faults: Fault, timing: Timing = NO_TIMING) -> Scenario:
-    return replace(BASE, faults=faults, timing=timing)
 
 
 def frames_of(p: Plan) -> list[bytes]:
@@ -80,7 +71,7 @@ def test_frames_due_together_are_one_write() -> None:
 
 
 def test_gap_and_ttft_and_first_byte_give_one_write_per_frame_at_absolute_offsets() -> None:
-    p = plan(with_faults(timing=Timing(first_byte_ms=10, ttft_ms=100, gap_ms=20)))
+    p = plan(CASES["pl_first_byte_ttft_gap"])
     assert p.first_byte == pytest.approx(0.010)
     # start at the headers; the first delta waits for ttft (measured from the stream start); then 20 ms gaps.
     assert [round(w.at, 6) for w in p.writes] == [0.010, 0.100, 0.120, 0.140, 0.160, 0.180]
@@ -88,19 +79,19 @@ def test_gap_and_ttft_and_first_byte_give_one_write_per_frame_at_absolute_offset
 
 
 def test_tokens_per_s_paces_content_frames_and_speed_scales_everything() -> None:
-    p = plan(with_faults(timing=Timing(gap_ms=10, tokens_per_s=50)), speed=2.0)
+    p = plan(CASES["pl_tokens_per_s"], speed=2.0)
     # each delta is 2 characters = 0.5 token = 10 ms at 50 tokens/s; plus the 10 ms gap; halved by speed 2.
     assert [round(w.at, 6) for w in p.writes] == [0.0, 0.010, 0.020, 0.030, 0.040, 0.045]
 
 
 def test_explicit_delays_replace_the_computed_delay() -> None:
-    p = plan(with_faults(timing=Timing(gap_ms=5, delays_ms=(1, 0, 0, 30))))
+    p = plan(CASES["pl_delays"])
     assert [round(w.at, 6) for w in p.writes] == [0.001, 0.031, 0.036, 0.041]
     assert p.writes[0].data == FRAMES[0].data + FRAMES[1].data + FRAMES[2].data
 
 
 def test_jitter_is_seeded_and_bounded() -> None:
-    scenario = with_faults(timing=Timing(gap_ms=10, jitter_ms=5))
+    scenario = CASES["pl_jitter"]
     one, again, other = plan(scenario, seed=7), plan(scenario, seed=7), plan(scenario, seed=8)
     assert one == again and one.writes != other.writes
     gaps = [b.at - a.at for a, b in zip(one.writes, one.writes[1:], strict=False)]
@@ -108,8 +99,9 @@ def test_jitter_is_seeded_and_bounded() -> None:
 
 
 def test_raw_frames_play_verbatim_with_their_own_delays() -> None:
-    raw = (RawFrame(b"data: {\"x\":1}\n\n"), RawFrame(b"data: [DONE]\n\n", delay_ms=40))
-    p = plan(replace(BASE, raw={"responses": raw}, timing=Timing(gap_ms=999)))
+    scenario = CASES["pl_raw"]
+    raw = scenario.raw["responses"]
+    p = plan(scenario)
     assert [(round(w.at, 6), w.data) for w in p.writes] == [(0.0, raw[0].data), (0.040, raw[1].data)]
 
 
@@ -117,7 +109,7 @@ def test_raw_frames_play_verbatim_with_their_own_delays() -> None:
 
 
 def test_http_error_429_carries_retry_after_and_rate_limit_headers() -> None:
-    p = plan(with_faults(Fault("http_error", params={"status": 429, "retry_after": 2.5})))
+    p = plan(CASES["pl_http_error_429"])
     headers = dict(p.headers)
     assert p.status == 429 and p.body is not None and not p.writes
     error = json.loads(p.body)["error"]
@@ -129,30 +121,30 @@ def test_http_error_429_carries_retry_after_and_rate_limit_headers() -> None:
 
 @pytest.mark.parametrize("status", [400, 401, 404, 500, 503])
 def test_http_error_uses_the_renderers_error_body(status: int) -> None:
-    p = plan(with_faults(Fault("http_error", params={"status": status, "message": "nope"})))
+    p = plan(CASES[f"pl_http_error_{status}"])
     assert p.status == status and p.body == json.dumps({"error": {"status": status, "message": "nope"}},
                                                        separators=(",", ":")).encode()
     assert "retry-after" not in dict(p.headers)
 
 
 def test_disconnect_after_events_keeps_exactly_those_events_then_aborts() -> None:
-    p = plan(with_faults(Fault("disconnect", params={"after_events": 2}), timing=Timing(gap_ms=10)))
+    p = plan(CASES["pl_disconnect_after_events"])
     assert p.abort and p.wire == FRAMES[0].data + FRAMES[1].data
     assert p.end_at == pytest.approx(0.020)  # the connection drops when the third event was due
 
 
 def test_disconnect_after_bytes_cuts_mid_frame() -> None:
-    p = plan(with_faults(Fault("disconnect", params={"after_bytes": 50})))
+    p = plan(CASES["pl_disconnect_after_bytes"])
     assert p.abort and p.wire == b"".join(f.data for f in FRAMES)[:50]
 
 
 def test_truncate_drops_the_terminal_event_and_ends_cleanly() -> None:
-    p = plan(with_faults(Fault("truncate")))
+    p = plan(CASES["pl_truncate"])
     assert not p.abort and p.wire == b"".join(f.data for f in FRAMES[:-1])
 
 
 def test_malformed_replaces_one_frame_with_invalid_json() -> None:
-    p = plan(with_faults(Fault("malformed", params={"after_events": 2})))
+    p = plan(CASES["pl_malformed_after_events"])
     frames = frames_of(p)
     assert len(frames) == len(FRAMES) and frames[:2] == [f.data for f in FRAMES[:2]]
     assert frames[3:] == [f.data for f in FRAMES[3:]]
@@ -163,7 +155,7 @@ def test_malformed_replaces_one_frame_with_invalid_json() -> None:
 
 
 def test_stall_delays_everything_after_n_events() -> None:
-    p = plan(with_faults(Fault("stall", params={"ms": 300, "after_events": 3})))
+    p = plan(CASES["pl_stall"])
     assert [(round(w.at, 6), w.data) for w in p.writes] == [
         (0.0, FRAMES[0].data + FRAMES[1].data + FRAMES[2].data),
         (0.3, FRAMES[3].data + FRAMES[4].data + FRAMES[5].data),
@@ -171,39 +163,37 @@ def test_stall_delays_everything_after_n_events() -> None:
 
 
 def test_keepalive_comments_follow_every_n_events() -> None:
-    p = plan(with_faults(Fault("keepalive", params={"every_events": 2})))
+    p = plan(CASES["pl_keepalive_2"])
     comment = b": keep-alive\n\n"
     f = [x.data for x in FRAMES]
     assert p.wire == f[0] + f[1] + comment + f[2] + f[3] + comment + f[4] + f[5] + comment
 
 
 def test_fragment_splits_every_write_into_k_bytes() -> None:
-    p = plan(with_faults(Fault("fragment", params={"bytes": 3}), timing=Timing(gap_ms=10)))
+    p = plan(CASES["pl_fragment"])
     assert p.wire == b"".join(f.data for f in FRAMES)
     assert all(len(w.data) <= 3 for w in p.writes)
     assert len(p.writes) == sum(-(-len(f.data) // 3) for f in FRAMES)
 
 
 def test_fragment_splits_inside_a_code_point() -> None:
-    scenario = replace(BASE, output=(Chunked("text", "é", ("é",)),), steps=(Step(0, 0),),
-                       faults=(Fault("fragment", params={"bytes": 1}),))
-    p = plan(scenario)
+    p = plan(CASES["pl_code_point"])
     assert b"\xc3" in [w.data for w in p.writes] and b"\xa9" in [w.data for w in p.writes]
 
 
 def test_crlf_rewrites_every_line_end() -> None:
-    p = plan(with_faults(Fault("crlf"), Fault("keepalive", params={"every_events": 3})))
+    p = plan(CASES["pl_crlf_keepalive_3"])
     assert b"\n" not in p.wire.replace(b"\r\n", b"")
-    assert p.wire.replace(b"\r\n", b"\n") == plan(with_faults(Fault("keepalive", params={"every_events": 3}))).wire
+    assert p.wire.replace(b"\r\n", b"\n") == plan(CASES["pl_keepalive_3"]).wire
 
 
 def test_slow_first_byte_delays_the_headers() -> None:
-    p = plan(with_faults(Fault("slow_first_byte", params={"ms": 250}), timing=Timing(first_byte_ms=50)), speed=2)
+    p = plan(CASES["pl_slow_first_byte"], speed=2)
     assert p.first_byte == pytest.approx(0.150) and p.writes[0].at == pytest.approx(0.150)
 
 
 def test_stream_error_after_events_ends_with_the_dialects_failure_frame_renumbered() -> None:
-    p = plan(with_faults(Fault("stream_error", params={"after_events": 2, "message": "boom"})))
+    p = plan(CASES["pl_stream_error_after_events"])
     frames = frames_of(p)
     assert frames[:2] == [f.data for f in FRAMES[:2]]
     assert json.loads(frames[2][5:]) == {"sequence_number": 2, "type": "failed"}
@@ -211,20 +201,20 @@ def test_stream_error_after_events_ends_with_the_dialects_failure_frame_renumber
 
 
 def test_stream_error_without_position_plays_the_failed_ending() -> None:
-    p = plan(with_faults(Fault("stream_error")))
+    p = plan(CASES["pl_stream_error"])
     assert frames_of(p)[-1] == b'data: {"sequence_number":5,"type":"failed"}\n\n'
 
 
 def test_probability_draws_from_the_seeded_generator() -> None:
-    scenario = with_faults(Fault("truncate", probability=0.5))
+    scenario = CASES["pl_truncate_half"]
     outcomes = [plan(scenario, seed=seed).faults for seed in range(40)]
     assert {(), ("truncate",)} == set(outcomes)
     assert outcomes == [plan(scenario, seed=seed).faults for seed in range(40)]
-    assert plan(with_faults(Fault("truncate", probability=0.0))).faults == ()
+    assert plan(CASES["pl_truncate_never"]).faults == ()
 
 
 def test_the_first_firing_fault_of_a_kind_wins() -> None:
-    scenario = with_faults(Fault("http_error", 0.0, {"status": 500}), Fault("http_error", 1.0, {"status": 503}))
+    scenario = CASES["pl_http_error_first_firing"]
     assert plan(scenario).status == 503
 
 
@@ -235,20 +225,20 @@ def test_non_stream_answers_the_renderers_body() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fault", "wire", "abort"),
+    ("case", "wire", "abort"),
     [
-        (Fault("truncate", params={"after_bytes": 10}), b'{"status":', False),
-        (Fault("disconnect", params={"after_bytes": 4}), b'{"st', True),
-        (Fault("malformed"), b'{"status":"completed', False),
+        ("pl_truncate_after_bytes", b'{"status":', False),
+        ("pl_disconnect_after_4_bytes", b'{"st', True),
+        ("pl_malformed", b'{"status":"completed', False),
     ],
 )
-def test_non_stream_byte_faults_cut_the_body(fault: Fault, wire: bytes, abort: bool) -> None:
-    p = plan(with_faults(fault), stream=False)
+def test_non_stream_byte_faults_cut_the_body(case: str, wire: bytes, abort: bool) -> None:
+    p = plan(CASES[case], stream=False)
     assert p.streamed and p.wire == wire and p.abort is abort
 
 
 def test_non_stream_stream_error_answers_the_failed_body() -> None:
-    assert plan(with_faults(Fault("stream_error")), stream=False).body == b'{"status":"failed","text":"abcdefgh"}'
+    assert plan(CASES["pl_stream_error"], stream=False).body == b'{"status":"failed","text":"abcdefgh"}'
 
 
 def test_invalid_speed_is_rejected() -> None:
@@ -260,7 +250,7 @@ def test_invalid_speed_is_rejected() -> None:
 
 
 def test_virtual_clock_plays_the_schedule_exactly_without_sleeping() -> None:
-    p = plan(with_faults(timing=Timing(gap_ms=500, first_byte_ms=1000)))
+    p = plan(CASES["pl_virtual_clock"])
     clock = VirtualClock(start=100.0)
 
     async def run() -> list[tuple[float, bytes]]:

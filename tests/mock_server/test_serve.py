@@ -12,15 +12,13 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
 import pytest
 
 from callproof.mock_server import MockServer
-from callproof.mock_server._scenario import Fault
-from tests.mock_server.conftest import SCENARIOS, TIMEOUT, request_body
+from tests.mock_server.support import SCENARIOS, TIMEOUT, request_body
 
 LISTENING = re.compile(r"^callproof mock listening on (http://127\.0\.0\.1:(\d+)/v1)$")
 
@@ -36,8 +34,7 @@ def test_mock_server_binds_an_ephemeral_port_and_releases_it() -> None:
 
 
 def test_stop_is_bounded_while_a_stream_is_open() -> None:
-    stalled = replace(SCENARIOS["one_call"], id="stalled", faults=(Fault("stall", params={"ms": 60_000}),))
-    server = MockServer({"stalled": stalled}).start()
+    server = MockServer({"stalled": SCENARIOS["stalled"]}).start()
     first_bytes = threading.Event()
     outcome: list[BaseException | None] = []
 
