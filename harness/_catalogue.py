@@ -1,4 +1,4 @@
-"""The rule catalogue for one stream (design.md section 7, families 1-6).
+"""The rule catalogue (design.md section 7): families 1-6 check one stream, 7-9 are the harness's rules.
 
 Rule ids are stable: once published, an id never changes meaning. `callproof rules` prints this table and
 the README's rule table is generated from it (tests/harness/test_catalogue.py keeps them equal).
@@ -11,7 +11,7 @@ from functools import cache
 
 from ._rule import PROFILES, Family, Front, Level, Profile, Rule
 
-__all__ = ["CATALOGUE", "RULES", "rules_for"]
+__all__ = ["CATALOGUE", "RULES", "STREAM_RULES", "rules_for"]
 
 _ALL: frozenset[Front] = frozenset(("responses", "chat", "anthropic"))
 _RSP: frozenset[Front] = frozenset(("responses",))
@@ -325,12 +325,121 @@ CATALOGUE: tuple[Rule, ...] = (
        "A message with tool_use blocks stops with `stop_reason: \"tool_use\"`.",
        f"{_WF} §3.3 (stop signal)",
        "Map the upstream's tool-call finish to stop_reason 'tool_use'."),
+    # 7. Expected outcome (gateway and client mode) ------------------------------------------------------
+    _r("EXP-001", "MUST", "expected", _RSP,
+       "The result holds exactly the scenario's completed tool calls, by name, in order.",
+       f"scenario `expect.tool_calls`; {_WF} §2.2 (function-call items)",
+       "Emit one function_call item per upstream call, with its full name, in upstream order."),
+    _r("EXP-002", "MUST", "expected", _RSP,
+       "Each tool call's arguments parse as JSON equal to the scenario's arguments.",
+       f"scenario `expect.tool_calls[].arguments`; {_WF} §2.2",
+       "Concatenate every argument fragment of a call, in order, into that call only."),
+    _r("EXP-003", "MUST", "expected", _RSP,
+       "The output text equals the scenario's text.",
+       f"scenario `expect.text`; {_WF} §1.2 (output_text events)",
+       "Forward every text fragment once, in order, into the message item."),
+    _r("EXP-004", "MUST", "expected", _RSP,
+       "The response ends as the scenario demands: completed, incomplete, or failed.",
+       f"scenario `expect.status`; {_WF} §1.2, §2.1 (terminal events)",
+       "Map the upstream's ending (finish reason, error, cut stream) to the matching terminal state."),
+    # 8. Gateway (sandwich) rules, from the mock's journal ------------------------------------------------
+    _r("GW-REQ-001", "MUST", "gateway", _RSP,
+       "The IUT calls the upstream for the case and forwards the user's text intact.",
+       "design.md §3 (scenario and case markers travel in the user text)",
+       "Translate every input message to the upstream; never rewrite or drop user text."),
+    _r("GW-REQ-002", "MUST", "gateway", _RSP,
+       "Every front tool reaches the upstream with its name, description and parameter schema.",
+       f"{_WF} §1.5, §3.3 (function tools: flat, nested under `function`, `input_schema`)",
+       "Translate each tool to the upstream's shape, keeping description and parameters."),
+    _r("GW-REQ-003", "MUST", "gateway", _RSP,
+       "`tool_choice` (auto, none, required, a named function) reaches the upstream in its form.",
+       f"{_WF} §1.5, §3.3 (tool_choice forms)",
+       "Map tool_choice: chat {type: function, function: {name}}, anthropic auto/any/tool/none."),
+    _r("GW-REQ-004", "SHOULD", "gateway", _RSP,
+       "`parallel_tool_calls: false` reaches the upstream.",
+       f"{_WF} §1.5, §3.3 (parallel_tool_calls, disable_parallel_tool_use)",
+       "Forward parallel_tool_calls (chat, responses) or set disable_parallel_tool_use (anthropic)."),
+    _r("GW-REQ-005", "MUST", "gateway", _RSP,
+       "`instructions` reach the upstream as its system prompt.",
+       f"{_WF} §1.4, §2.3 (instructions)",
+       "Send instructions as the first system message (chat) or `system` (anthropic)."),
+    _r("GW-REQ-006", "MUST", "gateway", _RSP,
+       "Earlier function calls and their outputs reach the upstream as paired tool calls and results.",
+       f"{_WF} §2.2 (function_call, function_call_output items)",
+       "Send each function_call with its call_id and each output with the same id (tool_call_id, tool_use_id)."),
+    _r("GW-REQ-007", "SHOULD", "gateway", _RSP,
+       "`max_output_tokens` reaches the upstream as its max-tokens field.",
+       f"{_WF} §1.4, §2.3 (max_output_tokens)",
+       "Forward max_output_tokens as max_completion_tokens / max_tokens."),
+    _r("GW-ID-001", "MUST", "gateway", _RSP,
+       "Upstream tool-call ids become the call_ids; missing or repeated ids are replaced by unique ones.",
+       "seeds: gateways that drop or invent call ids break tool-result routing",
+       "Keep the upstream id as call_id; synthesize a unique non-empty id only when it is absent or taken."),
+    _r("GW-FAULT-001", "MUST", "gateway", _RSP,
+       "An upstream HTTP error before streaming becomes an HTTP error response at the front.",
+       "OpenAI API errors are HTTP errors before any event; SDKs raise APIStatusError on them",
+       "Check the upstream status before answering; answer an error status with an error body."),
+    _r("GW-FAULT-002", "MUST", "gateway", _RSP,
+       "An upstream 429 stays a 429 and keeps its `Retry-After` header.",
+       "RFC 9110 §10.2.3; OpenAI and Anthropic SDKs honour Retry-After when they retry",
+       "Pass the upstream's 429 status and Retry-After header through."),
+    _r("GW-FAULT-003", "MUST", "gateway", _RSP,
+       "An upstream that fails or disconnects mid-stream never yields `response.completed`.",
+       "seeds: gateways that report a cut stream as complete hand clients half a tool call",
+       "End with response.failed (or an error event) when the upstream ends without its finish."),
+    _r("GW-FAULT-004", "MUST", "gateway", _RSP,
+       "An upstream length or content-filter finish becomes `response.incomplete` with its reason.",
+       f"{_WF} §2.3 (status incomplete, incomplete_details.reason)",
+       "Map finish_reason length to max_output_tokens and content_filter to content_filter."),
+    _r("GW-STREAM-001", "MUST", "gateway", _RSP,
+       "The first output delta reaches the client before the upstream sent its last byte.",
+       "seeds: gateways that buffer the upstream stream defeat streaming",
+       "Translate and flush each upstream event as it arrives; do not collect the stream first."),
+    _r("GW-STREAM-002", "SHOULD", "gateway", _RSP,
+       "Scripted upstream pauses of 50 ms or more still show at the front, within 25 ms.",
+       "seeds: partial buffering (flush per N events) makes streams bursty",
+       "Flush after every event you write; disable response buffering and compression for SSE."),
+    _r("GW-EQ-001", "MUST", "gateway", _RSP,
+       "The non-stream response has the same status, text and tool calls as the stream.",
+       f"{_WF} §2.3 (one Response object, streamed or not)",
+       "Build the non-stream response with the same translation as the streamed one."),
+    _r("GW-ISO-001", "MUST", "gateway", _RSP,
+       "Concurrent requests each receive only their own calls and text.",
+       "seeds: shared per-process state mixes concurrent streams",
+       "Keep all per-response state in the request's own scope."),
+    # 9. Client adapter rules --------------------------------------------------------------------------------
+    _r("CLI-001", "MUST", "client", _RSP,
+       "The adapter exits 0 within the case timeout and prints exactly one result object.",
+       "design.md §5 (client adapter protocol)",
+       "Catch every exception in the adapter and report it in `error`; print one JSON object."),
+    _r("CLI-002", "MUST", "client", _RSP,
+       "A failed, cut or errored response is reported as an error, never swallowed.",
+       "design.md §5, §7.9 (errors are reported, never swallowed)",
+       "Treat HTTP errors, response.failed, error events and a missing terminal event as errors."),
+    _r("CLI-003", "MUST", "client", _RSP,
+       "A call whose stream was cut before it finished is not reported as complete.",
+       "design.md §7.9 (partial calls are not reported as complete)",
+       "Report a call only after its function_call_arguments.done / output_item.done."),
+    _r("CLI-004", "MUST", "client", _RSP,
+       "Each reported call keeps the call_id the stream gave it.",
+       f"{_WF} §2.2 (call_id pairs a call with its function_call_output)",
+       "Take call_id from the function_call item, not item_id or an index."),
+    _r("CLI-005", "SHOULD", "client", _RSP,
+       "An incomplete response is reported with `incomplete: true`.",
+       "design.md §5 (result object)",
+       "Set incomplete when the response ends with response.incomplete."),
+    _r("CLI-006", "MUST", "client", _RSP,
+       "A response that completed is not reported as an error.",
+       "design.md §5; keep-alive comments, split chunks and CRLF are valid SSE",
+       "Parse SSE per the WHATWG rules; ignore comment lines."),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}
+#: The rules one stream or body is checked for (families 1-6).
+STREAM_RULES: tuple[Rule, ...] = tuple(rule for rule in CATALOGUE if rule.on_stream)
 
 
 @cache
 def rules_for(front: Front, profile: Profile) -> tuple[Rule, ...]:
-    """The rules that apply to a stream of `front` under `profile`, in catalogue order."""
-    return tuple(rule for rule in CATALOGUE if rule.applies(front, profile))
+    """The stream rules that apply to a stream of `front` under `profile`, in catalogue order."""
+    return tuple(rule for rule in STREAM_RULES if rule.applies(front, profile))

@@ -11,6 +11,7 @@ __all__ = [
     "FAMILIES",
     "FRONTS",
     "LEVELS",
+    "STREAM_FAMILIES",
     "PROFILES",
     "Evidence",
     "Family",
@@ -29,14 +30,18 @@ Level = Literal["MUST", "SHOULD", "INFO"]
 Front = Literal["responses", "chat", "anthropic"]
 #: Which rules and schema variants apply (design.md section 2).
 Profile = Literal["openai", "open-responses", "lenient"]
-#: The rule families of design.md section 7 that a single stream can be checked for.
-Family = Literal["framing", "schema", "sequence", "lifecycle", "identity", "reassembly"]
+#: The rule families of design.md section 7: six a single stream can be checked for, then the expected outcome of
+#: a scenario, the gateway (sandwich) rules that read the mock's journal, and the client adapter rules.
+Family = Literal[
+    "framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client",
+]
 Outcome = Literal["passed", "failed", "not-applicable"]
 
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")
 FRONTS: tuple[Front, ...] = ("responses", "chat", "anthropic")
 PROFILES: tuple[Profile, ...] = ("openai", "open-responses", "lenient")
-FAMILIES: tuple[Family, ...] = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly")
+STREAM_FAMILIES: tuple[Family, ...] = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly")
+FAMILIES: tuple[Family, ...] = (*STREAM_FAMILIES, "expected", "gateway", "client")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,11 @@ class Rule:
 
     def applies(self, front: Front, profile: Profile) -> bool:
         return front in self.fronts and profile in self.profiles
+
+    @property
+    def on_stream(self) -> bool:
+        """A rule a single stream or body can be checked for (families 1-6), as opposed to a harness rule."""
+        return self.family in STREAM_FAMILIES
 
     @property
     def anchor(self) -> str:

@@ -17,6 +17,7 @@ from ._catalogue import CATALOGUE
 from ._errors import InputError
 from ._format import catalogue_markdown, format_report
 from ._rule import FRONTS, PROFILES, Profile
+from ._run import add_run_parser, run
 from ._version import __version__
 
 __all__ = ["main"]
@@ -67,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     scenarios.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     scenarios.add_argument("--scenarios", nargs="+", action="extend", type=Path, metavar="PATH",
                            help="scenario files or directories instead of the bundled corpus")
+
+    add_run_parser(sub)
 
     rules = sub.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
     rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
@@ -195,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _mock(args)
         if args.command == "scenarios":
             return _scenarios(args)
+        if args.command == "run":
+            return run(args)
         return _rules(args)
     except BrokenPipeError:
         return EXIT_OK

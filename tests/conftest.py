@@ -1,14 +1,38 @@
-"""Shared test helpers: paths of the bundled data."""
+"""Shared test helpers: paths of the bundled data, and the mutation table printed at the end of a run (rows come
+from tests/harness/test_mutations.py through `record_property`, so they reach the controller under xdist)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+_ROWS: list[dict[str, Any]] = []
 
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when != "call":
+        return
+    for key, value in report.user_properties:
+        if key == "callproof_mutation" and isinstance(value, str):
+            _ROWS.append({**json.loads(value), "passed": report.passed})
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _ROWS:
+        return
+    terminalreporter.section("mutation table: each broken fake and the rules that caught it")
+    terminalreporter.write_line(f"{'kind':<8} {'defect':<28} {'verdict':<8} {'caught by':<32} also failed")
+    for row in sorted(_ROWS, key=lambda r: (r["kind"], r["defect"])):
+        verdict = "caught" if row["passed"] else "MISSED"
+        also = ", ".join(row["also"]) or "-"
+        terminalreporter.write_line(
+            f"{row['kind']:<8} {row['defect']:<28} {verdict:<8} {', '.join(row['caught']) or '-':<32} {also}")

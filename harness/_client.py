@@ -1,0 +1,140 @@
+"""Client mode: a client under test, run through an adapter against the mock (design.md section 5).
+
+`--client-cmd CMD` runs the adapter program once per case (stdin: the Responses request; stdout: one result
+object); `--client module:function` calls `function(request, base_url)` in-process. Either way the outcome is an
+`AdapterRun`: the result object when the adapter kept the protocol, else why not (crash, timeout, garbage) with
+its stderr tail. Nothing the adapter does raises here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ._iut import IUTError, load_object
+
+__all__ = ["AdapterRun", "ClientAdapter", "CommandClient", "InProcessClient", "protocol_problem"]
+
+_TAIL = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterRun:
+    """One adapter run: `result` is the object it printed when it kept the protocol, else `problem` says why."""
+
+    result: Mapping[str, Any] | None
+    problem: str | None
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+
+
+class ClientAdapter(Protocol):
+    description: str
+
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun: ...
+
+
+def protocol_problem(value: Any) -> str | None:
+    """Why `value` is not a result object of the adapter protocol, or None."""
+    if not isinstance(value, dict):
+        return f"the result is a JSON {type(value).__name__}, not an object"
+    calls = value.get("tool_calls", [])
+    if not isinstance(calls, list):
+        return "`tool_calls` is not a list"
+    for index, call in enumerate(calls):
+        if not isinstance(call, dict):
+            return f"`tool_calls[{index}]` is not an object"
+        if not isinstance(call.get("name"), str):
+            return f"`tool_calls[{index}].name` is missing or not a string"
+        if "arguments" not in call:
+            return f"`tool_calls[{index}].arguments` is missing"
+        if call.get("call_id") is not None and not isinstance(call["call_id"], str):
+            return f"`tool_calls[{index}].call_id` is not a string"
+    if value.get("text") is not None and not isinstance(value["text"], str):
+        return "`text` is not a string"
+    if value.get("error") is not None and not isinstance(value["error"], str):
+        return "`error` is neither null nor a string"
+    if not isinstance(value.get("incomplete", False), bool):
+        return "`incomplete` is not a boolean"
+    return None
+
+
+def _tail(data: bytes | str) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return text[-_TAIL:]
+
+
+class CommandClient:
+    """`--client-cmd CMD`: the adapter program, run per case in its own process group."""
+
+    def __init__(self, command: str) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise IUTError(f"--client-cmd {command!r} is not a valid command ({exc})") from None
+        if not self.argv:
+            raise IUTError("--client-cmd is empty: give the adapter command, e.g. 'python my_adapter.py'")
+        self.description = command
+
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+        env = {**os.environ, "CALLPROOF_BASE_URL": base_url, "OPENAI_BASE_URL": base_url,
+               "OPENAI_API_KEY": "callproof", "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1"}
+        start = time.monotonic()
+        try:
+            process = subprocess.Popen(  # the user's own command
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise IUTError(f"--client-cmd could not run {self.argv[0]!r}: {exc.strerror or exc}; check the command "
+                           "and PATH") from None
+        try:
+            out, err = process.communicate(json.dumps(request).encode(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            return AdapterRun(None, f"the adapter did not finish within the case timeout of {timeout:g} s",
+                              _tail(err), time.monotonic() - start, timed_out=True)
+        seconds = time.monotonic() - start
+        if process.returncode != 0:
+            return AdapterRun(None, f"the adapter exited with status {process.returncode}", _tail(err), seconds)
+        text = out.decode("utf-8", "replace").strip()
+        try:
+            value = json.loads(text)
+        except ValueError:
+            shown = text[:200] + ("..." if len(text) > 200 else "")
+            return AdapterRun(None, f"stdout is not one JSON object: {shown!r}", _tail(err), seconds)
+        problem = protocol_problem(value)
+        return AdapterRun(None if problem else value, problem, _tail(err), seconds)
+
+
+class InProcessClient:
+    """`--client module:function`: `function(request: dict, base_url: str) -> dict`, called in this process."""
+
+    def __init__(self, spec: str) -> None:
+        function = load_object(spec, "--client")
+        if not callable(function):
+            raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")
+        self.function: Callable[[dict[str, Any], str], Any] = function
+        self.description = spec
+
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+        start = time.monotonic()
+        try:
+            value = self.function(dict(request), base_url)
+        except Exception as exc:  # the client's own failure is evidence, not a harness crash
+            return AdapterRun(None, f"the function raised {type(exc).__name__}: {exc}",
+                              _tail(traceback.format_exc()), time.monotonic() - start)
+        problem = protocol_problem(value)
+        return AdapterRun(None if problem else value, problem, "", time.monotonic() - start)
