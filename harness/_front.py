@@ -88,7 +88,7 @@ def as_int(value: object) -> int | None:
 
 def short(value: object, limit: int = 120) -> str:
     """A JSON rendering of `value` cut to `limit` characters, for messages."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -12,7 +12,10 @@ from callproof.harness._docs import BEGIN, END, readme_with_catalogue
 from callproof.harness._rule import FAMILIES, FRONTS, LEVELS, PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]
-ID = re.compile(r"^(SSE|RSP|CHAT|ANT)(-[A-Z]+)?-\d{3}$")
+ID = re.compile(r"^(SSE|RSP|CHAT|ANT|EXP|GW|CLI)(-[A-Z]+)?-\d{3}$")
+#: The front a rule id's prefix names; harness rules (EXP, GW, CLI) judge the Responses front.
+PREFIX_FRONT = {"RSP": "responses", "CHAT": "chat", "ANT": "anthropic", "EXP": "responses", "GW": "responses",
+                "CLI": "responses"}
 
 
 def test_ids_are_unique_and_well_formed() -> None:
@@ -34,11 +37,12 @@ def test_rule_metadata_is_complete(rule: object) -> None:
     assert rule.spec and rule.fix
     prefix = rule.id.split("-")[0]
     if prefix != "SSE":
-        assert rule.fronts == {{"RSP": "responses", "CHAT": "chat", "ANT": "anthropic"}[prefix]}
+        assert rule.fronts == {PREFIX_FRONT[prefix]}
+    assert rule.on_stream == (prefix in ("SSE", "RSP", "CHAT", "ANT"))
 
 
 def test_every_rule_id_in_the_code_is_catalogued() -> None:
-    literal = re.compile(r'"((?:SSE|RSP|CHAT|ANT)(?:-[A-Z]+)?-\d{3})"')
+    literal = re.compile(r'"((?:SSE|RSP|CHAT|ANT|EXP|GW|CLI)(?:-[A-Z]+)?-\d{3})"')
     used: set[str] = set()
     for path in (ROOT / "harness").glob("*.py"):
         if path.name != "_catalogue.py":

@@ -109,10 +109,6 @@ def test_stop_kills_the_whole_process_group(tmp_path: Path) -> None:
             os.kill(child, 0)
         except ProcessLookupError:
             break
-        try:
-            os.waitpid(child, os.WNOHANG)
-        except ChildProcessError:
-            pass
         time.sleep(0.05)
     else:
         pytest.fail("the gateway's child process survived stop()")
@@ -120,5 +116,5 @@ def test_stop_kills_the_whole_process_group(tmp_path: Path) -> None:
 
 def test_target_that_nobody_serves() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1/responses"
-    with pytest.raises(IUTError, match="nothing accepts connections on 127.0.0.1:"):
+    with pytest.raises(IUTError, match=r"nothing accepts connections on 127\.0\.0\.1:"):
         TargetIUT(url).start()

@@ -39,8 +39,9 @@ def _failed_rules(results: Sequence[CaseResult]) -> set[str]:
 
 
 def _row(record: Any, kind: str, defect: str, rules: Sequence[str], caught: set[str]) -> None:
-    record("callproof_mutation", json.dumps({"kind": kind, "defect": defect, "rules": list(rules),
-                                             "caught": sorted(caught & set(rules)), "also": sorted(caught - set(rules))}))
+    row = {"kind": kind, "defect": defect, "rules": list(rules), "caught": sorted(caught & set(rules)),
+           "also": sorted(caught - set(rules))}
+    record("callproof_mutation", json.dumps(row))
 
 
 @pytest.mark.parametrize("entry", TABLE["gateway"], ids=lambda e: e["defect"])

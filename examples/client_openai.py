@@ -1,0 +1,105 @@
+"""callproof client adapter for the official `openai` Python SDK (design.md section 5, `--client-cmd`).
+
+    callproof run --client-cmd 'python examples/client_openai.py'
+    callproof run --client examples.client_openai:run
+
+It reads the Responses request body on stdin and streams it with `client.responses.stream(...)`, the SDK's
+documented streaming helper. Its accumulator builds the `Response` from the events, and that is what SDK users
+rely on for tool calls (`get_final_response()`), so a failing case points at the SDK, not at hand-written glue.
+`responses.create(stream=True)` yields the same events raw and leaves the accumulation to the caller
+(tests/fakes/clients.py models that style). The result comes from the terminal event's `response`: the SDK's
+`output_text` and, unless the turn failed, the `function_call` items whose status is not "incomplete", passed
+through as the SDK gives them: no normalisation, the adapter reports the SDK and not a repaired SDK. A request
+with `"stream": false` goes through `responses.create(...)`.
+
+Every failure becomes the result's `error`, never a traceback: HTTP errors (`APIStatusError`), connection
+errors, parse errors the SDK raises, `response.failed`, an `error` event, and a stream that ends without a
+terminal event.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+from typing import Any
+
+import openai
+from openai.types.responses import Response
+
+__all__ = ["main", "run"]
+
+
+def _result(response: Response | None, error: str | None) -> dict[str, Any]:
+    calls = [
+        {"call_id": item.call_id, "name": item.name, "arguments": item.arguments}
+        for item in (response.output if response is not None and error is None else [])
+        if item.type == "function_call" and item.status != "incomplete"
+    ]
+    return {
+        "text": response.output_text if response is not None else "",
+        "tool_calls": calls,
+        "error": error,
+        "incomplete": response is not None and response.status == "incomplete",
+    }
+
+
+def _failure(response: Response) -> str:
+    detail = response.error.message if response.error is not None else "no error object"
+    return f"response.failed: {detail}"
+
+
+def _call(client: openai.OpenAI, request: dict[str, Any]) -> dict[str, Any]:
+    body = dict(request)
+    streaming = body.pop("stream", True) is not False
+    known = inspect.signature(client.responses.stream).parameters
+    kwargs = {key: value for key, value in body.items() if key in known}
+    extra = {key: value for key, value in body.items() if key not in known}
+    if not streaming:
+        response: Response = client.responses.create(**kwargs, extra_body=extra or None)
+        return _result(response, _failure(response) if response.status == "failed" else None)
+    with client.responses.stream(**kwargs, extra_body=extra or None) as stream:
+        for event in stream:
+            if event.type == "response.completed" or event.type == "response.incomplete":
+                return _result(event.response, None)
+            if event.type == "response.failed":
+                return _result(event.response, _failure(event.response))
+            if event.type == "error":
+                return _result(None, f"error event: {event.code}: {event.message}")
+    return _result(None, "the stream ended without a terminal event")
+
+
+def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.client_openai:run`): one request in, one result out."""
+    try:
+        client = openai.OpenAI(
+            base_url=base_url or os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL"),
+            api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
+            max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0),
+        )
+        return _call(client, request)
+    except openai.APIStatusError as exc:  # its message reads "Error code: 429 - ..."
+        retry = exc.response.headers.get("retry-after")
+        return _result(None, f"{type(exc).__name__}: {exc.message}" + (f" (retry-after {retry})" if retry else ""))
+    except openai.APIConnectionError as exc:  # APITimeoutError included
+        return _result(None, f"{type(exc).__name__}: {exc.message} ({exc.__cause__!r})")
+    except Exception as exc:  # APIError from an in-stream error body, SSE parse and accumulator errors
+        return _result(None, f"{type(exc).__name__}: {exc}")
+
+
+def main() -> int:
+    try:
+        request = json.load(sys.stdin)
+        if not isinstance(request, dict):
+            raise ValueError(f"got {type(request).__name__}")
+    except ValueError as exc:
+        result = _result(None, f"stdin is not one JSON object: {exc}")
+    else:
+        result = run(request)
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,372 @@
+"""Fake clients under test for the client runner (design.md section 5): one correct, the others broken on purpose.
+
+    python tests/fakes/clients.py                        # the correct reference client
+    python tests/fakes/clients.py --defect first_call_only
+
+Each run reads one Responses request body on stdin, sends it to `$CALLPROOF_BASE_URL/responses` and prints one
+result object (`text`, `tool_calls`, `error`, `incomplete`). `ReferenceClient` uses httpx and a hand-written SSE
+parser, not the openai SDK, so its behaviour is ours to pin down. Every defect in `DEFECTS` is a subclass that
+overrides one hook and names, in its docstring, the rule that must catch it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+__all__ = ["DEFECTS", "ReferenceClient", "iter_sse", "main", "run"]
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+def _lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """Lines of a byte stream split at LF, CRLF or a lone CR, each decoded on its own (WHATWG SSE section 9.2.5)."""
+    buf = bytearray()
+    scan = 0
+    first = True
+    for chunk in chunks:
+        buf += chunk
+        while (match := _EOL.search(buf, scan)) is not None:
+            if match.group() == b"\r" and match.end() == len(buf):  # the LF of a CRLF may be in the next chunk
+                break
+            line = bytes(buf[: match.start()])
+            if first:
+                line, first = line.removeprefix(b"\xef\xbb\xbf"), False
+            yield line.decode("utf-8", "replace")
+            del buf[: match.end()]
+            scan = 0
+        else:
+            scan = len(buf)
+    if buf.endswith(b"\r"):
+        yield bytes(buf[:-1]).decode("utf-8", "replace")
+    # Anything else left is an unterminated line: the spec discards it with its event block.
+
+
+def iter_sse(chunks: Iterable[bytes], on_comment: Callable[[str], None]) -> Iterator[tuple[str, str]]:
+    """(event type, data) for each dispatched event; comment lines (`: ...`) go to `on_comment`."""
+    event, data = "", list[str]()
+    for line in _lines(chunks):
+        if not line:
+            if data:
+                yield event or "message", "\n".join(data)
+            event, data = "", []
+        elif line.startswith(":"):
+            on_comment(line)
+        else:
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                data.append(value)
+            elif name == "event":
+                event = value
+
+
+def _obj(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not a JSON object: {value!r:.120}")
+    return value
+
+
+def _str(payload: dict[str, Any], key: str) -> str:
+    value = payload.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{payload.get('type', 'event')!r}: {key!r} is not a string: {value!r:.120}")
+    return value
+
+
+def _int(payload: dict[str, Any], key: str) -> int:
+    value = payload.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{payload.get('type', 'event')!r}: {key!r} is not an integer: {value!r:.120}")
+    return value
+
+
+@dataclass
+class Item:
+    """One output item as the stream built it."""
+
+    type: str
+    id: str = ""
+    call_id: str = ""
+    name: str = ""
+    status: str = "in_progress"
+    deltas: list[str] = field(default_factory=list)
+    #: The call's arguments from function_call_arguments.done or output_item.done; None until one arrived.
+    arguments: str | None = None
+    #: function_call_arguments.done or output_item.done arrived.
+    done: bool = False
+    #: Text per content index: the deltas so far, replaced by output_text.done's text when it arrives.
+    text: dict[int, str] = field(default_factory=dict)
+
+    def update(self, raw: dict[str, Any]) -> None:
+        self.id = raw.get("id") or self.id
+        self.call_id = raw.get("call_id") or self.call_id
+        self.name = raw.get("name") or self.name
+        self.status = raw.get("status") or self.status
+
+    def finish(self, raw: dict[str, Any]) -> None:
+        """The item's final form (output_item.done, or a non-stream body): its arguments are authoritative."""
+        self.update(raw)
+        if isinstance(raw.get("arguments"), str):
+            self.arguments = raw["arguments"]
+        self.done = True
+
+
+class ReferenceClient:
+    """A correct streaming client. It reports the text of every output_text part in output order; an `error`
+    for an HTTP error, `response.failed`, an `error` event, malformed data or a stream without a terminal event;
+    and, unless there was an error, every call whose done events arrived and whose status is not "incomplete".
+    It ignores SSE comments, unknown event types and a `[DONE]` sentinel, keys items by output_index (so
+    duplicate call_ids stay two calls), normalises `""` arguments to `"{}"`, and falls back to the item id when
+    a call has no `call_id`."""
+
+    def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.items: dict[int, Item] = {}
+        self.error: str | None = None
+        self.incomplete = False
+
+    # -- hooks the defects override ----------------------------------------------------------------------
+
+    def fail(self, message: str) -> None:
+        """Record a failure (the first one wins)."""
+        self.error = self.error or message
+
+    def on_comment(self, line: str) -> None:
+        """An SSE comment (keep-alive): nothing to do."""
+
+    def on_incomplete(self) -> None:
+        self.incomplete = True
+
+    def is_complete(self, item: Item) -> bool:
+        """Whether to report the call: no calls of a failed turn, and only those that finished."""
+        return self.error is None and item.done and item.status != "incomplete"
+
+    def call(self, item: Item) -> dict[str, Any]:
+        arguments = item.arguments if item.arguments is not None else "".join(item.deltas)
+        return {"call_id": item.call_id or item.id, "name": item.name, "arguments": arguments or "{}"}
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        items = [self.items[index] for index in sorted(self.items)]
+        return [self.call(item) for item in items if item.type == "function_call" and self.is_complete(item)]
+
+    # -- the protocol --------------------------------------------------------------------------------------
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.items, self.error, self.incomplete = {}, None, False
+        try:
+            self.send(request)
+        except (httpx.HTTPError, ValueError) as exc:  # transport failures, malformed JSON or events
+            self.fail(f"{type(exc).__name__}: {exc}")
+        return self.result()
+
+    def result(self) -> dict[str, Any]:
+        items = [self.items[index] for index in sorted(self.items)]
+        text = "".join(item.text[part] for item in items for part in sorted(item.text))
+        return {"text": text, "tool_calls": self.tool_calls(), "error": self.error, "incomplete": self.incomplete}
+
+    def send(self, request: dict[str, Any]) -> None:
+        body = {**request, "stream": request.get("stream", True)}
+        headers = {"authorization": f"Bearer {self.api_key}", "accept": "text/event-stream"}
+        with (
+            httpx.Client(timeout=self.timeout) as http,
+            http.stream("POST", f"{self.base_url}/responses", json=body, headers=headers) as response,
+        ):
+            if response.status_code >= 400:
+                response.read()
+                self.fail(_http_error(response))
+                return
+            if body["stream"] is False:
+                self.on_response(_obj(json.loads(response.read()), "the response body"), final=True)
+                return
+            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+                if data == "[DONE]":
+                    break
+                if self.on_event(_obj(json.loads(data), "event data")):
+                    return
+        self.fail("the stream ended without a terminal event")
+
+    def on_event(self, event: dict[str, Any]) -> bool:
+        """Apply one event; True when it ends the response."""
+        kind = event.get("type")
+        if kind == "response.output_item.added":
+            raw = _obj(event.get("item"), "item")
+            self.items[_int(event, "output_index")] = item = Item(type=_str(raw, "type"))
+            item.update(raw)
+        elif kind == "response.output_item.done":
+            self._item(event).finish(_obj(event.get("item"), "item"))
+        elif kind == "response.function_call_arguments.delta":
+            self._item(event).deltas.append(_str(event, "delta"))
+        elif kind == "response.function_call_arguments.done":
+            item = self._item(event)
+            item.arguments, item.done = _str(event, "arguments"), True
+        elif kind == "response.output_text.delta":
+            texts = self._item(event).text
+            index = _int(event, "content_index")
+            texts[index] = texts.get(index, "") + _str(event, "delta")
+        elif kind == "response.output_text.done":
+            self._item(event).text[_int(event, "content_index")] = _str(event, "text")
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            self.on_response(_obj(event.get("response"), "response"), final=False)
+            if kind == "response.incomplete":
+                self.on_incomplete()
+            return True
+        elif kind == "error":
+            self.fail(f"error event: {event.get('code')}: {event.get('message')}")
+            return True
+        return False  # lifecycle events without data for the result, and unknown (vendor) events
+
+    def on_response(self, response: dict[str, Any], *, final: bool) -> None:
+        """A response object: the terminal event's, or a whole non-stream body (`final`: its output counts)."""
+        status = response.get("status")
+        if status == "failed":
+            error = response.get("error")
+            self.fail(f"response.failed: {_obj(error, 'error').get('message') if error else 'no error object'}")
+        elif status == "incomplete" and final:
+            self.on_incomplete()
+        if not final:
+            return
+        for index, raw_item in enumerate(response.get("output") or []):
+            raw = _obj(raw_item, "output item")
+            self.items[index] = item = Item(type=_str(raw, "type"))
+            item.finish(raw)
+            for part_index, part in enumerate(raw.get("content") or []):
+                if _obj(part, "content part").get("type") == "output_text":
+                    item.text[part_index] = _str(part, "text")
+
+    def _item(self, event: dict[str, Any]) -> Item:
+        index = _int(event, "output_index")
+        if index not in self.items:
+            raise ValueError(f"{event.get('type')!r} for output_index {index} before its output_item.added")
+        return self.items[index]
+
+
+def _http_error(response: httpx.Response) -> str:
+    try:
+        message = _obj(json.loads(response.content), "body")["error"]["message"]
+    except (ValueError, LookupError, TypeError):
+        message = response.text[:200]
+    retry = response.headers.get("retry-after")
+    return f"HTTP {response.status_code}{f' (retry-after {retry})' if retry else ''}: {message}"
+
+
+# -- the defects -------------------------------------------------------------------------------------------
+
+
+class SwallowsErrors(ReferenceClient):
+    """Reports `error: null` on an HTTP error, `response.failed`, an `error` event or a cut stream.
+    Caught by CLI-002 (errors are reported, never swallowed)."""
+
+    def fail(self, message: str) -> None:
+        pass
+
+
+class PartialCallComplete(ReferenceClient):
+    """Reports a call built from `output_item.added` and its argument deltas although the stream was cut before
+    its done events (the error itself is reported). Caught by CLI-003 (partial calls are not reported as
+    complete)."""
+
+    def is_complete(self, item: Item) -> bool:
+        return item.status != "incomplete"
+
+
+class DropsCallId(ReferenceClient):
+    """Reports `""` as every call's call_id. Caught by CLI-004 (each call keeps its call_id)."""
+
+    def call(self, item: Item) -> dict[str, Any]:
+        return {**super().call(item), "call_id": ""}
+
+
+class IgnoresIncomplete(ReferenceClient):
+    """Never sets `incomplete`, so a turn cut by the token limit looks finished. Caught by CLI-005."""
+
+    def on_incomplete(self) -> None:
+        pass
+
+
+class CrashesOnParallel(ReferenceClient):
+    """Raises an uncaught exception (a traceback, exit 1) when a response has two or more calls.
+    Caught by CLI-001 (the adapter exits 0 with one JSON object)."""
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        calls = super().tool_calls()
+        if len(calls) > 1:
+            raise RuntimeError(f"CrashesOnParallel: {len(calls)} tool calls, expected at most one")
+        return calls
+
+
+class FirstCallOnly(ReferenceClient):
+    """Reports only the first call of a turn. Caught by EXP-001 (the calls equal the scenario's)."""
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return super().tool_calls()[:1]
+
+
+class ErrorOnKeepalive(ReferenceClient):
+    """Reports an error for an SSE comment line (`: keep-alive`), a false error on a good stream.
+    Caught by CLI-006 (no error on a conformant stream)."""
+
+    def on_comment(self, line: str) -> None:
+        self.fail(f"unexpected line in the event stream: {line!r}")
+
+
+class Hangs(ReferenceClient):
+    """Sleeps for an hour when the request has `tool_choice: "required"`. Caught by CLI-001 (the case timeout)."""
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("tool_choice") == "required":
+            time.sleep(3600)
+        return super().run(request)
+
+
+#: Defect name -> the broken client (`--defect NAME`).
+DEFECTS: dict[str, type[ReferenceClient]] = {
+    "swallows_errors": SwallowsErrors,
+    "partial_call_complete": PartialCallComplete,
+    "drops_call_id": DropsCallId,
+    "ignores_incomplete": IgnoresIncomplete,
+    "crashes_on_parallel": CrashesOnParallel,
+    "first_call_only": FirstCallOnly,
+    "error_on_keepalive": ErrorOnKeepalive,
+    "hangs": Hangs,
+}
+
+
+def run(request: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The reference client in-process (`--client tests.fakes.clients:run`)."""
+    return ReferenceClient(base_url, os.environ.get("OPENAI_API_KEY", "callproof")).run(request)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--defect", choices=sorted(DEFECTS), help="run a broken variant instead of the reference")
+    args = parser.parse_args(argv)
+    base_url = os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+    if not base_url:
+        parser.error("set CALLPROOF_BASE_URL (or OPENAI_BASE_URL) to the upstream's URL including /v1")
+    kind = DEFECTS[args.defect] if args.defect else ReferenceClient
+    client = kind(base_url, os.environ.get("OPENAI_API_KEY", "callproof"))
+    try:
+        request = _obj(json.load(sys.stdin), "stdin")
+    except ValueError as exc:
+        client.fail(f"stdin is not one JSON object: {exc}")
+        result = client.result()
+    else:
+        result = client.run(request)
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
