@@ -34,21 +34,16 @@ pytest: venv
 test: lint typecheck pytest
 
 demo: venv
-	@echo "make demo: the harness runner (callproof run) comes with the mock upstream and the gateway examples;"
-	@echo "until then the demo checks the bundled example captures with 'callproof check'."
-	@mkdir -p demo-out
-	$(BIN)/callproof check examples/captures/responses/openai/ok/*.sse
+	@mkdir -p reports/demo
+	@echo "== the reference gateway (examples/gateway.py: Responses front over a Chat Completions upstream)"
+	$(BIN)/callproof run -n 2 --report reports/demo/gateway.json \
+		--launch '$(BIN)/python examples/gateway.py --upstream {upstream} --port {port}'
 	@echo
-	@echo "A broken capture, for contrast (callproof must reject it, exit 1):"
-	@$(BIN)/callproof check examples/captures/responses/openai/broken/RSP-ARGS-001--*.sse; \
-		test $$? -eq 1 || { echo "make demo: expected exit 1 for a broken capture"; exit 1; }
-	@for dir in examples/captures/*/*/ok; do \
-		front=$$(basename $$(dirname $$(dirname $$dir))); profile=$$(basename $$(dirname $$dir)); \
-		$(BIN)/callproof check --front $$front --profile $$profile --format json $$dir/* \
-			> demo-out/check-$$front-$$profile.json || exit 1; \
-	done
+	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
+	$(BIN)/callproof run -n 2 --report reports/demo/client-openai.json \
+		--client examples.client_openai:run --baseline examples/baselines/openai-sdk.txt
 	@echo
-	@echo "make demo: every correct capture passes; JSON reports written to demo-out/check-<front>-<profile>.json"
+	@echo "make demo: reports in reports/demo/ (gateway.json, client-openai.json)"
 
 bench: venv
 	$(BIN)/python -m bench.run
@@ -57,4 +52,4 @@ docs: venv
 	$(BIN)/python -m callproof.harness._docs README.md
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo-out .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist *.egg-info demo-out reports .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -110,6 +110,9 @@ class RunConfig:
         if len(given) > 1:
             flags = ", ".join("--" + n.replace("_", "-") for n in given)
             return f"{flags} name several implementations under test; give exactly one"
+        if self.target and not self.mock_port:
+            return ("--target needs --mock-port PORT: the gateway you started must already point at the mock's URL, "
+                    "http://127.0.0.1:PORT/v1")
         if self.case_timeout <= 0:
             return f"--case-timeout must be positive, got {self.case_timeout:g}"
         return None

@@ -98,6 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if args.workers not in ("auto", "logical") and not args.workers.isdigit():
         print(f"callproof run: -n {args.workers!r}: give a number of workers or auto", file=sys.stderr)
         return EXIT_USAGE
+    if args.target and args.workers not in ("0", "1"):
+        print("callproof run: --target runs one mock on --mock-port, shared by one worker: drop -n", file=sys.stderr)
+        return EXIT_USAGE
     if args.report.exists():
         args.report.unlink()
     code = int(pytest.main(_pytest_args(args)))

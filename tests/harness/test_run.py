@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +117,34 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2 and "one of the arguments --launch --target --app --client-cmd --client" in done.stderr
     done, _ = run(tmp_path, "--launch", gateway(), "-n", "many")
     assert done.returncode == 2 and "-n 'many': give a number of workers or auto" in done.stderr
+
+
+def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
+    from callproof.harness._iut import free_port
+
+    mock_port, port = free_port(), free_port()
+    gw = subprocess.Popen([sys.executable, str(FAKES / "gateways.py"), "--upstream",
+                           f"http://127.0.0.1:{mock_port}/v1", "--port", str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        done, report = run(tmp_path, "--target", f"http://127.0.0.1:{port}/v1/responses", "--mock-port",
+                           str(mock_port), "-k", "one_call::expected or fault_http_429::faults")
+    finally:
+        gw.terminate()
+        gw.wait(timeout=10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outcomes(report) == {"one_call::expected": "passed", "fault_http_429::faults": "passed"}
+    done, _ = run(tmp_path, "--target", "http://127.0.0.1:9/v1/responses")
+    assert done.returncode == 2 and "--callproof-target needs --callproof-mock-port PORT" in done.stderr
+
+
+def test_app_mode_serves_an_asgi_gateway_in_process(tmp_path: Path) -> None:
+    (tmp_path / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+    done, report = run(tmp_path, "--app", "tests.fakes.gateway_app:app", "-k", "timing_explicit_delays")
+    assert done.returncode == 0, done.stdout + done.stderr
+    got = outcomes(report)
+    assert got["timing_explicit_delays::streaming"] == "passed" and set(got.values()) == {"passed"}

@@ -1,0 +1,10 @@
+"""The reference gateway as an ASGI app attribute, for `--app tests.fakes.gateway_app:app`: the harness sets
+CALLPROOF_UPSTREAM to the mock's URL before importing this module."""
+
+from __future__ import annotations
+
+import os
+
+from tests.fakes.gateways import create_app
+
+app = create_app(os.environ["CALLPROOF_UPSTREAM"])
