@@ -42,7 +42,7 @@ else:
     _gateway = _load_gateway()
     Gateway, create_app, parser, serve = _gateway.Gateway, _gateway.create_app, _gateway.parser, _gateway.serve
 
-__all__ = ["DEFECTS", "GATEWAY_PATH", "main"]
+__all__ = ["DEFECTS", "GATEWAY_PATH", "create_app", "main"]
 
 
 def _without(front: Json, key: str) -> Json:
