@@ -29,6 +29,7 @@ __all__ = [
     "check_ids",
     "check_isolation",
     "check_streaming",
+    "content_times",
     "read_answer",
 ]
 
@@ -53,10 +54,43 @@ class FrontAnswer:
 
 @dataclass(frozen=True, slots=True)
 class UpstreamView:
-    """The mock's journal for one case: request bodies, and for the first request its writes (time, bytes)."""
+    """The mock's journal for one case: request bodies, for the first request its writes (time, bytes), and the
+    times of the writes that carried output content (text or argument deltas), in the upstream's dialect."""
 
     bodies: tuple[Any, ...]
     writes: tuple[tuple[float, bytes], ...]
+    content_times: tuple[float, ...] = ()
+
+
+def _is_content(payload: Any) -> bool:
+    """Whether an upstream event carries output content: a Responses `*.delta`, a chat delta with content or
+    tool calls, an Anthropic content_block_delta."""
+    if not isinstance(payload, dict):
+        return False
+    kind = str(payload.get("type", ""))
+    if kind.endswith(".delta") or kind == "content_block_delta":
+        return True
+    for choice in payload.get("choices") or ():
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if isinstance(delta, dict) and (delta.get("content") or delta.get("tool_calls")):
+            return True
+    return False
+
+
+def content_times(writes: Sequence[tuple[float, bytes]]) -> tuple[float, ...]:
+    """When each upstream write that completed a content event left the mock (any of the three dialects)."""
+    parser = SSEParser()
+    times: list[float] = []
+    for when, data in writes:
+        for event in parser.feed(data, when):
+            try:
+                payload = json.loads(event.data)
+            except ValueError:
+                continue
+            if _is_content(payload):
+                times.append(event.arrival)
+    parser.close()
+    return tuple(times)
 
 
 def read_answer(exchange: Exchange, profile: Profile) -> FrontAnswer:
@@ -95,14 +129,16 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
     writes = upstream.writes
     if len(writes) < 2 or not answer.events:
         return
-    span = writes[-1][0] - writes[0][0]
+    # Only a stream whose content kept coming for a while can tell streaming from buffering.
+    span = writes[-1][0] - upstream.content_times[0] if upstream.content_times else 0.0
     if span >= 2 * GAP_MIN:
         findings.check("GW-STREAM-001")
         first = _first_delta(answer.events)
         if first is not None and first.arrival >= writes[-1][0]:
             late = first.arrival - writes[-1][0]
             findings.fail("GW-STREAM-001", f"the first delta reached the client {late:.3f} s after the upstream's "
-                          f"last byte, in a stream the upstream spread over {span:.3f} s: the IUT buffers the stream",
+                          f"last byte, though the upstream streamed content for {span:.3f} s before it: the IUT "
+                          "buffers the stream",
                           Evidence(event_index=answer.events.index(first), event_type=first.type,
                                    expected="before the upstream's last write", actual=f"{late:.3f} s after it"))
     gaps = sorted((b[0] - a[0] for a, b in pairwise(writes)), reverse=True)

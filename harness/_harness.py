@@ -32,6 +32,7 @@ from ._gateway import (
     check_ids,
     check_isolation,
     check_streaming,
+    content_times,
     has_fault_rules,
     read_answer,
 )
@@ -348,7 +349,7 @@ class Harness:
         journal = self.mock.journal
         requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
-        return UpstreamView(tuple(r.body for r in requests), writes)
+        return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes))
 
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""

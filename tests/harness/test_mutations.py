@@ -111,3 +111,27 @@ def test_the_reference_client_passes_every_case(feature: str) -> None:
         results = [harness.judge(s) for s in specs]
     bad = [(r.spec.id, r.outcome, r.message) for r in results if r.outcome not in ("passed", "skipped")]
     assert bad == []
+
+
+PASSTHROUGH = f"{sys.executable} {FAKES / 'passthrough.py'} --upstream {{upstream}} --port {{port}}"
+
+
+@pytest.mark.parametrize("feature", ["basic", "parallel", "interleaved", "timing", "http_errors", "multi_turn",
+                                     "tool_choice", "text_and_calls"])
+def test_a_pass_through_proxy_on_a_responses_upstream_passes(feature: str) -> None:
+    """`--upstream-dialect responses`: a proxy that forwards the mock's own (conformant) Responses streams byte
+    for byte passes every group, the streaming ones included."""
+    config = RunConfig(launch=PASSTHROUGH, upstream_dialect="responses", case_timeout=15)
+    with Harness(config) as harness:
+        specs = [s for s in harness.cases() if s.scenario in harness.scenarios
+                 and harness.scenarios[s.scenario].feature == feature]
+        results = [harness.judge(s) for s in specs]
+    assert results
+    bad = [(r.spec.id, r.outcome, r.message) for r in results if r.outcome not in ("passed", "skipped")]
+    assert bad == []
+
+
+def test_a_pass_through_proxy_forwards_upstream_breakage_and_is_caught() -> None:
+    config = RunConfig(launch=PASSTHROUGH, upstream_dialect="responses", case_timeout=15)
+    results = _judge(config, ["missing_call_id::ids", "fault_malformed::faults", "empty_args_no_delta::reassembly"])
+    assert _failed_rules(results) == {"GW-ID-001", "GW-FAULT-003", "RSP-ARGS-004"}
