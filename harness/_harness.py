@@ -294,7 +294,8 @@ class Harness:
                 self._iut = TargetIUT(config.target)
             else:
                 assert config.app is not None
-                self._iut = AppIUT(config.app, upstream=mock.url, upstream_root=mock.root_url, mock_app=mock.app)
+                self._iut = AppIUT(config.app, upstream=mock.url, upstream_root=mock.root_url, mock_app=mock.app,
+                                  front_url=config.front_url)
         self._iut.start()
         return self._iut
 

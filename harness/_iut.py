@@ -259,12 +259,12 @@ class AppIUT:
     real mock server; httpx calls to api.openai.com / api.anthropic.com are routed to the mock with respx."""
 
     def __init__(self, spec: str, *, upstream: str, upstream_root: str, mock_app: Any,
-                 front_path: str = "/v1/responses") -> None:
+                 front_url: str = "http://127.0.0.1:{port}/v1/responses") -> None:
         self.spec = spec
         self.upstream = upstream
         self.upstream_root = upstream_root
         self.mock_app = mock_app
-        self.front_path = front_path
+        self.front_template = front_url
         self.description = spec
         self.failure: str | None = None
         self._server: Any = None
@@ -274,7 +274,7 @@ class AppIUT:
 
     @property
     def front_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{self.front_path}"
+        return self.front_template.format(upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
 
     def start(self) -> None:
         import respx
