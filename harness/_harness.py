@@ -21,6 +21,7 @@ import httpx
 from ._catalogue import RULES
 from ._client import AdapterRun, ClientAdapter, CommandClient, InProcessClient
 from ._client_rules import check_client
+from ._evidence import excerpts, timeline
 from ._exchange import exchange
 from ._expected import expected_outcome, expects_success
 from ._findings import Findings
@@ -164,6 +165,9 @@ class CaseResult:
     message: str = ""
     seconds: float = 0.0
     details: Mapping[str, Any] = field(default_factory=dict)
+    #: For a failed case with a front stream: its events with arrival times, and raw excerpts by rule id.
+    timeline: tuple[Mapping[str, Any], ...] = ()
+    excerpts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def must_failed(self) -> tuple[RuleResult, ...]:
@@ -448,7 +452,14 @@ class Harness:
             return CaseResult(spec, "skipped", results, f"no rule of group {spec.group!r} applies to what this "
                               "scenario produced", seconds, details)
         failed = [r for r in results if r.outcome == "failed"]
-        return CaseResult(spec, "failed" if failed else "passed", results, _summary(failed), seconds, details)
+        if not failed:
+            return CaseResult(spec, "passed", results, "", seconds, details)
+        rows: tuple[Mapping[str, Any], ...] = ()
+        cuts: dict[str, str] = {}
+        if run.answer is not None and run.answer.events:
+            rows = tuple(timeline(run.answer.events, run.answer.exchange.sent))
+            cuts = excerpts(run.answer.exchange.body, failed)
+        return CaseResult(spec, "failed", results, _summary(failed), seconds, details, rows, cuts)
 
     def _results(self, spec: CaseSpec, run: _Run) -> tuple[RuleResult, ...]:
         if spec.group in STREAM_FAMILIES:

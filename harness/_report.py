@@ -24,14 +24,17 @@ __all__ = ["REPORT_FORMAT", "build_report", "case_json", "scenario_set_hash", "w
 REPORT_FORMAT = 1
 
 
-def _rule_json(result: RuleResult) -> dict[str, Any]:
+def _rule_json(result: RuleResult, excerpt: str | None) -> dict[str, Any]:
     first = result.violations[0] if result.violations else None
-    return {
+    out: dict[str, Any] = {
         "rule": result.rule.id, "level": result.rule.level, "family": result.rule.family, "outcome": result.outcome,
         "message": first.message if first else "", "evidence": first.evidence.to_json() if first else {},
         "count": result.count, "violations": [v.to_json() for v in result.violations[1:]],
         "statement": result.rule.statement, "spec": result.rule.spec, "fix": result.rule.fix,
     }
+    if excerpt is not None:
+        out["excerpt"] = excerpt
+    return out
 
 
 def case_json(result: CaseResult, config: RunConfig, *, baseline: str | None = None) -> dict[str, Any]:
@@ -41,9 +44,11 @@ def case_json(result: CaseResult, config: RunConfig, *, baseline: str | None = N
         "id": spec.id, "scenario": spec.scenario, "group": spec.group, "front": "responses",
         "upstream_dialect": config.upstream_dialect if config.mode == "gateway" else None,
         "outcome": result.outcome, "message": result.message, "duration_s": round(result.seconds, 4),
-        "results": [_rule_json(r) for r in result.results if r.outcome != "not-applicable"],
+        "results": [_rule_json(r, result.excerpts.get(r.rule.id)) for r in result.results
+                    if r.outcome != "not-applicable"],
         "details": dict(result.details), "baseline": baseline,
         "repro": f"callproof run {config.target_option()} -k '{spec.id}'",
+        **({"timeline": [dict(row) for row in result.timeline]} if result.timeline else {}),
     }
 
 
