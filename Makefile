@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 MYPY_SRC := $(VENV)/mypy-src/callproof
-PACKAGES := harness mock_server scenarios schemas
+PACKAGES := harness mock_server reports scenarios schemas
 PYTEST_ARGS ?=
 
 .PHONY: venv test lint typecheck pytest demo bench docs clean
@@ -25,7 +25,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 typecheck: venv
-	$(BIN)/mypy -p callproof.harness -p callproof.mock_server
+	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
 	$(BIN)/mypy tests bench examples
 
 pytest: venv
@@ -52,4 +52,4 @@ docs: venv
 	$(BIN)/python -m callproof.harness._docs README.md
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo-out reports .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist *.egg-info demo-out reports/demo .pytest_cache .mypy_cache .ruff_cache .hypothesis

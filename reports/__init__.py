@@ -1,0 +1,1 @@
+"""callproof.reports: every report format, rendered from the JSON report alone (schemas/report.schema.json)."""
