@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ._baseline import format_baseline
+from ._report_cli import write_formats
 
 __all__ = ["add_run_parser", "run"]
 
@@ -55,7 +56,11 @@ def add_run_parser(sub: Any) -> None:
     run.add_argument("--write-baseline", type=Path, metavar="FILE",
                      help="write this run's failures as a baseline file (to adopt callproof on a gateway with bugs)")
     run.add_argument("--report", type=Path, default=Path("report.json"), metavar="OUT.json",
-                     help="JSON report path (default report.json)")
+                     help="JSON report path (default report.json); OUT.jsonl beside it is written as cases finish")
+    run.add_argument("--md", type=Path, metavar="OUT.md", help="also write the Markdown report (PR comment)")
+    run.add_argument("--junit", type=Path, metavar="OUT.xml", help="also write JUnit XML")
+    run.add_argument("--html", type=Path, metavar="OUT.html", help="also write the self-contained HTML report")
+    run.add_argument("--badge", type=Path, metavar="OUT.svg", help="also write an SVG badge")
     run.add_argument("-v", "--verbose", action="store_true", help="one line per case")
 
 
@@ -121,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
 def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     cases = report["cases"]
     summary = report["summary"]
+    for path in write_formats(report, {"md": args.md, "junit": args.junit, "html": args.html, "badge": args.badge}):
+        print(f"callproof run: wrote {path}")
     if args.write_baseline:
         failures = [(c["id"], [r["rule"] for r in c["results"] if r["outcome"] == "failed"])
                     for c in cases if c["outcome"] in ("failed", "error", "xfailed")]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import IO, Any, cast
 
 import pytest
 
@@ -142,13 +142,38 @@ class Collector:
         self.cases: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._lines: IO[str] | None = None
+
+    @property
+    def lines_path(self) -> Path | None:
+        """The JSON Lines report written as cases finish: a killed run still leaves it."""
+        return None if self.path is None else self.path.with_suffix(".jsonl")
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from callproof.reports import write_jsonl_header
+
+        if self.lines_path is None:
+            return
+        self.lines_path.parent.mkdir(parents=True, exist_ok=True)
+        self._lines = self.lines_path.open("w", encoding="utf-8")
+        head = {k: v for k, v in self.report(complete=False).items()
+                if k not in ("summary", "cases", "duration_s", "complete")}
+        write_jsonl_header(self._lines, head)
+
+    def _add(self, case: dict[str, Any]) -> None:
+        from callproof.reports import write_jsonl_case
+
+        self.cases[case["id"]] = case
+        if self._lines is not None:
+            write_jsonl_case(self._lines, case)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         found = False
         for key, value in report.user_properties:
             if key == PROPERTY and isinstance(value, str):
                 case = json.loads(value)
-                self.cases[case["id"]] = case
+                if case["id"] not in self.cases:  # each phase's report carries it: record it once
+                    self._add(case)
                 found = True
         if not found and report.failed and report.when == "setup":
             self._lost(report)
@@ -157,16 +182,23 @@ class Collector:
         """A case whose setup failed before it was judged (a harness bug, never the IUT's doing): keep it."""
         case_id = report.nodeid.rsplit("[", 1)[-1].rstrip("]") if "[" in report.nodeid else report.nodeid
         scenario, _, group = case_id.partition("::")
-        self.cases[case_id] = {
+        self._add({
             "id": case_id, "scenario": scenario, "group": group or "unknown", "front": "responses",
             "upstream_dialect": None, "outcome": "error", "message": str(report.longrepr)[-4000:],
             "duration_s": round(report.duration, 4), "results": [], "details": {}, "baseline": None,
             "repro": f"callproof run {self.config.target_option()} -k '{case_id}'",
-        }
+        })
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from callproof.reports import write_jsonl_footer
+
+        complete = exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        if self._lines is not None:
+            if complete:
+                write_jsonl_footer(self._lines, time.monotonic() - self.started)
+            self._lines.close()
+            self._lines = None
         if self.path is not None:
-            complete = exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
             self.write(self.path, complete=complete)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

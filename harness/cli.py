@@ -16,6 +16,7 @@ from ._capture import check_capture
 from ._catalogue import CATALOGUE
 from ._errors import InputError
 from ._format import catalogue_markdown, format_report
+from ._report_cli import add_diff_parser, add_report_parser, diff, report
 from ._rule import FRONTS, PROFILES, Profile
 from ._run import add_run_parser, run
 from ._version import __version__
@@ -70,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="scenario files or directories instead of the bundled corpus")
 
     add_run_parser(sub)
+    add_report_parser(sub)
+    add_diff_parser(sub)
 
     rules = sub.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
     rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
@@ -200,6 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _scenarios(args)
         if args.command == "run":
             return run(args)
+        if args.command == "report":
+            return report(args)
+        if args.command == "diff":
+            return diff(args)
         return _rules(args)
     except BrokenPipeError:
         return EXIT_OK

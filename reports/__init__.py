@@ -1,1 +1,37 @@
-"""callproof.reports: every report format, rendered from the JSON report alone (schemas/report.schema.json)."""
+"""callproof.reports: every report format, rendered from the JSON report alone (schemas/report.schema.json).
+
+    report = load_report(Path("report.json"))      # or the report.jsonl of a run cut off mid-way
+    render_markdown(report)                        # PR comment / $GITHUB_STEP_SUMMARY, under 60,000 characters
+    render_junit(report)                           # JUnit XML for CI test views
+    render_html([report, other])                   # a standalone page; several reports side by side
+    badge_svg(report), badge_json(report)          # "callproof | 97% pass"
+    diff_text(diff_reports(base, head))            # what newly fails between two runs
+
+The public API; the modules behind it are private and may change without notice.
+"""
+
+from __future__ import annotations
+
+from ._badge import badge_json, badge_svg
+from ._diff import ReportDiff, diff_markdown, diff_reports, diff_text
+from ._html import render_html
+from ._junit import render_junit
+from ._load import ReportError, load_report, write_jsonl_case, write_jsonl_footer, write_jsonl_header
+from ._markdown import render_markdown
+
+__all__ = [
+    "ReportDiff",
+    "ReportError",
+    "badge_json",
+    "badge_svg",
+    "diff_markdown",
+    "diff_reports",
+    "diff_text",
+    "load_report",
+    "render_html",
+    "render_junit",
+    "render_markdown",
+    "write_jsonl_case",
+    "write_jsonl_footer",
+    "write_jsonl_header",
+]

@@ -1,0 +1,319 @@
+"""The HTML report (reports/_html.py): its structure checked without a browser (self-contained, escaped, banner,
+highlighted offending event, matrix), then the page opened in a real headless Chromium: its script runs without a
+console error or CSP refusal, applies the default filter, and a screenshot is kept under pytest's tmp_path.
+
+The reports are the shared fixtures in tests/reports/data/ when they exist; otherwise real runs made here, in
+process, of the broken fake gateway (tests/fakes/gateways.py --defect mixed_interleaved_args) and the correct one.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from callproof.reports._html import render_html
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+GATEWAY = f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'gateways.py'} --upstream {{upstream}} --port {{port}}"
+#: The fallback runs: a reassembly failure whose evidence points at an event of the case's timeline, an expected
+#: failure without an event, and a case that passes.
+CASES = ("interleaved_round_robin::reassembly", "interleaved_round_robin::expected", "one_call::identity")
+CHROMIUM_TIMEOUT_S = 90
+#: Every tag the renderer writes: anything else in a page was smuggled in by a report.
+TAGS = {"html", "head", "meta", "link", "title", "style", "body", "main", "h1", "h2", "h3", "h4", "p", "a", "span",
+        "code", "pre", "nav", "section", "div", "ul", "ol", "li", "dl", "dt", "dd", "form", "label", "select",
+        "option", "input", "button", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "b",
+        "script"}
+HOSTILE = "<script>alert(1)</script>"
+
+
+# -- reports ---------------------------------------------------------------------------------------------------
+
+
+def _run(defect: str | None) -> dict[str, Any]:
+    """A real report: the fake gateway run through the harness as `callproof run --launch` runs it."""
+    from callproof.harness._harness import CaseSpec, Harness, RunConfig
+    from callproof.harness._report import build_report, case_json, scenario_set_hash
+
+    launch = GATEWAY.replace("--upstream", f"--defect {defect} --upstream") if defect else GATEWAY
+    config = RunConfig(launch=launch, case_timeout=15)
+    started, clock = datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic()
+    with Harness(config) as harness:
+        results = [harness.judge(CaseSpec(*case.split("::"))) for case in CASES]
+        scenario_hash = scenario_set_hash(harness.scenarios.values())
+    return build_report(config, [case_json(r, config) for r in results], started_at=started,
+                        duration_s=time.monotonic() - clock, command=["callproof", "run", "--launch", launch],
+                        scenario_hash=scenario_hash)
+
+
+def _report(name: str, defect: str | None) -> dict[str, Any]:
+    path = DATA / name
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else _run(defect)
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    return report
+
+
+@pytest.fixture(scope="module")
+def failing() -> dict[str, Any]:
+    return _report("failing.json", "mixed_interleaved_args")
+
+
+@pytest.fixture(scope="module")
+def passing() -> dict[str, Any]:
+    return _report("passing.json", None)
+
+
+@pytest.fixture(scope="module")
+def incomplete(passing: dict[str, Any]) -> dict[str, Any]:
+    """tests/reports/data/incomplete.jsonl (a run cut off mid-way) when it exists, else a cut passing report."""
+    path = DATA / "incomplete.jsonl"
+    if path.exists():
+        from callproof.reports import load_report
+
+        return load_report(path)
+    report = copy.deepcopy(passing)
+    report["cases"], report["complete"] = report["cases"][:1], False
+    return report
+
+
+def _offending(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A failed case, its failed result and the timeline event the result's evidence points at."""
+    for case in report["cases"]:
+        events = {e["index"]: e for e in case.get("timeline", [])}
+        for result in case["results"]:
+            index = result["evidence"].get("event_index")
+            if result["outcome"] == "failed" and index in events:
+                return case, result, events[index]
+    raise AssertionError("the failing report has no failed rule whose evidence.event_index is in its timeline")
+
+
+# -- parsing ---------------------------------------------------------------------------------------------------
+
+
+class Page(HTMLParser):
+    """Every start tag with its attributes, and the text of each <script> and <style>."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.raw: list[tuple[str, dict[str, str], str]] = []
+        self._open: tuple[str, dict[str, str]] | None = None
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = {k: v or "" for k, v in attrs}
+        self.tags.append((tag, attributes))
+        if tag in ("script", "style"):
+            self._open = (tag, attributes)
+            self.raw.append((tag, attributes, ""))
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            tag, attributes, text = self.raw[-1]
+            self.raw[-1] = (tag, attributes, text + data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open is not None and tag == self._open[0]:
+            self._open = None
+
+    def with_class(self, name: str, tag: str | None = None) -> list[dict[str, str]]:
+        return [a for t, a in self.tags if name in a.get("class", "").split() and tag in (None, t)]
+
+
+def _classes(page: str, element_id: str) -> list[str]:
+    found = [a for _, a in Page(page).tags if a.get("id") == element_id]
+    assert len(found) == 1, f"{len(found)} elements with id {element_id!r}"
+    return found[0].get("class", "").split()
+
+
+# -- structure -------------------------------------------------------------------------------------------------
+
+
+def test_the_page_is_self_contained(failing: dict[str, Any], passing: dict[str, Any]) -> None:
+    page = render_html([failing, passing])
+    parsed = Page(page)
+    for tag, attrs in parsed.tags:
+        assert not (tag == "link" and "stylesheet" in attrs.get("rel", "")), "an external stylesheet"
+        for name in ("src", "href", "action", "formaction", "srcset", "poster", "data", "background"):
+            value = attrs.get(name)
+            assert value is None or value.startswith(("#", "data:")), f"<{tag} {name}={value!r}> fetches something"
+    assert not re.search(r"""(src|href|action)\s*=\s*["']?\s*(https?:)?//""", page, re.IGNORECASE)
+    for tag, attrs, text in parsed.raw:
+        if attrs.get("type") == "application/json":
+            continue
+        for needle in ("http:", "https:", "url(", "@import", "fetch(", "XMLHttpRequest", "WebSocket", "import("):
+            assert needle not in text, f"{needle!r} in an inline <{tag}>"
+    [csp] = [a["content"] for t, a in parsed.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp
+
+
+def test_everything_from_the_report_is_escaped(failing: dict[str, Any]) -> None:
+    hostile = copy.deepcopy(failing)
+    hostile["target"]["command"] = f'"><img src=x onerror=alert(2)>{HOSTILE}</script><!--'
+    hostile["command"] = [HOSTILE]
+    case, result, _ = _offending(hostile)
+    case["message"] = HOSTILE
+    case["details"]["stderr_tail"] = f"</pre>{HOSTILE}"
+    case["timeline"][0]["type"] = f"<b onmouseover=alert(3)>{HOSTILE}"
+    result["excerpt"] = f"</pre></details>{HOSTILE}"
+    result["evidence"]["actual"] = {"x": HOSTILE}
+    result["rule"] = 'X"><script>alert(4)</script>'
+    page = render_html([hostile, failing])
+
+    assert "<script>alert" not in page and "<img" not in page and "<b onmouseover" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert '<pre class="excerpt">&lt;/pre&gt;&lt;/details&gt;&lt;script&gt;alert(1)' in page
+    parsed = Page(page)
+    assert {t for t, _ in parsed.tags} <= TAGS
+    assert not [name for _, attrs in parsed.tags for name in attrs if name.startswith("on")]
+    scripts = [(a, text) for t, a, text in parsed.raw if t == "script"]
+    assert [a.get("type") for a, _ in scripts] == ["application/json", None]
+    meta = json.loads(scripts[0][1])  # the embedded JSON survives intact, `</script>` and all
+    assert meta["reports"][0]["label"] == hostile["target"]["command"]
+    assert "</" not in scripts[0][1] and "<!--" not in scripts[0][1]
+
+
+def test_an_incomplete_run_has_a_banner(passing: dict[str, Any], incomplete: dict[str, Any]) -> None:
+    assert incomplete["complete"] is False
+    assert Page(render_html([incomplete])).with_class("incomplete-banner")
+    assert not Page(render_html([passing])).with_class("incomplete-banner")
+    assert "Incomplete run" in render_html([passing, incomplete])
+
+
+def test_the_offending_event_is_highlighted(failing: dict[str, Any]) -> None:
+    case, result, event = _offending(failing)
+    page = render_html([failing])
+    parsed = Page(page)
+    anchor = "r0-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", case["id"])
+    event_id = f"{anchor}-ev{event['index']}"
+    assert "offending" in _classes(page, event_id)
+    match = re.search(rf'<tr class="offending[^"]*" id="{re.escape(event_id)}">(.*?)</tr>', page)
+    assert match and event["type"] in match.group(1) and result["rule"] in match.group(1)
+    assert [a for t, a in parsed.tags if t == "a" and a.get("href") == f"#{event_id}"], "no link to the event"
+    for text in (result["message"], result["fix"], result.get("excerpt", ""), case["repro"]):
+        assert html.escape(text) in page
+    # One case's detail is open on load, a failure with its offending event highlighted: the reader lands on it.
+    [opened] = [a["id"] for t, a in parsed.tags if t == "details" and "open" in a and "case-detail" in a["class"]]
+    assert parsed.with_class("offending") and any(
+        a.get("id", "").startswith(opened.removesuffix("-more") + "-ev") for a in parsed.with_class("offending"))
+
+
+def test_the_case_table_and_its_filters(failing: dict[str, Any]) -> None:
+    parsed = Page(render_html([failing]))
+    rows = parsed.with_class("case", "tr")
+    assert [r["data-outcome"] for r in rows] == [c["outcome"] for c in failing["cases"]]
+    failed_families = {r["family"] for c in failing["cases"] for r in c["results"] if r["outcome"] == "failed"}
+    options = {a.get("value") for t, a in parsed.tags if t == "option"}
+    assert {"not-passed", "all", "failed", "MUST", "SHOULD", *failed_families} <= options
+    assert [t for t, a in parsed.tags if t == "input" and a.get("name") == "q"]
+    assert not parsed.with_class("matrix"), "a single report has no matrix"
+
+
+def test_the_matrix_has_one_column_per_report(failing: dict[str, Any], passing: dict[str, Any]) -> None:
+    page = render_html([failing, passing, failing])
+    parsed = Page(page)
+    assert len(parsed.with_class("impl", "th")) == 3
+    [table] = re.findall(r'<table class="matrix">.*?</table>', page, re.DOTALL)
+    body_rows = re.findall(r"<tr data-clean=.*?</tr>", table, re.DOTALL)
+    scenarios = {c["scenario"] for r in (failing, passing) for c in r["cases"]}
+    assert len(body_rows) == len(scenarios)
+    assert all(row.count('class="cell ') == 3 for row in body_rows)
+    case, result, _ = _offending(failing)
+    [row] = [r for r in body_rows if f"<code>{case['scenario']}</code>" in r]
+    cells = re.findall(r'<td class="cell (o-[a-z]+)" title="([^"]*)"', row)
+    severity = ["skipped", "passed", "xfailed", "failed", "error"]  # the worst outcome colours the cell
+    worst = max((c["outcome"] for c in failing["cases"] if c["scenario"] == case["scenario"]), key=severity.index)
+    assert cells[0][0] == cells[2][0] == f"o-{worst}" and result["rule"] in cells[0][1]
+    assert cells[1][0] == ("o-passed" if case["scenario"] in {c["scenario"] for c in passing["cases"]} else "o-none")
+    for index in range(3):
+        assert f'<section class="report" id="r{index}"' in page
+
+
+def test_no_report_is_an_error() -> None:
+    with pytest.raises(ValueError, match="at least one report"):
+        render_html([])
+
+
+# -- a real browser --------------------------------------------------------------------------------------------
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
+    if not found:
+        pytest.skip("Chromium not installed: apt-get install chromium (Debian) to run the browser test")
+    return found
+
+
+def _browse(chromium: str, profile: Path, args: Sequence[str], url: str) -> tuple[str, str]:
+    """Run headless Chromium once, bounded; its whole process group is killed if it overstays."""
+    command = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               "--disable-extensions", "--no-default-browser-check", "--hide-scrollbars",
+               f"--user-data-dir={profile}", *args, url]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=CHROMIUM_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail(f"chromium did not finish in {CHROMIUM_TIMEOUT_S} s: {' '.join(command)}")
+    assert proc.returncode == 0, f"chromium exited {proc.returncode}: {err[-2000:]}"
+    return out, err
+
+
+def test_the_page_works_in_headless_chromium(
+    tmp_path: Path, failing: dict[str, Any], passing: dict[str, Any], incomplete: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    chromium = _chromium()
+    page = tmp_path / "report.html"
+    page.write_text(render_html([failing, passing, incomplete]), encoding="utf-8")
+    url = page.as_uri()
+
+    dom, err = _browse(chromium, tmp_path / "profile", ["--enable-logging=stderr", "--v=0", "--dump-dom"], url)
+    problems = [line for line in err.splitlines()
+                if "CONSOLE" in line or "Uncaught" in line or "Refused to" in line or "Content Security" in line]
+    assert problems == [], "\n".join(problems)
+    assert 'data-ready="1"' in dom, "the page's script did not run to its end"
+    # The default filter hides the failing report's passed cases and shows its failures.
+    first = dom[dom.index('<section class="report" id="r0"'):dom.index('<section class="report" id="r1"')]
+    rows = re.findall(r'<tr class="case"[^>]*>', first)
+    assert rows and all(("hidden" in r) == ('data-outcome="passed"' in r) for r in rows), rows
+    assert re.search(r"\d+ of \d+ cases shown", first)
+    # The offending event is highlighted in the timeline of the case open on load.
+    _, _, event = _offending(failing)
+    assert re.search(rf'<tr class="offending[^"]*" id="r0-[^"]*-ev{event["index"]}"', first)
+
+    # A link to a case the default filter hides (from the matrix, or shared) shows it: the filter gives way.
+    passed = [c for c in failing["cases"] if c["outcome"] == "passed"]
+    if passed:
+        anchor = "r0-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", passed[0]["id"])
+        dom, _ = _browse(chromium, tmp_path / "profile", ["--dump-dom"], f"{url}#{anchor}")
+        [row] = re.findall(rf'<tr class="case" id="{re.escape(anchor)}"[^>]*>', dom)
+        assert "hidden" not in row and 'data-ready="1"' in dom
+
+    shot = tmp_path / "report.png"
+    _browse(chromium, tmp_path / "profile", [f"--screenshot={shot}", "--window-size=1280,2000"], url)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    with capsys.disabled():
+        print(f"\nHTML report screenshot: {shot}\nHTML report page: {page}")

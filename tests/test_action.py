@@ -1,0 +1,80 @@
+"""The GitHub Action (action.yml): its own script steps, run locally with bash exactly as the runner would, with
+`${{ inputs.* }}` and `${{ steps.* }}` replaced. GitHub's own actions (setup-python, upload-artifact) and the pip
+install step are not run here: the test uses this checkout's callproof."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+GATEWAY = f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'gateways.py'}"
+_EXPR = re.compile(r"\$\{\{\s*(inputs|steps)\.([\w-]+)(?:\.outputs\.([\w-]+))?\s*\}\}")
+
+
+def _step(step_id: str | None = None, name: str | None = None) -> dict[str, Any]:
+    for step in ACTION["runs"]["steps"]:
+        if (step_id and step.get("id") == step_id) or (name and step.get("name") == name):
+            return dict(step)
+    raise AssertionError(f"action.yml has no step {step_id or name}")
+
+
+def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, dict[str, str]],
+              cwd: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, str], str]:
+    values = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()} | inputs
+
+    def expand(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            kind, name, output = match.groups()
+            return values[name] if kind == "inputs" else outputs.get(name, {}).get(output or "", "")
+        return _EXPR.sub(one, text)
+
+    github_output, summary = cwd / "github_output", cwd / "step_summary"
+    github_output.write_text("", encoding="utf-8")
+    summary.touch()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env |= {k: expand(str(v)) for k, v in step.get("env", {}).items()}
+    env |= {"GITHUB_OUTPUT": str(github_output), "GITHUB_STEP_SUMMARY": str(summary),
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
+    done = subprocess.run(["bash", "-e", "-c", expand(step["run"])], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+    written = dict(line.split("=", 1) for line in github_output.read_text(encoding="utf-8").splitlines() if line)
+    return done, written, summary.read_text(encoding="utf-8")
+
+
+def test_the_action_runs_the_suite_and_posts_the_summary(tmp_path: Path) -> None:
+    inputs = {"launch": f"{GATEWAY} --upstream {{upstream}} --port {{port}}", "args": "-n 0 -k 'one_call'"}
+    done, outputs, summary = _run_step(_step("run"), inputs, {}, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outputs == {"exit-code": "0", "report": "callproof-report/report.json"}
+    for name in ("report.json", "report.jsonl", "report.md", "junit.xml", "report.html", "badge.svg"):
+        assert (tmp_path / "callproof-report" / name).is_file(), name
+    assert summary == (tmp_path / "callproof-report" / "report.md").read_text(encoding="utf-8")
+    verdict, _, _ = _run_step(_step(name="Verdict"), {}, {"run": outputs}, tmp_path)
+    assert verdict.returncode == 0
+
+
+def test_a_failing_run_is_reported_and_fails_the_verdict_step(tmp_path: Path) -> None:
+    inputs = {"launch": f"{GATEWAY} --defect drops_retry_after --upstream {{upstream}} --port {{port}}",
+              "args": "-k fault_http_429::faults"}
+    done, outputs, summary = _run_step(_step("run"), inputs, {}, tmp_path)
+    assert done.returncode == 0, "the run step records the exit code; the verdict step fails the job"
+    assert outputs["exit-code"] == "1"
+    assert "GW-FAULT-002" in summary
+    verdict, _, _ = _run_step(_step(name="Verdict"), {}, {"run": outputs}, tmp_path)
+    assert verdict.returncode == 1
+    assert "::error title=callproof::callproof run exited 1" in verdict.stdout
+
+
+def test_the_example_workflow_uses_the_action_inputs() -> None:
+    workflow = yaml.safe_load((ROOT / "examples" / "workflows" / "callproof.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["conformance"]["steps"]
+    uses = next(s for s in steps if str(s.get("uses", "")).startswith("callproof/callproof"))
+    assert set(uses["with"]) <= set(ACTION["inputs"])
