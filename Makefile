@@ -36,14 +36,19 @@ test: lint typecheck pytest
 demo: venv
 	@mkdir -p reports/demo
 	@echo "== the reference gateway (examples/gateway.py: Responses front over a Chat Completions upstream)"
-	$(BIN)/callproof run -n 2 --report reports/demo/gateway.json \
+	$(BIN)/callproof run -n 2 --report reports/demo/gateway.json --md reports/demo/gateway.md \
+		--html reports/demo/gateway.html --junit reports/demo/gateway.xml --badge reports/demo/gateway.svg \
 		--launch '$(BIN)/python examples/gateway.py --upstream {upstream} --port {port}'
 	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
-	$(BIN)/callproof run -n 2 --report reports/demo/client-openai.json \
+	$(BIN)/callproof run -n 2 --report reports/demo/client-openai.json --md reports/demo/client-openai.md \
+		--html reports/demo/client-openai.html --junit reports/demo/client-openai.xml \
+		--badge reports/demo/client-openai.svg \
 		--client examples.client_openai:run --baseline examples/baselines/openai-sdk.txt
+	$(BIN)/callproof report reports/demo/gateway.json reports/demo/client-openai.json --format html \
+		-o reports/demo/matrix.html
 	@echo
-	@echo "make demo: reports in reports/demo/ (gateway.json, client-openai.json)"
+	@echo "make demo: reports in reports/demo/: JSON, Markdown, HTML (matrix.html compares both), JUnit, badges"
 
 bench: venv
 	$(BIN)/python -m bench.run

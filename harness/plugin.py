@@ -101,7 +101,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
         load_optional_baseline(config.getoption("callproof_baseline"))  # a bad file is a usage error, up front
         report = config.getoption("callproof_report")
-        collector = Collector(cast(RunConfig, run), ["pytest", *sys.argv[1:]], Path(report) if report else None)
+        program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
+        command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
+        collector = Collector(cast(RunConfig, run), [*command, *sys.argv[1:]], Path(report) if report else None)
         config.pluginmanager.register(collector, "callproof-collector")
 
 
