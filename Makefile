@@ -54,7 +54,7 @@ bench: venv
 	$(BIN)/python -m bench.run
 
 docs: venv
-	$(BIN)/python -m callproof.harness._docs README.md
+	$(BIN)/python -m callproof.harness._docs .
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo-out reports/demo .pytest_cache .mypy_cache .ruff_cache .hypothesis

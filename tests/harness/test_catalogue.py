@@ -69,3 +69,18 @@ def test_readme_rule_table_is_generated_from_the_catalogue() -> None:
 def test_readme_without_markers_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="rules:begin"):
         readme_with_catalogue("# no markers here\n")
+
+
+def test_generated_documents_are_up_to_date() -> None:
+    from callproof.harness._docs import outputs
+
+    stale = [str(path.relative_to(ROOT)) for path, text in outputs(ROOT).items()
+             if not path.exists() or path.read_text(encoding="utf-8") != text]
+    assert stale == [], f"stale generated documents {stale}: run `make docs`"
+
+
+def test_rules_document_has_a_section_per_rule() -> None:
+    from callproof.harness._docs import rules_document
+
+    text = rules_document()
+    assert all(f"\n### {rule.id}\n" in text for rule in CATALOGUE)
