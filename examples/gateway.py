@@ -1,15 +1,19 @@
 """A reference gateway: serves the OpenAI Responses API (`POST /v1/responses`) in front of a Chat Completions
-upstream, translating requests one way and the upstream's stream back, event by event, as it arrives.
+upstream (`Gateway`) or an Anthropic Messages upstream (`AnthropicGateway`), translating requests one way and the
+upstream's stream back, event by event, as it arrives.
 
     python examples/gateway.py --upstream http://127.0.0.1:8000/v1 --port 8080
+    python examples/gateway.py --upstream-dialect anthropic --upstream https://api.anthropic.com/v1 --port 8080
 
 Check it against the callproof mock:  callproof run --launch 'python examples/gateway.py --upstream {upstream}
---port {port}'. `Gateway` is built from small methods so that a subclass can change one behaviour at a time
-(tests/fakes/gateways.py breaks it on purpose, one defect per subclass).
+--port {port}' (add `--upstream-dialect anthropic` to both commands for the Anthropic upstream). `Gateway` is
+built from small methods so that a subclass can change one behaviour at a time (tests/fakes/gateways.py breaks it
+on purpose, one defect per subclass).
 
 The front half (the per-response `Turn`, Responses events and objects) does not depend on the upstream. Another
-upstream dialect subclasses `Gateway`, overrides the upstream half (`upstream_path`, `translate_request`,
-`read_chunks`, `on_chunk`, `translate_completion`) and registers itself in `DIALECTS`.
+upstream dialect subclasses `Gateway`, overrides the upstream half (`upstream_path`, `upstream_headers`,
+`translate_request`, `read_chunks`, `on_chunk`, `completion_chunks`, `status_for`) and registers itself in
+`DIALECTS`, as `AnthropicGateway` does.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 __all__ = [
-    "DIALECTS", "Gateway", "Item", "Turn", "UpstreamCut", "UpstreamError", "create_app", "main", "parser", "serve",
+    "DIALECTS", "AnthropicGateway", "Gateway", "Item", "Turn", "UpstreamCut", "UpstreamError", "create_app", "main",
+    "parser", "serve",
 ]
 
 Json = dict[str, Any]
@@ -45,6 +50,16 @@ FINISH: dict[str, tuple[str, str | None]] = {
     "function_call": ("completed", None),
     "length": ("incomplete", "max_output_tokens"),
     "content_filter": ("incomplete", "content_filter"),
+}
+#: Anthropic stop_reason -> (Responses status, incomplete_details.reason).
+STOP_REASONS: dict[str, tuple[str, str | None]] = {
+    "end_turn": ("completed", None),
+    "tool_use": ("completed", None),
+    "stop_sequence": ("completed", None),
+    "pause_turn": ("completed", None),
+    "max_tokens": ("incomplete", "max_output_tokens"),
+    "model_context_window_exceeded": ("incomplete", "max_output_tokens"),
+    "refusal": ("incomplete", "content_filter"),
 }
 TERMINAL = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
 #: Upstream error headers the client needs to retry well.
@@ -90,11 +105,12 @@ class Turn:
     model: str
     created_at: int = field(default_factory=lambda: int(time.time()))
     items: list[Item] = field(default_factory=list)  # added items, in output_index order
-    calls: dict[int, Item] = field(default_factory=dict)  # by chat tool_calls[].index
+    calls: dict[int, Item] = field(default_factory=dict)  # by chat tool_calls[].index / Anthropic block index
     message: Item | None = None  # the message item text goes to, until a call is added
     call_ids: set[str] = field(default_factory=set)
     finish_reason: str | None = None
     usage: Json | None = None
+    upstream_usage: Json = field(default_factory=dict)  # the upstream's usage so far (Anthropic sends it in parts)
     events: list[Json] = field(default_factory=list)  # emitted, not yet written
     sequence: int = 0
     clock: int = 0  # counts item starts and fragments
@@ -158,11 +174,11 @@ class Gateway:
             return error_json(400, "The request body must be a JSON object.", "invalid_request_error")
         try:
             chat = self.translate_request(front)
-        except (AttributeError, TypeError, KeyError) as exc:
+        except (AttributeError, TypeError, KeyError, ValueError) as exc:  # ValueError: arguments not JSON
             return error_json(400, f"The request does not have the Responses API shape ({exc!r}).",
                               "invalid_request_error")
-        headers = {"authorization": request.headers["authorization"]} if "authorization" in request.headers else {}
-        outgoing = self.client.build_request("POST", self.upstream_url, json=chat, headers=headers)
+        outgoing = self.client.build_request("POST", self.upstream_url, json=chat,
+                                             headers=self.upstream_headers(request))
         try:
             upstream = await self.client.send(outgoing, stream=True)
         except httpx.HTTPError as exc:  # unreachable: 502; reached but silent: 504
@@ -187,6 +203,10 @@ class Gateway:
             await upstream.aclose()
         return JSONResponse(self.translate_completion(front, completion))  # a failed turn: status "failed"
 
+    def upstream_headers(self, request: Request) -> dict[str, str]:
+        """The client's credentials, passed on."""
+        return {"authorization": request.headers["authorization"]} if "authorization" in request.headers else {}
+
     # -- request translation (Responses -> Chat Completions) ----------------------------------------------
 
     def translate_request(self, front: Json) -> Json:
@@ -209,8 +229,7 @@ class Gateway:
         messages: list[Json] = []
         if front.get("instructions"):
             messages.append({"role": "system", "content": front["instructions"]})
-        items = front.get("input") or []
-        for item in [{"role": "user", "content": items}] if isinstance(items, str) else items:
+        for item in input_items(front):
             kind = item.get("type", "message")
             if kind == "message":
                 messages.append({"role": item.get("role", "user"), "content": text_of(item.get("content"))})
@@ -266,35 +285,17 @@ class Gateway:
 
     async def read_chunks(self, upstream: httpx.Response) -> AsyncIterator[Json]:
         """The JSON chunks of a chat SSE stream; returns at `data: [DONE]`, raises UpstreamCut without it."""
-        data: list[str] = []
-        try:
-            async for line in upstream.aiter_lines():
-                if line:
-                    name, _, value = line.partition(":")
-                    if name == "data":
-                        data.append(value.removeprefix(" "))
-                    continue
-                if not data:
-                    continue
-                payload, data = "\n".join(data), []
-                if payload == "[DONE]":
-                    return
-                try:
-                    chunk = json.loads(payload)
-                except ValueError as exc:
-                    raise UpstreamError("bad_upstream_response", f"malformed upstream chunk: {exc}") from None
-                if isinstance(chunk, dict):
-                    yield chunk
-        except httpx.HTTPError as exc:
-            raise UpstreamCut(f"the upstream connection failed mid-stream: {exc!r}") from None
+        async for data in read_sse(upstream):
+            if data == "[DONE]":
+                return
+            chunk = parse_chunk(data)
+            if chunk is not None:
+                yield chunk
         raise UpstreamCut("the upstream stream ended without data: [DONE]")
 
     def on_chunk(self, turn: Turn, chunk: Json) -> None:
-        error = chunk.get("error")
-        if error:
-            code = error.get("code") if isinstance(error, dict) else None
-            message = error.get("message") if isinstance(error, dict) else error
-            raise UpstreamError(str(code or "upstream_error"), str(message or "The upstream failed."))
+        if chunk.get("error"):
+            raise upstream_error(chunk["error"], "code")
         if chunk.get("usage"):
             turn.usage = self.translate_usage(chunk["usage"])
         for choice in chunk.get("choices") or []:
@@ -309,16 +310,20 @@ class Gateway:
                 turn.finish_reason = choice["finish_reason"]
 
     def on_text(self, turn: Turn, text: str) -> None:
+        message = self.open_message(turn)
+        message.text += text
+        self.touch(turn, message)
+        turn.emit("response.output_text.delta", **where(message), content_index=0, delta=text, logprobs=[])
+
+    def open_message(self, turn: Turn) -> Item:
+        """The message item text goes to, added at the front if there is none open."""
         self.add_pending_calls(turn)  # text after a call's name: the name is complete
-        message = turn.message
-        if message is None:
+        if turn.message is None:
             message = turn.message = Item("message", self.new_id("msg"))
             self.touch(turn, message, start=True)
             self.add(turn, message, {"type": "message", "status": "in_progress", "content": [], "role": "assistant"})
             turn.emit("response.content_part.added", **where(message), content_index=0, part=text_part(""))
-        message.text += text
-        self.touch(turn, message)
-        turn.emit("response.output_text.delta", **where(message), content_index=0, delta=text, logprobs=[])
+        return turn.message
 
     def on_tool_call(self, turn: Turn, tool_call: Json, position: int) -> None:
         """One `delta.tool_calls[]` entry. A call is added at the front once its name is complete: when its
@@ -437,18 +442,24 @@ class Gateway:
     # -- non-stream ---------------------------------------------------------------------------------------
 
     def translate_completion(self, front: Json, completion: Any) -> Json:
-        """A chat.completion as one chunk through the same translation as a stream, so both agree."""
+        """A non-stream upstream body through the same translation as a stream (`completion_chunks`), so both
+        agree."""
         turn = self.new_turn(front)
         self.start(turn)
         try:
             if not isinstance(completion, dict):
                 raise UpstreamError("bad_upstream_response", "the upstream body is not a JSON object")
-            self.on_chunk(turn, completion_as_chunk(completion))
+            for chunk in self.completion_chunks(completion):
+                self.on_chunk(turn, chunk)
             self.finish(turn)
         except UpstreamError as exc:
             self.fail(turn, exc.code, str(exc))
         assert turn.result is not None
         return turn.result
+
+    def completion_chunks(self, completion: Json) -> list[Json]:
+        """A chat.completion as the one chunk that streams the same content."""
+        return [completion_as_chunk(completion)]
 
     # -- the Responses front ------------------------------------------------------------------------------
 
@@ -531,6 +542,12 @@ def text_part(text: str) -> Json:
     return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
 
 
+def input_items(front: Json) -> list[Json]:
+    """The input items; a bare string input is one user message."""
+    items = front.get("input") or []
+    return [{"type": "message", "role": "user", "content": items}] if isinstance(items, str) else list(items)
+
+
 def text_of(content: Any) -> str:
     """Message content or a tool output as one string (parts joined by newlines)."""
     if isinstance(content, str):
@@ -538,6 +555,37 @@ def text_of(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(part.get("text", "") for part in content if isinstance(part, dict))
     return "" if content is None else json.dumps(content)
+
+
+async def read_sse(upstream: httpx.Response) -> AsyncIterator[str]:
+    """The `data:` of each SSE event of the upstream body; a dropped connection raises UpstreamCut."""
+    data: list[str] = []
+    try:
+        async for line in upstream.aiter_lines():
+            if line:
+                name, _, value = line.partition(":")
+                if name == "data":
+                    data.append(value.removeprefix(" "))
+            elif data:
+                yield "\n".join(data)
+                data = []
+    except httpx.HTTPError as exc:
+        raise UpstreamCut(f"the upstream connection failed mid-stream: {exc!r}") from None
+
+
+def parse_chunk(data: str) -> Json | None:
+    try:
+        chunk = json.loads(data)
+    except ValueError as exc:
+        raise UpstreamError("bad_upstream_response", f"malformed upstream chunk: {exc}") from None
+    return chunk if isinstance(chunk, dict) else None
+
+
+def upstream_error(error: Any, code_field: str) -> UpstreamError:
+    """An error object the upstream sent with status 200 (chat: {code, message}; Anthropic: {type, message})."""
+    code = error.get(code_field) if isinstance(error, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error
+    return UpstreamError(str(code or "upstream_error"), str(message or "The upstream failed."))
 
 
 def completion_as_chunk(completion: Json) -> Json:
@@ -556,8 +604,160 @@ def error_json(status: int, message: str, type: str, code: Any = None, param: An
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-#: Upstream dialects this gateway speaks (Anthropic Messages: a later subclass).
-DIALECTS: dict[str, type[Gateway]] = {"chat": Gateway}
+# -- the Anthropic Messages upstream ------------------------------------------------------------------------
+
+
+class AnthropicGateway(Gateway):
+    """Responses front, Anthropic Messages upstream (`POST /v1/messages`): only the upstream half differs.
+
+    Anthropic streams whole content blocks one after another: a tool_use block's id and name come on its
+    content_block_start, so the call is added at the front right there, and its input_json_delta fragments are
+    its arguments. Items stay open until message_delta's stop_reason says how the turn ended (`STOP_REASONS`);
+    message_stop ends the stream, an `error` event fails it. The non-stream Message plays as the same events.
+    """
+
+    upstream_path = "/messages"
+    version = "2023-06-01"
+    default_max_tokens = 4096  # Anthropic requires max_tokens; Responses does not
+
+    def upstream_headers(self, request: Request) -> dict[str, str]:
+        """The client's bearer token becomes the x-api-key."""
+        headers = {"anthropic-version": self.version}
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and token:
+            headers["x-api-key"] = token
+        return headers
+
+    # -- request translation (Responses -> Anthropic Messages) -------------------------------------------
+
+    def translate_request(self, front: Json) -> Json:
+        max_tokens = front.get("max_output_tokens") or self.default_max_tokens
+        body: Json = {"model": front.get("model"), "max_tokens": max_tokens,
+                      "messages": self.translate_messages(front), "stream": front.get("stream") is True}
+        system = [front.get("instructions") or ""] + [
+            text_of(item.get("content")) for item in input_items(front)
+            if item.get("type", "message") == "message" and item.get("role") in ("system", "developer")]
+        if any(system):
+            body["system"] = "\n\n".join(text for text in system if text)
+        tools = [self.translate_tool(t) for t in front.get("tools") or [] if t.get("type", "function") == "function"]
+        if tools:
+            body["tools"] = tools
+            choice = self.translate_tool_choice(front.get("tool_choice"))
+            if front.get("parallel_tool_calls") is False and (choice or {}).get("type") != "none":
+                choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
+            if choice is not None:
+                body["tool_choice"] = choice
+        return {key: value for key, value in body.items() if value is not None}
+
+    def translate_messages(self, front: Json) -> list[Json]:
+        """Calls become tool_use blocks of one assistant message, their outputs tool_result blocks of one user
+        message; system and developer messages go to `system`."""
+        messages: list[Json] = []
+
+        def add_block(role: str, block: Json) -> None:
+            previous = messages[-1] if messages else {}
+            if previous.get("role") == role and isinstance(previous["content"], list):
+                previous["content"].append(block)
+            elif previous.get("role") == role:  # text then blocks of the same role: one message
+                previous["content"] = [{"type": "text", "text": previous["content"]}, block]
+            else:
+                messages.append({"role": role, "content": [block]})
+
+        for item in input_items(front):
+            kind = item.get("type", "message")
+            if kind == "message" and item.get("role", "user") in ("user", "assistant"):
+                messages.append({"role": item.get("role", "user"), "content": text_of(item.get("content"))})
+            elif kind == "function_call":
+                add_block("assistant", {"type": "tool_use", "id": item.get("call_id"), "name": item.get("name"),
+                                        "input": json.loads(item.get("arguments") or "{}")})
+            elif kind == "function_call_output":
+                add_block("user", {"type": "tool_result", "tool_use_id": item.get("call_id"),
+                                   "content": text_of(item.get("output"))})
+        return messages
+
+    def translate_tool(self, tool: Json) -> Json:
+        translated: Json = {key: tool[key] for key in ("name", "description") if key in tool}
+        return {**translated, "input_schema": tool.get("parameters") or {"type": "object", "properties": {}}}
+
+    def translate_tool_choice(self, choice: Any) -> Any:
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            return {"type": "tool", "name": choice.get("name")}
+        if isinstance(choice, dict) and choice.get("type") == "allowed_tools":  # no subset: the mode only
+            choice = choice.get("mode", "auto")
+        return {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}.get(choice)
+
+    # -- upstream stream -> front events ------------------------------------------------------------------
+
+    async def read_chunks(self, upstream: httpx.Response) -> AsyncIterator[Json]:
+        """The events of a Messages stream; returns at message_stop, raises UpstreamCut without it."""
+        async for data in read_sse(upstream):
+            event = parse_chunk(data)
+            if event is not None:
+                yield event
+                if event.get("type") == "message_stop":
+                    return
+        raise UpstreamCut("the upstream stream ended without message_stop")
+
+    def on_chunk(self, turn: Turn, chunk: Json) -> None:
+        kind, index = chunk.get("type"), chunk.get("index")
+        if kind == "error":
+            raise upstream_error(chunk.get("error"), "type")
+        if kind == "message_start":
+            self.on_usage(turn, (chunk.get("message") or {}).get("usage") or {})
+        elif kind == "content_block_start" and isinstance(index, int):
+            self.on_block(turn, index, chunk.get("content_block") or {})
+        elif kind == "content_block_delta" and isinstance(index, int):
+            delta = chunk.get("delta") or {}
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                self.on_text(turn, delta["text"])
+            elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                if index not in turn.calls:
+                    raise UpstreamError("bad_upstream_response", f"input_json_delta for block {index}, not a tool_use")
+                self.on_arguments(turn, turn.calls[index], delta["partial_json"])
+        elif kind == "message_delta":
+            turn.finish_reason = (chunk.get("delta") or {}).get("stop_reason") or turn.finish_reason
+            self.on_usage(turn, chunk.get("usage") or {})
+        # content_block_stop, message_stop, ping, thinking blocks and unknown events: nothing to translate
+
+    def on_block(self, turn: Turn, index: int, block: Json) -> None:
+        """A text block opens the message at once (the start shows at the front as early as upstream); a tool_use
+        block is a call, added at once (its name is whole). A non-stream block carries its whole text or input."""
+        if block.get("type") == "text":
+            self.open_message(turn)
+            if block.get("text"):
+                self.on_text(turn, block["text"])
+        elif block.get("type") == "tool_use":
+            call = turn.calls[index] = Item("function_call", self.new_id("fc"), name=block.get("name") or "",
+                                            upstream_id=block.get("id") or None)
+            self.touch(turn, call, start=True)
+            if call.name:  # else `finish` fails the turn
+                self.add_call(turn, call)
+            if block.get("input"):
+                self.on_arguments(turn, call, json.dumps(block["input"], ensure_ascii=False))
+
+    def on_usage(self, turn: Turn, usage: Json) -> None:
+        """message_start has the input tokens, message_delta the cumulative output tokens."""
+        raw = turn.upstream_usage = {**turn.upstream_usage, **{k: v for k, v in usage.items() if v is not None}}
+        cached = raw.get("cache_read_input_tokens") or 0
+        prompt = (raw.get("input_tokens") or 0) + cached + (raw.get("cache_creation_input_tokens") or 0)
+        turn.usage = self.translate_usage({"prompt_tokens": prompt, "completion_tokens": raw.get("output_tokens"),
+                                           "prompt_tokens_details": {"cached_tokens": cached}})
+
+    def status_for(self, finish_reason: str) -> tuple[str, str | None]:
+        return STOP_REASONS.get(finish_reason, ("completed", None))
+
+    def completion_chunks(self, completion: Json) -> list[Json]:
+        """A Message as the events that stream it (each block whole on its content_block_start)."""
+        if completion.get("type") == "error" or "error" in completion:
+            return [{"type": "error", "error": completion.get("error")}]
+        blocks = [{"type": "content_block_start", "index": index, "content_block": block}
+                  for index, block in enumerate(completion.get("content") or []) if isinstance(block, dict)]
+        return [{"type": "message_start", "message": {"usage": completion.get("usage") or {}}}, *blocks,
+                {"type": "message_delta", "delta": {"stop_reason": completion.get("stop_reason")}}]
+
+
+#: Upstream dialects this gateway speaks.
+DIALECTS: dict[str, type[Gateway]] = {"chat": Gateway, "anthropic": AnthropicGateway}
 
 
 def create_app(upstream: str, *, dialect: str = "chat", gateway: type[Gateway] | None = None) -> Starlette:
@@ -566,7 +766,8 @@ def create_app(upstream: str, *, dialect: str = "chat", gateway: type[Gateway] |
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description="A Responses API gateway in front of a Chat Completions upstream.")
+    parser = argparse.ArgumentParser(description="A Responses API gateway in front of a Chat Completions or an "
+                                     "Anthropic Messages upstream.")
     parser.add_argument("--upstream", required=True, help="upstream base URL including /v1")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080)

@@ -396,7 +396,7 @@ CATALOGUE: tuple[Rule, ...] = (
        "seeds: gateways that buffer the upstream stream defeat streaming",
        "Translate and flush each upstream event as it arrives; do not collect the stream first."),
     _r("GW-STREAM-002", "SHOULD", "gateway", _RSP,
-       "Scripted upstream pauses of 50 ms or more still show at the front, within 25 ms.",
+       "Scripted pauses of 50 ms or more between upstream content events show at the front, within 25 ms.",
        "seeds: partial buffering (flush per N events) makes streams bursty",
        "Flush after every event you write; disable response buffering and compression for SSE."),
     _r("GW-EQ-001", "MUST", "gateway", _RSP,

@@ -141,7 +141,9 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
                           "buffers the stream",
                           Evidence(event_index=answer.events.index(first), event_type=first.type,
                                    expected="before the upstream's last write", actual=f"{late:.3f} s after it"))
-    gaps = sorted((b[0] - a[0] for a, b in pairwise(writes)), reverse=True)
+    # Pauses between content writes: a pause before any content (say between message_start and the first block)
+    # has nothing a gateway could forward to show it.
+    gaps = sorted((b - a for a, b in pairwise(upstream.content_times)), reverse=True)
     scripted = [g for g in gaps if g >= GAP_MIN]
     if not scripted:
         return

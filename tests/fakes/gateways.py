@@ -4,7 +4,8 @@ fail.
 
     python tests/fakes/gateways.py --defect buffering --upstream http://127.0.0.1:PORT/v1 --port N
 
-Without --defect the correct gateway runs unchanged. `DEFECTS` maps each defect name to its class.
+Without --defect the correct gateway of `--upstream-dialect` (chat by default) runs unchanged. `DEFECTS` maps
+each defect name to its class.
 """
 
 from __future__ import annotations
@@ -257,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = parser()
     command.add_argument("--defect", choices=sorted(DEFECTS), help="the one defect to inject (default: none)")
     args = command.parse_args(argv)
-    gateway = DEFECTS[args.defect] if args.defect else Gateway
+    gateway = DEFECTS[args.defect] if args.defect else None  # None: the reference gateway of the dialect
     serve(create_app(args.upstream, dialect=args.upstream_dialect, gateway=gateway), args.host, args.port)
     return 0
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from callproof.harness import CATALOGUE
-from callproof.harness._harness import CaseResult, CaseSpec, Harness, RunConfig
+from callproof.harness._harness import CaseResult, CaseSpec, Dialect, Harness, RunConfig
 from callproof.mock_server import bundled_scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +24,8 @@ CLIENT = f"{sys.executable} {FAKES / 'clients.py'}"
 FEATURES = sorted({s.feature for s in bundled_scenarios().values()})
 #: Raw scenarios replay bytes of one dialect as they are: not a gateway's upstream (the harness leaves them out).
 GATEWAY_FEATURES = [f for f in FEATURES if f != "raw"]
+#: The upstream dialects the reference gateway speaks (examples/gateway.py DIALECTS).
+GATEWAY_DIALECTS: tuple[Dialect, ...] = ("chat", "anthropic")
 
 
 def _spec(case_id: str) -> CaseSpec:
@@ -99,13 +101,20 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
             assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
 
 
+def _reference_gateway(dialect: Dialect) -> RunConfig:
+    """The reference gateway (examples/gateway.py, unbroken) in front of a `dialect` upstream."""
+    return RunConfig(launch=f"{GATEWAY} --upstream-dialect {dialect}", upstream_dialect=dialect, case_timeout=15)
+
+
+@pytest.mark.parametrize("dialect", GATEWAY_DIALECTS)
 @pytest.mark.parametrize("feature", GATEWAY_FEATURES)
-def test_the_reference_gateway_passes_every_case(feature: str) -> None:
-    assert _not_passed(RunConfig(launch=GATEWAY, case_timeout=15), feature) == []
+def test_the_reference_gateway_passes_every_case(feature: str, dialect: Dialect) -> None:
+    assert _not_passed(_reference_gateway(dialect), feature) == []
 
 
-def test_the_reference_gateway_passes_isolation() -> None:
-    results = _judge(RunConfig(launch=GATEWAY, case_timeout=15), ["concurrent::isolation"])
+@pytest.mark.parametrize("dialect", GATEWAY_DIALECTS)
+def test_the_reference_gateway_passes_isolation(dialect: Dialect) -> None:
+    results = _judge(_reference_gateway(dialect), ["concurrent::isolation"])
     assert [(r.outcome, r.message) for r in results] == [("passed", "")]
 
 
