@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import logging
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -62,6 +63,8 @@ STOP_REASONS: dict[str, tuple[str, str | None]] = {
     "refusal": ("incomplete", "content_filter"),
 }
 TERMINAL = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
+#: SSE line ends (WHATWG HTML 9.2.6): CRLF, LF or CR, nothing else.
+SSE_EOL = re.compile(r"\r\n|\r|\n")
 #: Upstream error headers the client needs to retry well.
 ERROR_HEADERS = ("retry-after", "retry-after-ms")
 
@@ -557,11 +560,26 @@ def text_of(content: Any) -> str:
     return "" if content is None else json.dumps(content)
 
 
+async def sse_lines(upstream: httpx.Response) -> AsyncIterator[str]:
+    """The body's lines, ended by CRLF, LF or CR only (WHATWG SSE). Not httpx's aiter_lines(): it also breaks at
+    U+2028, U+2029 and U+0085, which JSON strings may carry raw, and would cut a `data:` line in two."""
+    buffer = ""
+    async for text in upstream.aiter_text():
+        buffer += text
+        cut = len(buffer) - 1 if buffer.endswith("\r") else len(buffer)  # a final CR may be half of a CRLF
+        *lines, rest = SSE_EOL.split(buffer[:cut])
+        buffer = rest + buffer[cut:]
+        for line in lines:
+            yield line
+    for line in SSE_EOL.split(buffer)[:-1]:  # lines the body ended; an unterminated last line is dropped
+        yield line
+
+
 async def read_sse(upstream: httpx.Response) -> AsyncIterator[str]:
     """The `data:` of each SSE event of the upstream body; a dropped connection raises UpstreamCut."""
     data: list[str] = []
     try:
-        async for line in upstream.aiter_lines():
+        async for line in sse_lines(upstream):
             if line:
                 name, _, value = line.partition(":")
                 if name == "data":

@@ -49,11 +49,16 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
                               f"{short(call.arguments)}) as complete, but its stream was cut before the call was done",
                               Evidence(path=f"$.tool_calls[{index}]", expected="only calls done on the wire",
                                        actual=call.to_json()))
-    by_name = [(c.name, c.parsed(), c.call_id) for c in wire.calls]
-    if any(call_id for _, _, call_id in by_name) and result.calls:
+    if any(c.call_id for c in wire.calls) and result.calls:
         findings.check("CLI-004")
+        unclaimed = list(wire.calls)  # each wire call pairs with one reported call: identical calls stay apart
         for index, call in enumerate(result.calls):
-            wanted = next((i for n, a, i in by_name if (n, a) == (call.name, call.parsed())), None)
+            same = [w for w in unclaimed if (w.name, w.parsed()) == (call.name, call.parsed())]
+            match = next((w for w in same if w.call_id == call.call_id), same[0] if same else None)
+            if match is None:
+                continue
+            unclaimed.remove(match)
+            wanted = match.call_id
             if wanted and call.call_id != wanted:
                 findings.fail("CLI-004", f"call {index} ({call.name}) is reported with call_id {call.call_id!r}; the "
                               f"stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",

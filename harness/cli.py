@@ -16,6 +16,7 @@ from ._capture import check_capture
 from ._catalogue import CATALOGUE
 from ._errors import InputError
 from ._format import catalogue_markdown, format_report
+from ._fuzz import add_fuzz_parser, fuzz_command
 from ._report_cli import add_diff_parser, add_report_parser, diff, report
 from ._rule import FRONTS, PROFILES, Profile
 from ._run import add_run_parser, run
@@ -71,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="scenario files or directories instead of the bundled corpus")
 
     add_run_parser(sub)
+    add_fuzz_parser(sub)
     add_report_parser(sub)
     add_diff_parser(sub)
 
@@ -203,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _scenarios(args)
         if args.command == "run":
             return run(args)
+        if args.command == "fuzz":
+            return fuzz_command(args)
         if args.command == "report":
             return report(args)
         if args.command == "diff":
