@@ -57,4 +57,32 @@ docs: venv
 	$(BIN)/python -m callproof.harness._docs .
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo-out reports/demo .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist *.egg-info demo-out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+# `make interop`: the real client libraries of examples/ (the `interop` extra) under callproof, each against its
+# baseline of known library bugs (docs/interop.md), then one HTML matrix of libraries x scenarios. Every adapter runs
+# even when one fails; the target fails at the end if any failed outside its baseline. LangChain runs as a program
+# (--client-cmd): its large_arguments case burns ~15 min of CPU, and an in-process function that times out keeps
+# running in its thread.
+INTEROP_STAMP := $(VENV)/.interop-installed
+INTEROP_OUT   := reports/interop
+
+.PHONY: interop
+
+$(INTEROP_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,interop]'
+	@touch $@
+
+interop: venv $(INTEROP_STAMP)
+	@mkdir -p $(INTEROP_OUT)
+	@failed=""; \
+	run() { name=$$1; shift; echo "== $$name"; \
+		$(BIN)/callproof run -n 2 "$$@" --baseline examples/baselines/$$name.txt \
+			--report $(INTEROP_OUT)/$$name.json || failed="$$failed $$name"; echo; }; \
+	run openai-sdk --client examples.client_openai:run; \
+	run openai-agents --client examples.clients.openai_agents:run; \
+	run langchain-openai --client-cmd '$(BIN)/python examples/clients/langchain_openai.py'; \
+	run litellm --client examples.clients.litellm_responses:run; \
+	$(BIN)/callproof report $(INTEROP_OUT)/*.json --format html -o $(INTEROP_OUT)/matrix.html || failed="$$failed report"; \
+	if [ -n "$$failed" ]; then echo "make interop: failed outside the baselines:$$failed"; exit 1; fi; \
+	echo "make interop: every library within its baseline; matrix in $(INTEROP_OUT)/matrix.html"

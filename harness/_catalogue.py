@@ -431,7 +431,7 @@ CATALOGUE: tuple[Rule, ...] = (
     _r("CLI-006", "MUST", "client", _RSP,
        "A response that completed is not reported as an error.",
        "design.md §5; keep-alive comments, split chunks and CRLF are valid SSE",
-       "Parse SSE per the WHATWG rules; ignore comment lines."),
+       "Report an error only for a real failure; parse SSE per WHATWG (comments, CRLF, split chunks are valid)."),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOGUE}

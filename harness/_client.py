@@ -14,6 +14,7 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping
@@ -130,11 +131,25 @@ class InProcessClient:
         self.description = spec
 
     def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+        """Call the function in a daemon thread and wait at most `timeout`: a function that hangs is reported as
+        timed out (its thread cannot be killed; it is left to finish or to die with the process)."""
         start = time.monotonic()
-        try:
-            value = self.function(dict(request), base_url)
-        except Exception as exc:  # the client's own failure is evidence, not a harness crash
-            return AdapterRun(None, f"the function raised {type(exc).__name__}: {exc}",
-                              _tail(traceback.format_exc()), time.monotonic() - start)
-        problem = protocol_problem(value)
-        return AdapterRun(None if problem else value, problem, "", time.monotonic() - start)
+        box: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                box["value"] = self.function(dict(request), base_url)
+            except Exception as exc:  # the client's own failure is evidence, not a harness crash
+                box["error"] = (f"the function raised {type(exc).__name__}: {exc}", traceback.format_exc())
+
+        worker = threading.Thread(target=call, name="callproof-client", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        seconds = time.monotonic() - start
+        if worker.is_alive():
+            return AdapterRun(None, f"the function did not return within the case timeout of {timeout:g} s", "",
+                              seconds, timed_out=True)
+        if "error" in box:
+            return AdapterRun(None, box["error"][0], _tail(box["error"][1]), seconds)
+        problem = protocol_problem(box.get("value"))
+        return AdapterRun(None if problem else box["value"], problem, "", seconds)

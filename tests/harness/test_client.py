@@ -93,3 +93,16 @@ def test_in_process_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         InProcessClient("my_adapter:missing")
     with pytest.raises(IUTError, match="is not module:attribute"):
         InProcessClient("my_adapter")
+
+
+def test_in_process_adapter_that_hangs_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "slow_adapter.py").write_text(
+        "import threading\nrelease = threading.Event()\n"
+        "def run(request, base_url):\n    release.wait(30)\n    return {}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    adapter = InProcessClient("slow_adapter:run")
+    run = adapter.run(REQUEST, "http://x/v1", timeout=0.3)
+    assert run.timed_out and run.problem == "the function did not return within the case timeout of 0.3 s"
+    import slow_adapter  # type: ignore[import-not-found]
+
+    slow_adapter.release.set()

@@ -1,0 +1,101 @@
+"""callproof client adapter for `langchain-openai` on the Responses API (design.md section 5; docs/interop.md).
+
+    callproof run --client examples.clients.langchain_openai:run
+    callproof run --client-cmd 'python examples/clients/langchain_openai.py'
+
+`ChatOpenAI(use_responses_api=True, base_url=..., api_key=..., max_retries=...)` with the scenario's tools bound
+(`bind_tools`, with its tool_choice and parallel_tool_calls) streams the request; the chunks are summed into one
+`AIMessageChunk`, the way LangChain aggregates a stream, and the result is that message's `.text`, its parsed
+`tool_calls` (what a LangChain tool node would run; `invalid_tool_calls` are not run, so not reported) and
+`response_metadata["status"] == "incomplete"`. The Responses input items become LangChain messages (a
+`function_call` an `AIMessage` tool call, its output a `ToolMessage`). A request with `"stream": false` goes
+through `invoke(...)`. Whatever LangChain raises becomes the result's `error`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from typing import Any
+
+if __name__ == "__main__":  # run as a script, this file's directory must not shadow the langchain_openai package
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.tool import tool_call
+from langchain_openai import ChatOpenAI
+
+__all__ = ["main", "run"]
+
+
+def _result(message: AIMessage | None, error: str | None = None) -> dict[str, Any]:
+    calls = [{"call_id": call["id"], "name": call["name"], "arguments": call["args"]}
+             for call in (message.tool_calls if message is not None and error is None else [])]
+    return {"text": message.text if message is not None else "", "tool_calls": calls, "error": error,
+            "incomplete": message is not None and message.response_metadata.get("status") == "incomplete"}
+
+
+def _messages(request: dict[str, Any]) -> list[BaseMessage]:
+    out: list[BaseMessage] = [SystemMessage(request["instructions"])] if request.get("instructions") else []
+    kinds = {"user": HumanMessage, "system": SystemMessage, "developer": SystemMessage, "assistant": AIMessage}
+    for item in request["input"]:
+        if item.get("type") == "function_call":
+            call = tool_call(id=item["call_id"], name=item["name"], args=json.loads(item["arguments"] or "{}"))
+            last = out[-1] if out else None
+            if isinstance(last, AIMessage) and last.tool_calls:  # parallel calls: one assistant turn
+                last.tool_calls.append(call)
+            else:
+                out.append(AIMessage("", tool_calls=[call]))
+        elif item.get("type") == "function_call_output":
+            out.append(ToolMessage(item["output"], tool_call_id=item["call_id"]))
+        else:
+            out.append(kinds[item["role"]]("".join(part["text"] for part in item["content"])))
+    return out
+
+
+def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
+    options: dict[str, Any] = {  # by the documented aliases, which the pydantic field names differ from
+        "model": request.get("model", "callproof-model"), "base_url": base_url, "use_responses_api": True,
+        "api_key": os.environ.get("OPENAI_API_KEY", "callproof"), "max_tokens": request.get("max_output_tokens"),
+        "max_retries": int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0)}
+    llm = ChatOpenAI(**options)
+    tools = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
+             for t in request.get("tools", [])]
+    choice = request.get("tool_choice")
+    model = llm.bind_tools(tools, tool_choice=choice["name"] if isinstance(choice, dict) else choice,
+                           parallel_tool_calls=request.get("parallel_tool_calls")) if tools else llm
+    messages = _messages(request)
+    if request.get("stream", True) is False:
+        return _result(model.invoke(messages))
+    total: AIMessageChunk | None = None
+    for chunk in model.stream(messages):
+        assert isinstance(chunk, AIMessageChunk)
+        total = chunk if total is None else total + chunk
+    return _result(total)
+
+
+def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.clients.langchain_openai:run`): one request in, one result out."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a library warning is not the client's answer
+            return _call(request, base_url or os.environ["CALLPROOF_BASE_URL"])
+    except Exception as exc:
+        return _result(None, f"{type(exc).__name__}: {exc}")
+
+
+def main() -> int:
+    try:
+        request = json.load(sys.stdin)
+        result = run(request) if isinstance(request, dict) else _result(None, "stdin is not one JSON object")
+    except ValueError as exc:
+        result = _result(None, f"stdin is not one JSON object: {exc}")
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""callproof client adapter for `litellm.responses(...)` (design.md section 5; docs/interop.md).
+
+    callproof run --client examples.clients.litellm_responses:run
+    callproof run --client-cmd 'python examples/clients/litellm_responses.py'
+
+It sends the request through LiteLLM's Responses API bridge, `litellm.responses(model="openai/<model>", ...,
+stream=True, api_base=CALLPROOF_BASE_URL, num_retries=CALLPROOF_MAX_RETRIES)`, and reads the event objects its
+iterator yields: the result is the terminal event's response (message text and `function_call` items),
+`response.failed` and `error` events become `error`, and so does a stream that ends without a terminal event.
+LiteLLM fakes streaming (one non-stream request, then a lone `response.completed`) for a model that is not in its
+model map, so the adapter registers the request's model as an OpenAI Responses model with native streaming, as a
+user of a custom model name does. Whatever LiteLLM raises becomes the result's `error`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no model map download at import
+import litellm
+
+__all__ = ["main", "run"]
+
+litellm.suppress_debug_info = True  # its hints ("Provider List: ...") go to stdout, which the protocol owns
+litellm.telemetry = False
+_TERMINAL = ("response.completed", "response.incomplete", "response.failed")
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
+
+
+def _result(response: Any, error: str | None = None) -> dict[str, Any]:
+    output = (_get(response, "output") or []) if response is not None else []
+    text = "".join(_get(part, "text") or "" for item in output if _get(item, "type") == "message"
+                   for part in _get(item, "content") or [] if _get(part, "type") == "output_text")
+    calls = [{"call_id": _get(item, "call_id"), "name": _get(item, "name"), "arguments": _get(item, "arguments")}
+             for item in output if _get(item, "type") == "function_call" and _get(item, "status") != "incomplete"]
+    return {"text": text, "tool_calls": [] if error else calls, "error": error,
+            "incomplete": _get(response, "status") == "incomplete" if response is not None else False}
+
+
+def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
+    body = dict(request)
+    model = str(body.pop("model", "callproof-model"))
+    streaming = body.pop("stream", True) is not False
+    litellm.register_model({f"openai/{model}": {"litellm_provider": "openai", "mode": "responses",
+                                                "supports_native_streaming": True}})
+    answer = litellm.responses(model=f"openai/{model}", **body, stream=streaming, api_base=base_url,
+                               api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
+                               num_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0))
+    if not streaming:
+        failed = _get(answer, "status") == "failed"
+        return _result(answer, f"response.failed: {_get(answer, 'error')}" if failed else None)
+    for event in answer:
+        kind = str(getattr(event.type, "value", event.type))
+        if kind in _TERMINAL:
+            failed = kind == "response.failed"
+            return _result(event.response, f"response.failed: {_get(event.response, 'error')}" if failed else None)
+        if kind == "error":
+            return _result(None, f"error event: {_get(event, 'code')}: {_get(event, 'message')}")
+    return _result(None, "the stream ended without a terminal event")
+
+
+def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.clients.litellm_responses:run`): one request in, one result out."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a library warning is not the client's answer
+            return _call(request, base_url or os.environ["CALLPROOF_BASE_URL"])
+    except Exception as exc:
+        return _result(None, f"{type(exc).__name__}: {exc}")
+
+
+def main() -> int:
+    try:
+        request = json.load(sys.stdin)
+        result = run(request) if isinstance(request, dict) else _result(None, "stdin is not one JSON object")
+    except ValueError as exc:
+        result = _result(None, f"stdin is not one JSON object: {exc}")
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""The client adapters of real libraries (examples/client_openai.py, examples/clients/) do what docs/interop.md
+records: its table of failures equals the baselines `make interop` runs with (examples/baselines/), at the versions
+pinned by the `interop` extra, and a handful of scenarios per library, run through the harness against a real mock,
+pass where the record says nothing and fail exactly the recorded rules where it lists them. The runs skip a library
+that is not installed (`pip install -e '.[interop]'`)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from callproof.harness._baseline import load_baseline
+from callproof.harness._harness import CaseSpec, Harness, RunConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "interop.md"
+GROUPS = ("expected", "client")
+
+
+@dataclass(frozen=True, slots=True)
+class Library:
+    name: str  # as in docs/interop.md and the `interop` extra
+    baseline: str  # examples/baselines/<baseline>.txt
+    module: str  # skipped unless importable
+    client: str  # --client module:function
+    #: A handful of scenarios: some the record lists, one it does not (must pass). LangChain's large_arguments is
+    #: not among them: in-process it takes ~15 min (docs/interop.md).
+    scenarios: tuple[str, ...]
+
+
+LIBRARIES = (
+    Library("openai", "openai-sdk", "openai", "examples.client_openai:run",
+            ("one_call", "duplicate_call_ids", "empty_args_no_delta", "interleaved_round_robin")),
+    Library("openai-agents", "openai-agents", "agents", "examples.clients.openai_agents:run",
+            ("one_call", "length_mid_text", "length_after_first_call", "empty_args_no_delta", "duplicate_call_ids")),
+    Library("langchain-openai", "langchain-openai", "langchain_openai", "examples.clients.langchain_openai:run",
+            ("one_call", "arguments_in_done_only", "interleaved_round_robin", "length_mid_arguments", "fault_truncate",
+             "empty_args_no_delta")),
+    Library("litellm", "litellm", "litellm", "examples.clients.litellm_responses:run",
+            ("one_call", "fault_malformed", "empty_args_no_delta", "interleaved_round_robin")),
+)
+_RULE = re.compile(r"\b[A-Z]+(?:-[A-Z]+)?-\d{3}\b")
+
+
+def _documented() -> dict[str, tuple[str, dict[str, set[str]]]]:
+    """docs/interop.md's failure table: library -> (version, scenario -> the rules that fail in its cases)."""
+    names = {library.name for library in LIBRARIES}
+    out: dict[str, tuple[str, dict[str, set[str]]]] = {}
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 6 or cells[0] not in names:
+            continue
+        library, version, scenarios, rules = cells[:4]
+        known_version, table = out.setdefault(library, (version, {}))
+        assert version == known_version, f"{library}: two versions in docs/interop.md, {known_version} and {version}"
+        for scenario in re.findall(r"`([a-z0-9_]+)`", scenarios):
+            table.setdefault(scenario, set()).update(_RULE.findall(rules))
+    return out
+
+
+def _baselined(library: Library) -> dict[str, frozenset[str]]:
+    """The library's baseline: case id -> rules."""
+    return load_baseline(ROOT / "examples" / "baselines" / f"{library.baseline}.txt").entries
+
+
+def test_the_record_equals_the_baselines() -> None:
+    documented = _documented()
+    assert sorted(documented) == sorted(library.name for library in LIBRARIES)
+    for library in LIBRARIES:
+        by_scenario: dict[str, set[str]] = {}
+        for case, rules in _baselined(library).items():
+            assert rules, f"{library.baseline}.txt: {case} lists no rule; name the rules the library fails"
+            by_scenario.setdefault(case.partition("::")[0], set()).update(rules)
+        assert documented[library.name][1] == by_scenario, library.name
+
+
+def test_the_record_names_the_pinned_versions() -> None:
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    pins = {name: version for name, _, version in (requirement.partition("==") for requirement in extra["interop"])}
+    for library, (version, _) in _documented().items():
+        assert pins.get(library) == version, f"docs/interop.md has {library} {version}, the interop extra {pins}"
+
+
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.name)
+def test_the_library_behaves_as_recorded(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip(library.module)
+    monkeypatch.syspath_prepend(str(ROOT))  # --client imports `examples.…` from the repository root
+    known = _baselined(library)
+    specs = [CaseSpec(scenario, group) for scenario in library.scenarios for group in GROUPS]
+    assert any(spec.id in known for spec in specs) and any(spec.id not in known for spec in specs)
+    with Harness(RunConfig(client=library.client, case_timeout=60)) as harness:
+        results = [harness.judge(spec) for spec in specs]
+    seen = {r.spec.id: (r.outcome, sorted({f.rule.id for f in r.failed}), r.message) for r in results}
+    wanted = {spec.id: ("failed", sorted(known[spec.id]), "") if spec.id in known else ("passed", [], "")
+              for spec in specs}
+    assert {case: got[:2] for case, got in seen.items()} == {case: want[:2] for case, want in wanted.items()}, seen
