@@ -1,15 +1,29 @@
-"""The ceiling for the mock benchmark: a bare Starlette app streaming pre-rendered bytes, with the same writes the
-mock's player makes for the scenario (rendering and planning done once, at start-up).
+"""The ceiling of the mock benchmark: a bare Starlette app streaming pre-rendered bytes.
 
-`python -m bench.bare_app SCENARIO_DIR` serves on 127.0.0.1 (ephemeral port) and prints its URL."""
+At start-up it renders each scenario of the given files once, with the same renderer, context and request body the
+mock uses, into the same writes the mock's player makes (frames due at the same instant grouped into one write);
+then it serves them from an async generator, as the mock does, with no selection, planning, timing or journal.
+
+    python -m bench.bare_app SCENARIO_FILE REQUEST_JSON
+
+serves `POST /v1/responses` (the scenario named by header `x-callproof-scenario`) on 127.0.0.1, an ephemeral port,
+with uvicorn configured exactly as `callproof mock` runs it (asyncio loop, h11, server in a thread); prints
+`bare ceiling listening on http://127.0.0.1:PORT/v1` and serves until SIGTERM or SIGINT.
+"""
 
 from __future__ import annotations
 
+import json
 import random
+import signal
 import socket
 import sys
-from collections.abc import AsyncIterator
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -17,39 +31,72 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from callproof.mock_server import bundled_scenarios, load_scenarios, make_plan
+from callproof.mock_server import load_scenarios, make_plan
 from callproof.mock_server._render import RenderContext
 from callproof.mock_server.renderers import RENDERERS
 
+SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 
-def app_for(scenario_dir: Path) -> Starlette:
-    scenarios = {**bundled_scenarios(), **load_scenarios([scenario_dir])}
-    writes = {
-        sid: [w.data for w in make_plan(s, RENDERERS["responses"], RenderContext(), stream=True,
-                                        rng=random.Random(0)).writes]
-        for sid, s in scenarios.items()
-    }
 
-    async def handle(request: Request) -> Response:
+def create_ceiling(writes: Mapping[str, Sequence[bytes]]) -> Starlette:
+    """The bare app: each scenario's pre-rendered writes, streamed one `yield` per write."""
+
+    async def responses(request: Request) -> Response:
         chunks = writes[request.headers["x-callproof-scenario"]]
+        await request.body()
 
-        async def body() -> AsyncIterator[bytes]:
+        async def stream() -> AsyncIterator[bytes]:
             for chunk in chunks:
                 yield chunk
 
-        return StreamingResponse(body(), media_type="text/event-stream")
+        return StreamingResponse(stream(), headers=SSE_HEADERS, media_type="text/event-stream")
 
-    return Starlette(routes=[Route("/v1/responses", handle, methods=["POST"])])
+    return Starlette(routes=[Route("/v1/responses", responses, methods=["POST"])])
 
 
-def main() -> None:
-    app = app_for(Path(sys.argv[1]))
+def prerender(scenario_file: Path, body: dict[str, Any]) -> dict[str, list[bytes]]:
+    """Every scenario's writes as the mock plans them for this request body (Responses dialect, seed 0)."""
+    ctx = RenderContext(model=str(body.get("model") or "callproof-mock"), request=body)
+    return {
+        sid: [w.data for w in make_plan(scenario, RENDERERS["responses"], ctx, stream=True,
+                                        rng=random.Random(f"0:{sid}:0")).writes]
+        for sid, scenario in load_scenarios([scenario_file]).items()
+    }
+
+
+def main() -> int:
+    app = create_ceiling(prerender(Path(sys.argv[1]), json.loads(sys.argv[2])))
+    # Bound, configured and run as MockServer does (mock_server/_serve.py), so only the app differs.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
-    print(f"bare app listening on http://127.0.0.1:{sock.getsockname()[1]}/v1", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    config = uvicorn.Config(app, loop="asyncio", http="h11", ws="none", lifespan="off", log_level="warning",
+                            log_config=None, access_log=False, timeout_graceful_shutdown=1)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="bare-ceiling", daemon=True)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            print("bare ceiling: uvicorn did not start", file=sys.stderr)
+            return 1
+        time.sleep(0.005)
+    print(f"bare ceiling listening on http://127.0.0.1:{sock.getsockname()[1]}/v1", flush=True)
+    while not stop.wait(0.5) and thread.is_alive():
+        pass
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

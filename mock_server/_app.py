@@ -12,18 +12,20 @@ import random
 import re
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
+from functools import partial
 from typing import Any
 
 import anyio._backends._asyncio  # noqa: F401 - see below
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import Match, Route
+from starlette.types import Scope
 
 from callproof.harness import __version__
 
 from ._journal import Journal, case_tag
-from ._player import Clock, Plan, RealClock, error_plan, make_plan, play
+from ._player import Clock, Plan, RealClock, error_plan, make_plan
 from ._render import Dialect, RenderContext, Renderer
 from ._scenario import Scenario, bundled_scenarios
 from .renderers import RENDERERS
@@ -136,14 +138,11 @@ class _Mock:
 
     async def upstream(self, request: Request) -> Response:
         start = self.clock.now()
-        path = request.url.path
+        scope = request.scope
+        path: str = scope["path"]
         dialect = dialect_of(path)
 
-        def log(status: int, body: Any = None, **fields: Any) -> int:
-            fields.setdefault("start", start)
-            return self.journal.record_request(time=start, method=request.method, path=path,
-                                               headers=request.headers.items(), body=body, status=status,
-                                               **fields).id
+        log = partial(self._log, scope, start)
 
         if dialect is None:
             message = f"Invalid URL ({request.method} {path}): the mock serves .../responses, .../chat/completions"
@@ -175,7 +174,7 @@ class _Mock:
             problem = "" if isinstance(body, dict) else "The request body must be a JSON object."
         if problem:
             plan = error_plan(renderer, 400, problem)
-            return await self._respond(plan, log(400, text, dialect=dialect, case=case_tag(text)), start)
+            return await self._respond(plan, log(400, raw, dialect=dialect, case=case_tag(text)), start)
         assert isinstance(body, dict)
 
         stream = body.get("stream") is True
@@ -185,7 +184,7 @@ class _Mock:
             scenario = self.scenarios.get("default")
         if scenario is None:
             plan = self._not_found(renderer, wanted, how)
-            request_id = log(404, body, dialect=dialect, stream=stream, case=case_tag(text))
+            request_id = log(404, raw, dialect=dialect, stream=stream, case=case_tag(text))
             return await self._respond(plan, request_id, start)
 
         played = self.played.get(scenario.id, 0)
@@ -207,9 +206,17 @@ class _Mock:
                     self.plans.popitem(last=False)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
         begin = self.clock.now()
-        request_id = log(answer.status, body, dialect=dialect, stream=stream, scenario=scenario.id,
-                         case=case_tag(text), faults=answer.faults, start=begin)
+        request_id = log(answer.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
+                         case=case_tag(text), faults=answer.faults, planned=begin)
         return await self._respond(answer, request_id, begin)
+
+    def _log(self, scope: Scope, start: float, status: int, raw: bytes | None = None, *,
+             dialect: Dialect | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
+             faults: tuple[str, ...] = (), planned: float | None = None) -> int:
+        """Journal the request of `scope`, which arrived at `start`; `raw` is its body when it was read."""
+        return self.journal.log_request(time=start, method=scope["method"], path=scope["path"],
+                                        raw_headers=scope["headers"], raw_body=raw, status=status, dialect=dialect,
+                                        stream=stream, scenario=scenario, case=case, faults=faults, start=planned)
 
     def _not_found(self, renderer: Renderer, wanted: str | None, how: str) -> Plan:
         if wanted is None:
@@ -225,7 +232,8 @@ class _Mock:
 
     async def _respond(self, plan: Plan, request_id: int, start: float) -> Response:
         await self.clock.sleep_until(start + plan.first_byte)
-        headers = {**dict(plan.headers), "x-callproof-request": str(request_id)}
+        headers = dict(plan.headers)
+        headers["x-callproof-request"] = str(request_id)
         if not plan.streamed:
             assert plan.body is not None
             self.journal.record_write(request_id, plan.body, self.clock.now())
@@ -237,15 +245,33 @@ class _Mock:
     async def _stream(self, plan: Plan, request_id: int, start: float) -> AsyncIterator[bytes]:
         outcome: Any = "cancelled"
         try:
-            async for data in play(plan, self.clock, start):
-                self.journal.record_write(request_id, data, self.clock.now())
-                yield data
+            clock, journal = self.clock, self.journal
+            for write in plan.writes:  # play(plan, clock, start) inlined: one async generator less per response
+                await clock.sleep_until(start + write.at)
+                journal.record_write(request_id, write.data, clock.now())
+                yield write.data
+            await clock.sleep_until(start + plan.end_at)
             if plan.abort:
                 outcome = "aborted"
                 raise ScriptedDisconnect(f"request {request_id}: scripted disconnect")
             outcome = "completed"
         finally:
             self.journal.record_end(request_id, outcome, self.clock.now())
+
+
+class _UpstreamFirst(Route):
+    """The upstream catch-all, tried before the control routes because it answers nearly every request; it steps
+    aside for paths under /_callproof/, which meet the control routes and then the same catch-all, as they would
+    without it (so a control path with the wrong method still reaches the upstream handler's 404)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        if match is not Match.NONE and child["path_params"]["path"].startswith(_CONTROL_PARAM):
+            return Match.NONE, {}
+        return match, child
+
+
+_CONTROL_PARAM = CONTROL.lstrip("/") + "/"
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
@@ -275,7 +301,8 @@ def _plan_key(scenario: Scenario, dialect: str, stream: bool, body: Mapping[str,
     if scenario.timing.jitter_ms or any(f.probability < 1 for f in scenario.faults):
         return None
     echoed = {k: v for k, v in body.items() if k not in _NOT_ECHOED}
-    return json.dumps([scenario.id, dialect, stream, echoed], sort_keys=True, default=str)
+    # repr is exact for decoded JSON (it tells 1, 1.0 and True apart, and keeps key order) and cheaper than dumps.
+    return repr((scenario.id, dialect, stream, echoed))
 
 
 def create_app(
@@ -304,6 +331,7 @@ def create_app(
         clock=clock if clock is not None else RealClock(), renderers=RENDERERS if renderers is None else renderers,
     )
     app = Starlette(routes=[
+        _UpstreamFirst("/{path:path}", mock.upstream, methods=_METHODS),
         Route(f"{CONTROL}/health", mock.health, methods=["GET"]),
         Route(f"{CONTROL}/scenarios", mock.list_scenarios, methods=["GET"]),
         Route(f"{CONTROL}/journal", mock.journal_lines, methods=["GET"]),

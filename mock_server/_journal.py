@@ -4,6 +4,10 @@ The gateway rules read it (design.md section 7, family 8): what the IUT sent ups
 belonged to, and when each byte left the mock. Secrets never enter it: the values of authorization-like headers are
 replaced by "[redacted]". Thread-safe: the server records from its event loop thread while tests read from theirs.
 Timestamps come from the server's clock (monotonic seconds; a `VirtualClock` in timing tests).
+
+Recording is on the mock's hot path, so the journal keeps what the server had at hand (a request's raw header
+bytes, secrets already redacted, and its raw body) as plain fields that cost the garbage collector nothing, and
+builds the `JournalRequest`, `JournalWrite` and `JournalEnd` objects only when they are read.
 """
 
 from __future__ import annotations
@@ -13,15 +17,18 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeAlias
 
 __all__ = ["REDACTED", "SECRET_HEADERS", "Journal", "JournalEnd", "JournalRequest", "JournalWrite", "case_tag"]
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie"})
 REDACTED = "[redacted]"
+_SECRET_RAW = frozenset(name.encode("latin-1") for name in SECRET_HEADERS)
+_REDACTED_RAW = REDACTED.encode("latin-1")
 _CASE = re.compile(r"\[callproof:case=([A-Za-z0-9_.:-]+)\]")
 
 
@@ -39,6 +46,17 @@ def redact(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         value = REDACTED if key in SECRET_HEADERS else value
         out[key] = f"{out[key]}, {value}" if key in out else value
     return out
+
+
+def _flat_headers(headers: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
+    """Raw (ASGI) header pairs flattened, name, value, name, value..., the values of secrets replaced."""
+    flat = list(chain.from_iterable(headers))
+    names = flat[::2]
+    if not _SECRET_RAW.isdisjoint(map(bytes.lower, names)):
+        for i, name in enumerate(names):
+            if name.lower() in _SECRET_RAW:
+                flat[2 * i + 1] = _REDACTED_RAW
+    return flat
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,12 +122,91 @@ class JournalEnd:
 
 
 Record = JournalRequest | JournalWrite | JournalEnd
+Outcome: TypeAlias = Literal["completed", "aborted", "cancelled"]
+
+# Records as read back, before they become the public objects.
+#: A request: JournalRequest's fields in order. From `log_request`, the headers are flat raw bytes (name, value, ...)
+#: and the body is the raw bytes (or None); from `record_request`, the headers are a mapping, the body as given.
+_RawRequest: TypeAlias = tuple[
+    int, float, float, str, str, tuple[bytes, ...] | Mapping[str, str], Any, int, str | None, bool, str | None,
+    str | None, tuple[str, ...], float,
+]
+#: A write: (request, time, data); an end: (request, time, outcome).
+_RawWrite: TypeAlias = tuple[int, float, bytes]
+_RawEnd: TypeAlias = tuple[int, float, Outcome]
+_Raw: TypeAlias = _RawRequest | _RawWrite | _RawEnd
+
+
+def _decode_body(raw: bytes | None) -> Any:
+    """A raw request body as JournalRequest.body: the JSON object, else the text."""
+    if raw is None:
+        return None
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    return body if isinstance(body, dict) else raw.decode("utf-8", "replace")
+
+
+def _request(raw: _RawRequest) -> JournalRequest:
+    rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults, start = raw
+    if not isinstance(headers, Mapping):  # kept by log_request as received
+        headers = redact((name.decode("latin-1"), value.decode("latin-1")) for name, value in zip(
+            headers[::2], headers[1::2], strict=True))
+        body = _decode_body(body)
+    return JournalRequest(rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults,
+                          start)
+
+
+def _record(raw: _Raw) -> Record:
+    if len(raw) != 3:
+        return _request(raw)
+    request, at, last = raw
+    return JournalWrite(request, at, last) if isinstance(last, bytes) else JournalEnd(request, at, last)
+
+
+# How records are kept: as runs of fields, a kind first, in chunks, so that keeping one allocates nothing the
+# garbage collector tracks (a tuple per record would count towards its next collection, and a parsed body would stay
+# on its lists for good; strings, numbers and bytes in a list do not). A full chunk becomes a tuple, which the
+# collector stops tracking once it has seen it.
+_SHORT = 0  # a write or an end: _SHORT, request, time, data | outcome
+_REQUEST = 1  # from log_request: _REQUEST, JournalRequest's fields (body raw) but the headers, n, 2n header bytes
+_OBJECT = 2  # from record_request: _OBJECT, the request tuple (headers a mapping, body as given)
+
+
+def _unpack(fields: Sequence[Any]) -> list[_Raw]:
+    """The records in runs of fields, in order."""
+    records: list[_Raw] = []
+    i, end = 0, len(fields)
+    while i < end:
+        kind = fields[i]
+        if kind == _SHORT:
+            records.append((fields[i + 1], fields[i + 2], fields[i + 3]))
+            i += 4
+        elif kind == _OBJECT:
+            records.append(fields[i + 1])
+            i += 2
+        else:
+            head, count = fields[i + 1 : i + 14], fields[i + 14]
+            records.append((*head[:5], tuple(fields[i + 15 : i + 15 + 2 * count]), *head[5:]))
+            i += 15 + 2 * count
+    return records
 
 
 @dataclass(slots=True)
 class _State:
-    records: list[Record] = field(default_factory=list)
+    """The records in order: the `sealed` chunks (`counts` records each), then the `open` one being filled."""
+
+    sealed: list[tuple[Any, ...]] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    open: list[Any] = field(default_factory=list)
+    open_count: int = 0
+    size: int = 0
     next_id: int = 1
+
+
+#: Records per sealed chunk (fewer when max_records is smaller).
+_CHUNK = 1024
 
 
 #: Records kept in memory by default: a long-running `callproof mock` forgets the oldest beyond this.
@@ -127,6 +224,7 @@ class Journal:
         self._lock = threading.Lock()
         self._state = _State()
         self.max_records = max_records
+        self._chunk = min(_CHUNK, max_records)
         self.dropped = 0
         self._file: IO[str] | None = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115
 
@@ -138,53 +236,84 @@ class Journal:
         faults: tuple[str, ...] = (), start: float | None = None,
     ) -> JournalRequest:
         with self._lock:
-            entry = JournalRequest(
-                id=self._state.next_id, time=time, wall=_wall(), method=method, path=path, headers=redact(headers),
-                body=body, status=status, dialect=dialect, stream=stream, scenario=scenario, case=case,
-                faults=faults, start=time if start is None else start,
-            )
+            raw: _RawRequest = (self._state.next_id, time, _wall(), method, path, redact(headers), body, status,
+                                dialect, stream, scenario, case, faults, time if start is None else start)
             self._state.next_id += 1
-            self._append(entry)
-        return entry
+            self._keep((_OBJECT, raw))
+        return _request(raw)
+
+    def log_request(
+        self, *, time: float, method: str, path: str, raw_headers: Iterable[tuple[bytes, bytes]],
+        raw_body: bytes | None, status: int, dialect: str | None = None, stream: bool = False,
+        scenario: str | None = None, case: str | None = None, faults: tuple[str, ...] = (), start: float | None = None,
+    ) -> int:
+        """`record_request` for the server's hot path: takes the headers and body as received (the ASGI scope's raw
+        header pairs; the body bytes, or None when it was not read), decoded only when read (the body as the JSON
+        object it holds, else its text), and returns just the request id."""
+        headers = _flat_headers(raw_headers)
+        with self._lock:
+            rid = self._state.next_id
+            self._state.next_id += 1
+            self._keep((_REQUEST, rid, time, _wall(), method, path, raw_body, status, dialect, stream, scenario, case,
+                        faults, time if start is None else start, len(headers) // 2, *headers))
+        return rid
 
     def record_write(self, request: int, data: bytes, time: float) -> None:
         with self._lock:
-            self._append(JournalWrite(request, time, data))
+            self._keep((_SHORT, request, time, data))
 
-    def record_end(self, request: int, outcome: Literal["completed", "aborted", "cancelled"], time: float) -> None:
+    def record_end(self, request: int, outcome: Outcome, time: float) -> None:
         with self._lock:
-            self._append(JournalEnd(request, time, outcome))
+            self._keep((_SHORT, request, time, outcome))
 
-    def _append(self, record: Record) -> None:
-        records = self._state.records
-        records.append(record)
-        if len(records) > self.max_records * 2:  # trim in batches: amortised O(1) per record
-            excess = len(records) - self.max_records
-            del records[:excess]
-            self.dropped += excess
+    def _keep(self, run: tuple[Any, ...]) -> None:
+        """Keep one record, given as its run of fields."""
+        state = self._state
+        state.open += run
+        state.open_count += 1
+        state.size += 1
+        if state.open_count >= self._chunk:
+            state.sealed.append(tuple(state.open))
+            state.counts.append(state.open_count)
+            state.open, state.open_count = [], 0
+            # Forget the oldest chunks the last max_records do not reach: memory holds at most about twice that.
+            while state.size - state.counts[0] >= self.max_records:
+                del state.sealed[0]
+                dropped = state.counts.pop(0)
+                state.size -= dropped
+                self.dropped += dropped
         if self._file is not None:
-            self._file.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+            self._file.write(json.dumps(_record(_unpack(run)[0]).to_json(), ensure_ascii=False) + "\n")
             self._file.flush()
 
     # -- reading --
 
-    def records(self) -> list[Record]:
+    def _kept(self) -> list[_Raw]:
         with self._lock:
-            return list(self._state.records[-self.max_records :])
+            chunks = [*self._state.sealed, tuple(self._state.open)]
+        return [r for chunk in chunks for r in _unpack(chunk)][-self.max_records :]
+
+    def records(self) -> list[Record]:
+        return [_record(r) for r in self._kept()]
 
     def requests(self, *, case: str | None = None, scenario: str | None = None) -> list[JournalRequest]:
         return [
-            r for r in self.records()
-            if isinstance(r, JournalRequest)
-            and (case is None or r.case == case) and (scenario is None or r.scenario == scenario)
+            _request(r) for r in self._kept()
+            if len(r) != 3 and (case is None or r[11] == case) and (scenario is None or r[10] == scenario)
         ]
 
     def writes(self, request: int | None = None) -> list[JournalWrite]:
-        return [r for r in self.records() if isinstance(r, JournalWrite) and (request is None or r.request == request)]
+        return [
+            JournalWrite(r[0], r[1], r[2]) for r in self._kept()
+            if len(r) == 3 and isinstance(r[2], bytes) and (request is None or r[0] == request)
+        ]
 
     def end(self, request: int) -> JournalEnd | None:
-        ends = [r for r in self.records() if isinstance(r, JournalEnd) and r.request == request]
-        return ends[-1] if ends else None
+        ends = [r for r in self._kept() if len(r) == 3 and not isinstance(r[2], bytes) and r[0] == request]
+        if not ends:
+            return None
+        _, at, outcome = ends[-1]
+        return JournalEnd(request, at, outcome)
 
     def body_of(self, request: int) -> bytes:
         """Every byte written for `request`, joined."""
@@ -192,20 +321,21 @@ class Journal:
 
     def to_jsonl(self, *, case: str | None = None) -> str:
         """The journal as JSON lines; `case` keeps the requests of that case and their writes and ends."""
-        records = self.records()
+        kept = self._kept()
         if case is not None:
-            ids = {r.id for r in records if isinstance(r, JournalRequest) and r.case == case}
-            records = [r for r in records if (r.id if isinstance(r, JournalRequest) else r.request) in ids]
-        return "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in records)
+            ids = {r[0] for r in kept if len(r) != 3 and r[11] == case}
+            kept = [r for r in kept if r[0] in ids]
+        return "".join(json.dumps(_record(r).to_json(), ensure_ascii=False) + "\n" for r in kept)
 
     def __len__(self) -> int:
         """The number of requests recorded."""
-        return len(self.requests())
+        return sum(len(r) != 3 for r in self._kept())
 
     def reset(self) -> None:
         """Forget every record (request ids keep counting up, so ids stay unique across resets)."""
         with self._lock:
-            self._state.records = []
+            state = self._state
+            state.sealed, state.counts, state.open, state.open_count, state.size = [], [], [], 0, 0
 
     def close(self) -> None:
         with self._lock:
