@@ -33,19 +33,19 @@ import random
 import re
 import selectors
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
+from bench._common import exchange
 from callproof.harness import parse_sse
 from callproof.mock_server import load_scenarios, make_plan
 from callproof.mock_server._render import RenderContext
@@ -188,85 +188,6 @@ def _request(host: str, port: int, scenario: str, *, close: bool) -> bytes:
     if close:
         head += "Connection: close\r\n"
     return head.encode() + b"\r\n" + body
-
-
-@dataclass(slots=True)
-class Response:
-    """A response read off a raw socket; `chunks` are the body's HTTP chunks with the perf_counter time of the
-    recv that completed each."""
-
-    status: int = 0
-    headers: dict[str, str] = field(default_factory=dict)
-    chunks: list[tuple[float, bytes]] = field(default_factory=list)
-
-    @property
-    def body(self) -> bytes:
-        return b"".join(data for _, data in self.chunks)
-
-
-def exchange(host: str, port: int, request: bytes, timeout: float = IO_TIMEOUT) -> Response:
-    """Send one request and read the response as bytes arrive (chunked or Content-Length; bounded by `timeout`)."""
-    response = Response()
-    buf = bytearray()
-    pos = 0
-    state = "head"
-    size = 0
-    deadline = time.monotonic() + timeout
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.sendall(request)
-        while state != "done":
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no complete response from {host}:{port} within {timeout} s")
-            piece = sock.recv(262144)
-            now = time.perf_counter()
-            if not piece:
-                if state == "close":
-                    break
-                raise ConnectionError(f"{host}:{port} closed the connection mid-response ({state})")
-            buf += piece
-            while True:
-                if state == "head":
-                    end = buf.find(b"\r\n\r\n", pos)
-                    if end < 0:
-                        break
-                    lines = bytes(buf[pos:end]).decode("latin-1").split("\r\n")
-                    response.status = int(lines[0].split()[1])
-                    for line in lines[1:]:
-                        name, _, value = line.partition(":")
-                        response.headers[name.strip().lower()] = value.strip()
-                    pos = end + 4
-                    if response.headers.get("transfer-encoding", "").lower() == "chunked":
-                        state = "size"
-                    elif "content-length" in response.headers:
-                        state, size = "data", int(response.headers["content-length"])
-                    else:
-                        state = "close"
-                elif state == "size":
-                    end = buf.find(b"\r\n", pos)
-                    if end < 0:
-                        break
-                    size = int(bytes(buf[pos:end]).split(b";")[0], 16)
-                    pos = end + 2
-                    state = "chunk" if size else "done"
-                elif state in ("chunk", "data"):
-                    tail = 2 if state == "chunk" else 0
-                    if len(buf) - pos < size + tail:
-                        break
-                    response.chunks.append((now, bytes(buf[pos : pos + size])))
-                    pos += size + tail
-                    state = "size" if state == "chunk" else "done"
-                elif state == "close":
-                    if pos < len(buf):
-                        response.chunks.append((now, bytes(buf[pos:])))
-                        pos = len(buf)
-                    break
-                else:
-                    break
-            if pos > 1 << 20:
-                del buf[:pos]
-                pos = 0
-    return response
 
 
 async def _python_load(host: str, port: int, scenario: str, seconds: float) -> tuple[int, int, float]:
