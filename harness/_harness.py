@@ -9,6 +9,8 @@ IUT's stderr tail; a wrong answer becomes failed rules.
 
 from __future__ import annotations
 
+import json
+import shlex
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -121,8 +123,6 @@ class RunConfig:
 
     def target_option(self) -> str:
         """The option that names the IUT, shell-quoted, for repro commands."""
-        import shlex
-
         for name in ("launch", "target", "app", "client_cmd", "client"):
             value = getattr(self, name)
             if value:
@@ -411,8 +411,6 @@ class Harness:
             run.wire = result_of_events(parse_sse(body)[0])
         else:
             try:
-                import json
-
                 parsed = json.loads(body)
             except ValueError:
                 parsed = None
