@@ -73,12 +73,12 @@ def _call(client: openai.OpenAI, request: dict[str, Any]) -> dict[str, Any]:
 def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
     """The in-process form (`--client examples.client_openai:run`): one request in, one result out."""
     try:
-        client = openai.OpenAI(
+        with openai.OpenAI(
             base_url=base_url or os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL"),
             api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
             max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0),
-        )
-        return _call(client, request)
+        ) as client:  # closes its connection pool: an in-process run leaves no socket behind
+            return _call(client, request)
     except openai.APIStatusError as exc:  # its message reads "Error code: 429 - ..."
         retry = exc.response.headers.get("retry-after")
         return _result(None, f"{type(exc).__name__}: {exc.message}" + (f" (retry-after {retry})" if retry else ""))

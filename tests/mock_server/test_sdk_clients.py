@@ -63,10 +63,10 @@ def _responses_param(scenario_id: str) -> Any:
 
 @pytest.mark.parametrize("scenario_id", [_responses_param(i) for i in IDS])
 def test_openai_responses_stream(mock: MockServer, scenario_id: str) -> None:
-    client = openai.OpenAI(base_url=mock.url, api_key="callproof", max_retries=0, timeout=10)
     tools: Any = [{"type": "function", "name": t["name"], "parameters": t["parameters"], "strict": False}
                   for t in _tools(scenario_id)]
-    with client.responses.stream(model=f"callproof/{scenario_id}", input="weather?", tools=tools) as stream:
+    with (openai.OpenAI(base_url=mock.url, api_key="callproof", max_retries=0, timeout=10) as client,
+          client.responses.stream(model=f"callproof/{scenario_id}", input="weather?", tools=tools) as stream):
         final = stream.get_final_response()
     calls = [(item.name, _arguments(item.arguments)) for item in final.output if item.type == "function_call"]
     assert calls == _expected(scenario_id)
@@ -74,12 +74,11 @@ def test_openai_responses_stream(mock: MockServer, scenario_id: str) -> None:
 
 @pytest.mark.parametrize("scenario_id", IDS)
 def test_openai_chat_completions_stream(mock: MockServer, scenario_id: str) -> None:
-    client = openai.OpenAI(base_url=mock.url, api_key="callproof", max_retries=0, timeout=10)
     tools: Any = [{"type": "function", "function": {"name": t["name"], "parameters": t["parameters"]}}
                   for t in _tools(scenario_id)]
-    with client.chat.completions.stream(
-        model=f"callproof/{scenario_id}", messages=[{"role": "user", "content": "weather?"}], tools=tools
-    ) as stream:
+    with (openai.OpenAI(base_url=mock.url, api_key="callproof", max_retries=0, timeout=10) as client,
+          client.chat.completions.stream(model=f"callproof/{scenario_id}",
+                                         messages=[{"role": "user", "content": "weather?"}], tools=tools) as stream):
         final = stream.get_final_completion()
     calls = [(c.function.name, _arguments(c.function.arguments))
              for c in final.choices[0].message.tool_calls or []]
@@ -88,12 +87,10 @@ def test_openai_chat_completions_stream(mock: MockServer, scenario_id: str) -> N
 
 @pytest.mark.parametrize("scenario_id", IDS)
 def test_anthropic_messages_stream(mock: MockServer, scenario_id: str) -> None:
-    client = anthropic.Anthropic(base_url=mock.root_url, api_key="callproof", max_retries=0, timeout=10)
     tools: Any = [{"name": t["name"], "input_schema": t["parameters"]} for t in _tools(scenario_id)]
-    with client.messages.stream(
-        model=f"callproof/{scenario_id}", max_tokens=1024, messages=[{"role": "user", "content": "weather?"}],
-        tools=tools,
-    ) as stream:
+    with (anthropic.Anthropic(base_url=mock.root_url, api_key="callproof", max_retries=0, timeout=10) as client,
+          client.messages.stream(model=f"callproof/{scenario_id}", max_tokens=1024,
+                                 messages=[{"role": "user", "content": "weather?"}], tools=tools) as stream):
         final = stream.get_final_message()
     calls = [(block.name, block.input) for block in final.content if block.type == "tool_use"]
     assert calls == _expected(scenario_id)
