@@ -54,7 +54,7 @@ bench: venv
 	$(BIN)/python -m bench.run
 
 docs: venv
-	$(BIN)/python -m callproof.harness._docs .
+	$(BIN)/python -m callproof.harness.cli._docs .
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo-out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis

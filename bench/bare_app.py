@@ -32,8 +32,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from callproof.mock_server import load_scenarios, make_plan
-from callproof.mock_server._render import RenderContext
-from callproof.mock_server.renderers import RENDERERS
+from callproof.mock_server.dialects import RENDERERS
+from callproof.mock_server.dialects._render import RenderContext
 
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from callproof.mock_server import load_scenarios, make_plan
-from callproof.mock_server._render import RenderContext
-from callproof.mock_server.renderers import RENDERERS
+from callproof.mock_server.dialects import RENDERERS
+from callproof.mock_server.dialects._render import RenderContext
 
 _HEAD = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\ncache-control: no-cache\r\n"
          b"transfer-encoding: chunked\r\n\r\n")

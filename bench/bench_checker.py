@@ -33,7 +33,7 @@ from referencing import Registry, Resource
 
 from bench._common import n, ratio, row
 from callproof.harness import StreamChecker, parse_sse
-from callproof.harness._schemas import SCHEMA_BASE, schema_store
+from callproof.harness.check._schemas import SCHEMA_BASE, schema_store
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTURES = ROOT / "examples" / "captures" / "responses" / "openai" / "ok"

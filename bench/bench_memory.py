@@ -72,8 +72,8 @@ def profile(path: Path) -> list[str]:
 
 def _profile_main(path: str) -> None:
     tracemalloc.start(8)
-    import callproof.harness._check as check_module
-    from callproof.harness._capture import check_capture
+    import callproof.harness.check._check as check_module
+    from callproof.harness.check._capture import check_capture
 
     taken: list[tracemalloc.Snapshot] = []
     original = check_module.StreamChecker._event

@@ -48,8 +48,8 @@ import uvicorn
 from bench._common import exchange
 from callproof.harness import parse_sse
 from callproof.mock_server import load_scenarios, make_plan
-from callproof.mock_server._render import RenderContext
-from callproof.mock_server.renderers import RENDERERS
+from callproof.mock_server.dialects import RENDERERS
+from callproof.mock_server.dialects._render import RenderContext
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = Path(__file__).resolve().parent / "data" / "bench.json"

@@ -27,8 +27,8 @@ from typing import Any
 
 from bench._common import ratio, row
 from callproof.mock_server import bundled_scenarios, make_plan
-from callproof.mock_server._render import Dialect, RenderContext
-from callproof.mock_server.renderers import RENDERERS
+from callproof.mock_server.dialects import RENDERERS
+from callproof.mock_server.dialects._render import Dialect, RenderContext
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_S = 20.0

@@ -32,8 +32,8 @@ import httpx
 from bench._common import Response, Row, cpu_split, exchange, on_cpus, post, quantile, ratio, row, serve
 from callproof.harness import StreamChecker
 from callproof.mock_server import Journal, VirtualClock, create_app, load_scenarios, make_plan
-from callproof.mock_server._render import RenderContext
-from callproof.mock_server.renderers import RENDERERS
+from callproof.mock_server.dialects import RENDERERS
+from callproof.mock_server.dialects._render import RenderContext
 
 SCENARIOS = Path(__file__).resolve().parent / "data" / "timing.json"
 VIRTUAL = "perf_virtual_60s"

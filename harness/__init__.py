@@ -5,12 +5,12 @@ The public API; everything else in this package is private and may change withou
 
 from __future__ import annotations
 
-from ._catalogue import CATALOGUE, RULES, rules_for
-from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
 from ._errors import CallproofError, InputError
-from ._rule import Evidence, Rule, RuleResult, Violation
-from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
 from ._version import __version__
+from .catalogue._catalogue import CATALOGUE, RULES, rules_for
+from .catalogue._rule import Evidence, Rule, RuleResult, Violation
+from .check._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
+from .check._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
 
 __all__ = [
     "CATALOGUE",

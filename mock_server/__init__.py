@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from callproof.harness.scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
+
 from ._app import create_app
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
 from ._player import Clock, Plan, RealClock, VirtualClock, Write, make_plan
 from ._respx import route_to_mock
-from ._scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
 from ._serve import MockServer, serve_forever
 
 __all__ = [

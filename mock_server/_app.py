@@ -22,13 +22,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Match, Route
 from starlette.types import Scope
 
-from callproof.harness import __version__
+from callproof.harness._version import __version__
+from callproof.harness.scenario import Scenario, bundled_scenarios
 
 from ._journal import Journal, case_tag
 from ._player import Clock, Plan, RealClock, error_plan, make_plan
-from ._render import Dialect, RenderContext, Renderer
-from ._scenario import Scenario, bundled_scenarios
-from .renderers import RENDERERS
+from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 
 # anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a
 # process does not start late and squeeze its scripted gaps.

@@ -33,8 +33,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from ._render import Frame, RenderContext, Renderer
-from ._scenario import Fault, Scenario
+from callproof.harness.scenario import Fault, Scenario
+
+from .dialects import Frame, RenderContext, Renderer
 
 __all__ = [
     "FAULT_KINDS",

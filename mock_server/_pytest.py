@@ -10,8 +10,9 @@ from typing import Any
 
 import httpx
 
+from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
+
 from ._journal import JournalRequest
-from ._scenario import Scenario, bundled_scenarios, load_scenarios
 from ._serve import MockServer
 
 __all__ = ["MockOptions", "reset", "start_server", "unexpected_requests"]

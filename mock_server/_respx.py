@@ -14,8 +14,9 @@ import httpx
 import respx
 from starlette.types import ASGIApp
 
+from callproof.harness.scenario import Scenario
+
 from ._app import create_app
-from ._scenario import Scenario
 
 __all__ = ["route_to_mock"]
 

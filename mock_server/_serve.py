@@ -21,9 +21,10 @@ from typing import TextIO
 
 import uvicorn
 
+from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
+
 from ._app import DEFAULT_MAX_BODY_BYTES, create_app
 from ._journal import Journal
-from ._scenario import Scenario, bundled_scenarios, load_scenarios
 
 __all__ = ["MockServer", "serve_forever"]
 

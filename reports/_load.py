@@ -25,14 +25,14 @@ from typing import IO, Any
 import jsonschema
 
 from callproof.harness import CallproofError
-from callproof.harness._report import _summary
-from callproof.harness._schemas import json_path
+from callproof.harness.check import json_path
+from callproof.harness.run._report import _summary
 
 __all__ = ["ReportError", "load_report", "write_jsonl_case", "write_jsonl_footer", "write_jsonl_header"]
 
 #: Top-level keys the header leaves out: `load_report` rebuilds them.
 _REBUILT = ("duration_s", "complete", "summary", "cases")
-#: The order of the top-level keys in a report (harness/_report.py::build_report).
+#: The order of the top-level keys in a report (harness/run/_report.py::build_report).
 _ORDER = ("format", "callproof_version", "profile", "target", "command", "scenario_set", "platform", "started_at",
           "duration_s", "complete", "summary", "cases")
 _SUMMARY_KEYS = ("cases", "passed", "failed", "skipped", "xfailed", "error", "must_failed", "should_failed",

@@ -1,5 +1,5 @@
 """Shared test helpers: paths of the bundled data, and the mutation table printed at the end of a run (rows come
-from tests/harness/test_mutations.py through `record_property`, so they reach the controller under xdist)."""
+from tests/harness/run/test_mutations.py through `record_property`, so they reach the controller under xdist)."""
 
 from __future__ import annotations
 

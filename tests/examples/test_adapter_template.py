@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from callproof.harness._client import protocol_problem
+from callproof.harness.judge import protocol_problem
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "examples" / "adapter_template.py"
 

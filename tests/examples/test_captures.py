@@ -14,8 +14,8 @@ from typing import cast
 import pytest
 
 from callproof.harness import RULES, CheckReport, check_body, check_bytes
-from callproof.harness._catalogue import STREAM_RULES
-from callproof.harness._rule import Front, Profile
+from callproof.harness.catalogue._catalogue import STREAM_RULES
+from callproof.harness.catalogue._rule import Front, Profile
 
 CAPTURES = Path(__file__).resolve().parents[2] / "examples" / "captures"
 GENERATOR = CAPTURES / "generate.py"
@@ -152,12 +152,12 @@ def test_broken_capture_fails_exactly_its_rule(capture: Capture) -> None:
 
 #: Rules shown failing by a test elsewhere instead of a bundled capture, with the reason.
 ELSEWHERE = {
-    "SSE-006": "needs an event over 32 MiB; tests/harness/test_check.py builds one in memory",
+    "SSE-006": "needs an event over 32 MiB; tests/harness/check/test_check.py builds one in memory",
 }
 
 
 def test_every_stream_rule_has_a_broken_capture() -> None:
-    """Harness rules (families 7-9) are shown failing by the broken fakes instead (tests/harness/test_mutations.py)."""
+    """Harness rules (families 7-9) are shown failing by the broken fakes (tests/harness/run/test_mutations.py)."""
     covered = {c.rule for c in BROKEN} | set(ELSEWHERE)
     missing = [rule.id for rule in STREAM_RULES if rule.id not in covered]
     assert missing == [], f"rules without a broken capture: {', '.join(missing)}"

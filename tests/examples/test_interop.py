@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from callproof.harness._baseline import load_baseline
-from callproof.harness._harness import CaseSpec, Harness, RunConfig
+from callproof.harness.judge import CaseSpec
+from callproof.harness.report._baseline import load_baseline
+from callproof.harness.run import Harness, RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interop.md"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from callproof.harness.scenario._scenario import Chunked, Fault, Scenario
 from callproof.mock_server import Plan, VirtualClock, load_scenarios, make_plan
 from callproof.mock_server._player import play
-from callproof.mock_server._render import Dialect, Frame, RenderContext, Rendered
-from callproof.mock_server._scenario import Chunked, Fault, Scenario
+from callproof.mock_server.dialects._render import Dialect, Frame, RenderContext, Rendered
 
 
 class FakeRenderer:
@@ -266,7 +266,7 @@ def test_virtual_clock_plays_the_schedule_exactly_without_sleeping() -> None:
 def test_responses_failure_after_n_events_lists_only_the_items_sent() -> None:
     from callproof.harness import check_bytes, parse_sse
     from callproof.mock_server import bundled_scenarios
-    from callproof.mock_server.renderers import RENDERERS
+    from callproof.mock_server.dialects import RENDERERS
 
     scenario = bundled_scenarios()["parallel_two_calls"]
     renderer = RENDERERS["responses"]

@@ -96,7 +96,7 @@ def test_unknown_marker_option_is_a_clear_error(pytester: pytest.Pytester) -> No
 
 
 def test_user_scenario_files_come_from_the_ini_setting(pytester: pytest.Pytester) -> None:
-    shutil.copy(DATA / "render_quirks.json", pytester.path / "render_quirks.json")
+    shutil.copy(DATA.parent / "dialects" / "data" / "render_quirks.json", pytester.path / "render_quirks.json")
     pytester.makeini("[pytest]\ncallproof_scenarios = render_quirks.json\n")
     pytester.makepyfile("""
         import json

@@ -45,7 +45,7 @@ def incomplete() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def with_cases() -> WithCases:
-    from callproof.harness._report import _summary
+    from callproof.harness.run._report import _summary
 
     def build(report: Mapping[str, Any], cases: list[dict[str, Any]]) -> dict[str, Any]:
         return {**copy.deepcopy(dict(report)), "summary": _summary(cases), "cases": cases}

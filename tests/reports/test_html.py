@@ -50,8 +50,9 @@ HOSTILE = "<script>alert(1)</script>"
 
 def _run(defect: str | None) -> dict[str, Any]:
     """A real report: the fake gateway run through the harness as `callproof run --launch` runs it."""
-    from callproof.harness._harness import CaseSpec, Harness, RunConfig
-    from callproof.harness._report import build_report, case_json, scenario_set_hash
+    from callproof.harness.judge import CaseSpec
+    from callproof.harness.run import Harness, RunConfig
+    from callproof.harness.run._report import build_report, case_json, scenario_set_hash
 
     launch = GATEWAY.replace("--upstream", f"--defect {defect} --upstream") if defect else GATEWAY
     config = RunConfig(launch=launch, case_timeout=15)

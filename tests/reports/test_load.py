@@ -13,7 +13,7 @@ import pytest
 import xmlschema
 
 from callproof.harness import CallproofError
-from callproof.harness._report import _summary
+from callproof.harness.run._report import _summary
 from callproof.reports import (
     ReportError,
     badge_json,

@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from callproof.harness._schemas import SCHEMA_BASE, schema_store
+from callproof.harness.check._schemas import SCHEMA_BASE, schema_store
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 CASES_DIR = Path(__file__).resolve().parent

@@ -107,7 +107,7 @@ def _cases(report: Path, wanted: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _merge(first: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    from callproof.harness._report import _summary
+    from callproof.harness.run._report import _summary
 
     report: dict[str, Any] = json.loads(first.read_text(encoding="utf-8"))
     report["command"] = ["python", "tests/reports/data/make_fixtures.py"]

@@ -1,0 +1,142 @@
+"""The value types of a check: rules, evidence, violations and per-rule results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from callproof.harness._types import JSONValue
+
+__all__ = [
+    "FAMILIES",
+    "FRONTS",
+    "LEVELS",
+    "STREAM_FAMILIES",
+    "PROFILES",
+    "Evidence",
+    "Family",
+    "Front",
+    "Level",
+    "Outcome",
+    "Profile",
+    "Rule",
+    "RuleResult",
+    "Violation",
+]
+
+#: How much a failed rule matters: MUST fails the run, SHOULD is reported, INFO is advice.
+Level = Literal["MUST", "SHOULD", "INFO"]
+#: The API dialect a stream speaks (design.md section 2).
+Front = Literal["responses", "chat", "anthropic"]
+#: Which rules and schema variants apply (design.md section 2).
+Profile = Literal["openai", "open-responses", "lenient"]
+#: The rule families of design.md section 7: six a single stream can be checked for, then the expected outcome of
+#: a scenario, the gateway (sandwich) rules that read the mock's journal, and the client adapter rules.
+Family = Literal[
+    "framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client",
+]
+Outcome = Literal["passed", "failed", "not-applicable"]
+
+LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")
+FRONTS: tuple[Front, ...] = ("responses", "chat", "anthropic")
+PROFILES: tuple[Profile, ...] = ("openai", "open-responses", "lenient")
+STREAM_FAMILIES: tuple[Family, ...] = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly")
+FAMILIES: tuple[Family, ...] = (*STREAM_FAMILIES, "expected", "gateway", "client")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One check with a stable id; its meaning never changes once published."""
+
+    id: str
+    level: Level
+    family: Family
+    fronts: frozenset[Front]
+    statement: str
+    spec: str
+    fix: str
+    profiles: frozenset[Profile] = frozenset(PROFILES)
+
+    def applies(self, front: Front, profile: Profile) -> bool:
+        return front in self.fronts and profile in self.profiles
+
+    @property
+    def on_stream(self) -> bool:
+        """A rule a single stream or body can be checked for (families 1-6), as opposed to a harness rule."""
+        return self.family in STREAM_FAMILIES
+
+    @property
+    def anchor(self) -> str:
+        """The README anchor of this rule in the generated catalogue."""
+        return self.id.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a violation was seen: the event, the field, and what was expected there."""
+
+    event_index: int | None = None
+    event_type: str | None = None
+    path: str | None = None
+    expected: JSONValue = None
+    actual: JSONValue = None
+    offset: int | None = None
+
+    def to_json(self) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {}
+        for name in ("event_index", "event_type", "path", "expected", "actual", "offset"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+    def describe(self) -> str:
+        """`event #4 'response.output_item.done' at byte 812, $.item.call_id`."""
+        parts: list[str] = []
+        if self.event_index is not None:
+            where = f"event #{self.event_index}"
+            if self.event_type is not None:
+                where += f" {self.event_type!r}"
+            parts.append(where)
+        elif self.event_type is not None:
+            parts.append(repr(self.event_type))
+        if self.offset is not None:
+            parts.append(f"at byte {self.offset}")
+        text = " ".join(parts)
+        if self.path is not None:
+            text = f"{text}, {self.path}" if text else self.path
+        return text or "the stream as a whole"
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A rule broken at one place in the stream."""
+
+    rule: str
+    message: str
+    evidence: Evidence = field(default_factory=Evidence)
+
+    def to_json(self) -> dict[str, JSONValue]:
+        return {"rule": self.rule, "message": self.message, "evidence": self.evidence.to_json()}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleResult:
+    """The verdict of one rule on one stream; `count` may exceed the violations kept."""
+
+    rule: Rule
+    outcome: Outcome
+    violations: tuple[Violation, ...] = ()
+    count: int = 0
+
+    def to_json(self) -> dict[str, JSONValue]:
+        return {
+            "rule": self.rule.id,
+            "level": self.rule.level,
+            "family": self.rule.family,
+            "outcome": self.outcome,
+            "statement": self.rule.statement,
+            "spec": self.rule.spec,
+            "count": self.count,
+            "violations": [v.to_json() for v in self.violations],
+        }

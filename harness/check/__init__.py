@@ -1,0 +1,34 @@
+"""Wire checking: the incremental SSE parser, schema loading, one state machine per front, capture reading
+and the text output of `callproof check`."""
+
+from __future__ import annotations
+
+from ._capture import check_capture, detect_front
+from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
+from ._format import catalogue_markdown, format_report, summary_line
+from ._front import Sink, short
+from ._responses import BODY_RULES
+from ._schemas import json_path, schema_store
+from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
+
+__all__ = [
+    "BODY_RULES",
+    "CheckReport",
+    "FramingIssue",
+    "SSEEvent",
+    "SSEParser",
+    "Sink",
+    "StreamChecker",
+    "catalogue_markdown",
+    "check_body",
+    "check_bytes",
+    "check_capture",
+    "check_events",
+    "detect_front",
+    "format_report",
+    "json_path",
+    "parse_sse",
+    "schema_store",
+    "short",
+    "summary_line",
+]

@@ -1,0 +1,81 @@
+"""Read a captured response (raw SSE text or a JSON body) from a file or stdin and check it."""
+
+from __future__ import annotations
+
+import json
+from typing import BinaryIO, Literal
+
+from callproof.harness._errors import InputError
+from callproof.harness.catalogue import Front, Profile
+
+from ._check import CheckReport, StreamChecker, check_body
+from ._sse import parse_sse
+
+__all__ = ["CHUNK", "MAX_BODY_BYTES", "check_capture", "detect_front"]
+
+CHUNK = 64 * 1024
+#: A non-stream body is parsed whole; larger ones are refused rather than exhausting memory.
+MAX_BODY_BYTES = 64 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+_ANTHROPIC_TYPES = frozenset((
+    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+    "message_delta", "message_stop", "ping", "message",
+))
+
+
+def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Front:
+    """Guess the front from the first bytes: chat chunks have `object`, Anthropic events their own types."""
+    payload: object = None
+    if kind == "json":
+        try:
+            payload = json.loads(head)
+        except ValueError:
+            return "responses"
+    else:
+        events, _ = parse_sse(head)
+        for event in events:
+            try:
+                payload = json.loads(event.data)
+            except ValueError:
+                continue
+            break
+    if not isinstance(payload, dict):
+        return "responses"
+    obj, typ = payload.get("object"), payload.get("type")
+    if isinstance(obj, str) and obj.startswith("chat.completion"):
+        return "chat"
+    if typ in _ANTHROPIC_TYPES or (typ == "error" and isinstance(payload.get("error"), dict)
+                                   and "sequence_number" not in payload and "param" not in payload["error"]):
+        return "anthropic"
+    return "responses"
+
+
+def check_capture(
+    stream: BinaryIO, name: str, *, front: Front | Literal["auto"] = "auto", profile: Profile = "openai"
+) -> CheckReport:
+    """Check a capture read in chunks (bounded memory for SSE); raise InputError when it cannot be checked."""
+    head = stream.read(CHUNK)
+    if not head:
+        raise InputError(f"{name} is empty (0 bytes): nothing to check; capture the response body, "
+                         "e.g. `curl -sN URL -d @request.json > capture.sse`")
+    nul = head.find(b"\x00")
+    if nul != -1:
+        raise InputError(f"{name} looks binary (NUL byte at offset {nul}); callproof check reads raw SSE text "
+                         "or a JSON response body")
+    body = head.removeprefix(_BOM).lstrip()
+    kind: Literal["sse", "json"] = "json" if body[:1] in (b"{", b"[") else "sse"
+    if kind == "json":
+        rest = stream.read(MAX_BODY_BYTES + 1 - len(head))
+        data = head + rest
+        if len(data) > MAX_BODY_BYTES:
+            raise InputError(f"{name} is a JSON body larger than {MAX_BODY_BYTES // (1024 * 1024)} MiB; "
+                             "check a streamed capture instead")
+        chosen = detect_front(data, "json") if front == "auto" else front
+        return check_body(data, front=chosen, profile=profile)
+    chosen = detect_front(head, "sse") if front == "auto" else front
+    checker = StreamChecker(chosen, profile)
+    chunk = head
+    while chunk:
+        checker.feed(chunk)
+        chunk = stream.read(CHUNK)
+    return checker.close()

@@ -1,0 +1,256 @@
+"""Check one captured stream or body against the rule catalogue.
+
+The pipeline, one step per concern: bytes -> SSE events (`_sse`) -> framing rules -> JSON decode ->
+schema validation dispatched on the event type -> the front's state machine (`_responses`, `_chat`,
+`_anthropic`) -> one `RuleResult` per applicable rule. Everything is incremental: a `StreamChecker` can be
+fed bytes as they arrive off the wire, and memory stays bounded by the accumulated arguments and text.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from callproof.harness._types import JSONValue
+from callproof.harness.catalogue import Evidence, Front, Profile, RuleResult, rules_for
+
+from ._anthropic import BODY_RULES as _ANT_BODY_RULES
+from ._anthropic import AnthropicChecker
+from ._chat import BODY_RULES as _CHAT_BODY_RULES
+from ._chat import ChatChecker
+from ._front import EventMeta, FrontChecker, Sink
+from ._responses import BODY_RULES as _RSP_BODY_RULES
+from ._responses import ResponsesChecker
+from ._schemas import schema_store
+from ._sse import FramingIssue, SSEEvent, SSEParser
+
+__all__ = ["CheckReport", "StreamChecker", "check_body", "check_bytes", "check_events"]
+
+InputKind = Literal["sse", "json", "events"]
+
+_ISSUE_RULES: Mapping[str, str] = {
+    "invalid-utf8": "SSE-001",
+    "trailing-event": "SSE-002",
+    "empty-data-block": "SSE-005",
+    "oversize-event": "SSE-006",
+}
+_DONE = "[DONE]"
+_FEED = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """The verdict on one stream or body: one result per rule of the front and profile."""
+
+    front: Front
+    profile: Profile
+    kind: InputKind
+    events: int
+    bytes: int
+    results: tuple[RuleResult, ...]
+
+    @property
+    def failed(self) -> tuple[RuleResult, ...]:
+        return tuple(r for r in self.results if r.outcome == "failed")
+
+    @property
+    def failed_rules(self) -> tuple[str, ...]:
+        return tuple(r.rule.id for r in self.failed)
+
+    @property
+    def must_failed(self) -> int:
+        return sum(1 for r in self.failed if r.rule.level == "MUST")
+
+    @property
+    def conformant(self) -> bool:
+        """No MUST rule failed (SHOULD and INFO failures are reported but do not fail)."""
+        return self.must_failed == 0
+
+    def to_json(self) -> dict[str, JSONValue]:
+        counts = {"passed": 0, "failed": 0, "not-applicable": 0}
+        for result in self.results:
+            counts[result.outcome] += 1
+        return {
+            "front": self.front,
+            "profile": self.profile,
+            "input": self.kind,
+            "events": self.events,
+            "bytes": self.bytes,
+            "conformant": self.conformant,
+            "summary": {
+                "rules": len(self.results),
+                "passed": counts["passed"],
+                "failed": counts["failed"],
+                "not_applicable": counts["not-applicable"],
+                "must_failed": self.must_failed,
+                "should_failed": sum(1 for r in self.failed if r.rule.level == "SHOULD"),
+            },
+            "results": [r.to_json() for r in self.results],
+        }
+
+
+@cache
+def _rule_ids(front: Front, profile: Profile) -> frozenset[str]:
+    return frozenset(rule.id for rule in rules_for(front, profile))
+
+
+def _front_checker(front: Front, profile: Profile, sink: Sink) -> FrontChecker:
+    schemas = schema_store().front(front, profile)
+    if front == "responses":
+        return ResponsesChecker(sink, schemas, profile)
+    if front == "chat":
+        return ChatChecker(sink, schemas, profile)
+    return AnthropicChecker(sink, schemas, profile)
+
+
+def _report(
+    front: Front, profile: Profile, kind: InputKind, sink: Sink, events: int, size: int,
+    evaluated: Iterable[str] | None = None,
+) -> CheckReport:
+    scope = None if evaluated is None else frozenset(evaluated)
+    results = []
+    for rule in rules_for(front, profile):
+        if scope is not None and rule.id not in scope:
+            results.append(RuleResult(rule, "not-applicable"))
+            continue
+        count = sink.counts.get(rule.id, 0)
+        kept = tuple(sink.kept.get(rule.id, ()))
+        results.append(RuleResult(rule, "failed" if count else "passed", kept, count))
+    return CheckReport(front, profile, kind, events, size, tuple(results))
+
+
+class StreamChecker:
+    """Feed an SSE stream in any chunks as it arrives; `close()` gives the report."""
+
+    def __init__(
+        self,
+        front: Front = "responses",
+        profile: Profile = "openai",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_event_bytes: int = 32 * 1024 * 1024,
+    ) -> None:
+        self.front: Front = front
+        self.profile: Profile = profile
+        self._sink = Sink(_rule_ids(front, profile))
+        self._checker = _front_checker(front, profile, self._sink)
+        self._parser = SSEParser(clock=clock, max_event_bytes=max_event_bytes)
+        self._issues_seen = 0
+        self._count = 0
+        self._last: EventMeta | None = None
+        self._report: CheckReport | None = None
+        self._check_type = front != "chat"
+        self._id_seen = False
+
+    def feed(self, chunk: bytes, arrival: float | None = None) -> None:
+        for event in self._parser.feed(chunk, arrival):
+            self._event(event)
+        self._drain_issues()
+
+    def close(self) -> CheckReport:
+        if self._report is None:
+            self._parser.close()
+            self._drain_issues()
+            for kind, count in self._parser.dropped.items():
+                self._sink.add_uncounted(_ISSUE_RULES[kind], count)
+            self._checker.finish(self._last)
+            self._report = _report(
+                self.front, self.profile, "sse", self._sink, self._count, self._parser.bytes_seen
+            )
+        return self._report
+
+    def _drain_issues(self) -> None:
+        issues: list[FramingIssue] = self._parser.issues
+        for issue in issues[self._issues_seen :]:
+            self._sink.add(_ISSUE_RULES[issue.kind], issue.detail, Evidence(offset=issue.offset))
+        self._issues_seen = len(issues)
+
+    def _event(self, event: SSEEvent) -> None:
+        index = self._count
+        self._count += 1
+        if event.id is not None and not self._id_seen:
+            self._id_seen = True
+            self._sink.add("RSP-FRAME-003", f"the event carries an SSE id ({event.id!r})",
+                           Evidence(index, None, None, None, event.id, event.offset))
+        sse_type = event.type if event.explicit_type else None
+        meta = EventMeta(index, sse_type, event.offset, sse_type)
+        if event.data == _DONE:
+            meta.type = _DONE
+            self._checker.done_sentinel(meta)
+            self._last = meta
+            return
+        try:
+            payload: Any = json.loads(event.data)
+        except ValueError as exc:
+            self._sink.add(
+                "SSE-003",
+                f"data is not JSON: {exc.args[0] if exc.args else exc}; data starts {event.data[:80]!r}",
+                meta.evidence("$"),
+            )
+            self._last = meta
+            return
+        if isinstance(payload, dict):
+            kind = payload.get("type") if self._check_type else payload.get("object")
+            if isinstance(kind, str):
+                meta.type = kind
+            if self._check_type and sse_type is not None and sse_type != kind:
+                self._sink.add(
+                    "SSE-004",
+                    f"SSE event name {sse_type!r} differs from the JSON type {kind!r}",
+                    meta.evidence("$.type", expected=sse_type, actual=kind if isinstance(kind, str) else None),
+                )
+        self._checker.event(meta, payload)
+        self._last = meta
+
+
+def check_bytes(data: bytes, *, front: Front = "responses", profile: Profile = "openai") -> CheckReport:
+    """Check a whole captured SSE stream."""
+    checker = StreamChecker(front, profile)
+    for start in range(0, len(data), _FEED):  # slices keep few events alive at once (cheaper for the GC)
+        checker.feed(data[start : start + _FEED])
+    return checker.close()
+
+
+def check_events(
+    events: Iterable[Mapping[str, Any]], *, front: Front = "responses", profile: Profile = "openai"
+) -> CheckReport:
+    """Check already-decoded events (framing rules do not apply: no bytes were seen)."""
+    sink = Sink(_rule_ids(front, profile))
+    checker = _front_checker(front, profile, sink)
+    meta: EventMeta | None = None
+    count = 0
+    key = "object" if front == "chat" else "type"
+    for index, payload in enumerate(events):
+        kind = payload.get(key) if isinstance(payload, Mapping) else None
+        meta = EventMeta(index, kind if isinstance(kind, str) else None, None, None)
+        checker.event(meta, dict(payload) if isinstance(payload, Mapping) else payload)
+        count += 1
+    checker.finish(meta)
+    evaluated = [r.id for r in rules_for(front, profile) if r.family != "framing"]
+    return _report(front, profile, "events", sink, count, 0, evaluated)
+
+
+_BODY_RULES: Mapping[Front, frozenset[str]] = {
+    "responses": _RSP_BODY_RULES,
+    "chat": _CHAT_BODY_RULES,
+    "anthropic": _ANT_BODY_RULES,
+}
+
+
+def check_body(data: bytes, *, front: Front = "responses", profile: Profile = "openai") -> CheckReport:
+    """Check a non-stream JSON response body (a Response, chat.completion, Message, or an error body)."""
+    sink = Sink(_rule_ids(front, profile))
+    schema_rule = {"responses": "RSP-SCHEMA-003", "chat": "CHAT-SCHEMA-002", "anthropic": "ANT-SCHEMA-003"}[front]
+    meta = EventMeta(0, None, 0, None)
+    try:
+        payload: Any = json.loads(data)
+    except ValueError as exc:
+        reason = exc.args[0] if exc.args else str(exc)
+        sink.add(schema_rule, f"the body is not valid JSON: {reason}", meta.evidence("$"))
+    else:
+        _front_checker(front, profile, sink).body(meta, payload)
+    return _report(front, profile, "json", sink, 0, len(data), _BODY_RULES[front])

@@ -1,0 +1,50 @@
+"""Judging one case: the expected outcome, request translation, ids, faults, streaming, equivalence and
+isolation of a gateway, the client rules, and the evidence a failure carries."""
+
+from __future__ import annotations
+
+from ._adapter import AdapterRun, protocol_problem
+from ._case import CaseOutcome, CaseResult, CaseSpec
+from ._client_rules import check_client
+from ._evidence import excerpts, timeline
+from ._expected import expected_calls, expected_outcome, expects_success
+from ._findings import Findings
+from ._gateway import (
+    FrontAnswer,
+    UpstreamView,
+    check_equivalence,
+    check_faults,
+    check_ids,
+    check_isolation,
+    check_streaming,
+    content_times,
+    has_fault_rules,
+    read_answer,
+)
+from ._translation import check_translation
+
+__all__ = [
+    "AdapterRun",
+    "CaseOutcome",
+    "CaseResult",
+    "CaseSpec",
+    "Findings",
+    "FrontAnswer",
+    "UpstreamView",
+    "check_client",
+    "check_equivalence",
+    "check_faults",
+    "check_ids",
+    "check_isolation",
+    "check_streaming",
+    "check_translation",
+    "content_times",
+    "excerpts",
+    "expected_calls",
+    "expected_outcome",
+    "expects_success",
+    "has_fault_rules",
+    "protocol_problem",
+    "read_answer",
+    "timeline",
+]

@@ -1,0 +1,45 @@
+"""What a client adapter gave back (the adapter protocol of docs/spec/contracts.md §5), as a value to judge."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["AdapterRun", "protocol_problem"]
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterRun:
+    """One adapter run: `result` is the object it printed when it kept the protocol, else `problem` says why."""
+
+    result: Mapping[str, Any] | None
+    problem: str | None
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+
+
+def protocol_problem(value: Any) -> str | None:
+    """Why `value` is not a result object of the adapter protocol, or None."""
+    if not isinstance(value, dict):
+        return f"the result is a JSON {type(value).__name__}, not an object"
+    calls = value.get("tool_calls", [])
+    if not isinstance(calls, list):
+        return "`tool_calls` is not a list"
+    for index, call in enumerate(calls):
+        if not isinstance(call, dict):
+            return f"`tool_calls[{index}]` is not an object"
+        if not isinstance(call.get("name"), str):
+            return f"`tool_calls[{index}].name` is missing or not a string"
+        if "arguments" not in call:
+            return f"`tool_calls[{index}].arguments` is missing"
+        if call.get("call_id") is not None and not isinstance(call["call_id"], str):
+            return f"`tool_calls[{index}].call_id` is not a string"
+    if value.get("text") is not None and not isinstance(value["text"], str):
+        return "`text` is not a string"
+    if value.get("error") is not None and not isinstance(value["error"], str):
+        return "`error` is neither null nor a string"
+    if not isinstance(value.get("incomplete", False), bool):
+        return "`incomplete` is not a boolean"
+    return None

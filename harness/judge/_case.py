@@ -1,0 +1,49 @@
+"""The verdict on one case of a run: a scenario and a rule group, and the outcome of each rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from callproof.harness.catalogue import RuleResult
+
+__all__ = ["CaseOutcome", "CaseResult", "CaseSpec"]
+
+CaseOutcome = Literal["passed", "failed", "skipped", "xfailed", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSpec:
+    """One test item: rules of `group` on scenario `scenario`."""
+
+    scenario: str
+    group: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.scenario}::{self.group}"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseResult:
+    """The verdict on one case. `outcome` follows the rules: failed when any rule (MUST or SHOULD) failed, error
+    when the IUT could not be run for it; `details` holds extra evidence (stderr tail, answer status...)."""
+
+    spec: CaseSpec
+    outcome: CaseOutcome
+    results: tuple[RuleResult, ...] = ()
+    message: str = ""
+    seconds: float = 0.0
+    details: Mapping[str, Any] = field(default_factory=dict)
+    #: For a failed case with a front stream: its events with arrival times, and raw excerpts by rule id.
+    timeline: tuple[Mapping[str, Any], ...] = ()
+    excerpts: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def must_failed(self) -> tuple[RuleResult, ...]:
+        return tuple(r for r in self.results if r.outcome == "failed" and r.rule.level == "MUST")
+
+    @property
+    def failed(self) -> tuple[RuleResult, ...]:
+        return tuple(r for r in self.results if r.outcome == "failed")

@@ -1,0 +1,58 @@
+"""Family 7, the expected outcome: what a client ends up holding equals what the scenario demands."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from callproof.harness._types import JSONValue
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import short
+from callproof.harness.scenario import Result, status_matches
+
+from ._findings import Findings
+
+__all__ = ["expected_calls", "expected_outcome", "expects_success"]
+
+
+def expects_success(status: str) -> bool:
+    return status in ("completed", "incomplete")
+
+
+def expected_calls(expect_calls: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
+    """(name, parsed arguments) of the scenario's expected calls."""
+    out: list[tuple[str, Any]] = []
+    for call in expect_calls:
+        arguments = call["arguments"]
+        out.append((str(call["name"]), json.loads(arguments) if isinstance(arguments, str) else arguments))
+    return out
+
+
+def expected_outcome(findings: Findings, expect: Any, result: Result, *, where: str = "the final result") -> None:
+    """EXP-001..004 on `result` against a scenario's `Expect`."""
+    findings.check("EXP-004")
+    if not status_matches(expect.status, result.status):
+        detail = f" ({result.error})" if result.error else ""
+        findings.fail("EXP-004", f"the response ended {result.status} (by {result.terminal}){detail}; the scenario "
+                      f"expects {expect.status}", Evidence(path=where, expected=expect.status, actual=result.status))
+    if not expects_success(expect.status):
+        return  # what a failed response held is judged by the fault rules, not by expected calls or text
+    wanted = expected_calls(expect.tool_calls)
+    findings.check("EXP-001", "EXP-002")
+    names: list[JSONValue] = [c.name for c in result.calls]
+    wanted_names: list[JSONValue] = [name for name, _ in wanted]
+    if names != wanted_names:
+        findings.fail("EXP-001", f"the completed tool calls are {names}, expected {wanted_names}",
+                      Evidence(path=f"{where}.tool_calls[*].name", expected=wanted_names, actual=names))
+    for index, (call, (name, arguments)) in enumerate(zip(result.calls, wanted, strict=False)):
+        if call.name == name and call.parsed() != arguments:
+            findings.fail("EXP-002", f"call {index} ({name}) has arguments {short(call.arguments)}, expected "
+                          f"{short(json.dumps(arguments))}",
+                          Evidence(path=f"{where}.tool_calls[{index}].arguments", expected=json.dumps(arguments),
+                                   actual=call.arguments))
+    if expect.text is not None:
+        findings.check("EXP-003")
+        if result.text != expect.text:
+            findings.fail("EXP-003", f"the text is {short(result.text)}, expected {short(expect.text)}",
+                          Evidence(path=f"{where}.text", expected=expect.text, actual=result.text))

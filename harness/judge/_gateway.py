@@ -1,0 +1,274 @@
+"""Gateway mode (design.md section 7, family 8): one scenario sent through the IUT's front, with the mock as its
+upstream, and the sandwich rules that compare what the mock sent and received (its journal) with what the front
+emitted: id mapping, fault propagation, incremental forwarding, stream vs non-stream equivalence, isolation.
+Request translation lives in `_translation`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from callproof.harness.catalogue import Evidence, Profile
+from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
+from callproof.harness.scenario import Exchange, Result, result_of_body, result_of_events
+
+from ._expected import expected_calls, expects_success
+from ._findings import Findings
+
+__all__ = [
+    "FrontAnswer",
+    "UpstreamView",
+    "check_equivalence",
+    "check_faults",
+    "check_ids",
+    "check_isolation",
+    "check_streaming",
+    "content_times",
+    "read_answer",
+]
+
+#: Scripted upstream pauses at least this long are checked at the front (GW-STREAM-002) ...
+GAP_MIN = 0.050
+#: ... and must show there within this tolerance.
+GAP_TOLERANCE = 0.025
+_CUT_FAULTS = frozenset(("disconnect", "truncate", "malformed", "stream_error"))
+_INCOMPLETE_REASON = {"length": "max_output_tokens", "content_filter": "content_filter"}
+
+
+@dataclass(frozen=True, slots=True)
+class FrontAnswer:
+    """What came back from the front: the exchange, its events with arrival times, the single-stream check
+    (None for an HTTP error, which has no stream to check) and the result a client would hold."""
+
+    exchange: Exchange
+    events: tuple[SSEEvent, ...]
+    report: CheckReport | None
+    result: Result
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamView:
+    """The mock's journal for one case: request bodies, for the first request its writes (time, bytes), and the
+    times of the writes that carried output content (text or argument deltas), in the upstream's dialect."""
+
+    bodies: tuple[Any, ...]
+    writes: tuple[tuple[float, bytes], ...]
+    content_times: tuple[float, ...] = ()
+
+
+def _is_content(payload: Any) -> bool:
+    """Whether an upstream event carries output content: a Responses `*.delta`, a chat delta with content or
+    tool calls, an Anthropic content_block_delta."""
+    if not isinstance(payload, dict):
+        return False
+    kind = str(payload.get("type", ""))
+    if kind.endswith(".delta") or kind == "content_block_delta":
+        return True
+    for choice in payload.get("choices") or ():
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if isinstance(delta, dict) and (delta.get("content") or delta.get("tool_calls")):
+            return True
+    return False
+
+
+def content_times(writes: Sequence[tuple[float, bytes]]) -> tuple[float, ...]:
+    """When each upstream write that completed a content event left the mock (any of the three dialects)."""
+    parser = SSEParser()
+    times: list[float] = []
+    for when, data in writes:
+        for event in parser.feed(data, when):
+            try:
+                payload = json.loads(event.data)
+            except ValueError:
+                continue
+            if _is_content(payload):
+                times.append(event.arrival)
+    parser.close()
+    return tuple(times)
+
+
+def read_answer(exchange: Exchange, profile: Profile) -> FrontAnswer:
+    """Parse and check what the front answered (SSE stream, JSON body or HTTP error)."""
+    status = exchange.status or 0
+    if status >= 400 or exchange.status is None:
+        answer = result_of_body(exchange.json(), status) if status else None
+        result = answer or Result("error", "", (), "no answer", error=exchange.error)
+        return FrontAnswer(exchange, (), None, result)
+    if not exchange.is_sse:
+        return FrontAnswer(exchange, (), check_body(exchange.body, profile=profile),
+                           result_of_body(exchange.json(), status))
+    checker = StreamChecker("responses", profile)
+    parser = SSEParser()
+    events: list[SSEEvent] = []
+    for chunk in exchange.chunks:
+        checker.feed(chunk.data, chunk.time)
+        events.extend(parser.feed(chunk.data, chunk.time))
+    parser.close()
+    return FrontAnswer(exchange, tuple(events), checker.close(), result_of_events(events))
+
+
+def _first_delta(events: Sequence[SSEEvent]) -> SSEEvent | None:
+    for event in events:
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            continue
+        if isinstance(payload, dict) and str(payload.get("type", "")).endswith(".delta"):
+            return event
+    return None
+
+
+def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamView) -> None:
+    """GW-STREAM-001/002: only where the upstream stream lasted long enough to tell streaming from buffering."""
+    writes = upstream.writes
+    if len(writes) < 2 or not answer.events:
+        return
+    # Only a stream whose content kept coming for a while can tell streaming from buffering.
+    span = writes[-1][0] - upstream.content_times[0] if upstream.content_times else 0.0
+    if span >= 2 * GAP_MIN:
+        findings.check("GW-STREAM-001")
+        first = _first_delta(answer.events)
+        if first is not None and first.arrival >= writes[-1][0]:
+            late = first.arrival - writes[-1][0]
+            findings.fail("GW-STREAM-001", f"the first delta reached the client {late:.3f} s after the upstream's "
+                          f"last byte, though the upstream streamed content for {span:.3f} s before it: the IUT "
+                          "buffers the stream",
+                          Evidence(event_index=answer.events.index(first), event_type=first.type,
+                                   expected="before the upstream's last write", actual=f"{late:.3f} s after it"))
+    # Pauses between content writes: a pause before any content (say between message_start and the first block)
+    # has nothing a gateway could forward to show it.
+    gaps = sorted((b - a for a, b in pairwise(upstream.content_times)), reverse=True)
+    scripted = [g for g in gaps if g >= GAP_MIN]
+    if not scripted:
+        return
+    findings.check("GW-STREAM-002")
+    arrivals = [e.arrival for e in answer.events]
+    front_gaps = sorted((b - a for a, b in pairwise(arrivals)), reverse=True)
+    for rank, gap in enumerate(scripted):
+        seen = front_gaps[rank] if rank < len(front_gaps) else 0.0
+        if seen < gap - GAP_TOLERANCE:
+            findings.fail("GW-STREAM-002", f"the upstream paused {gap * 1000:.0f} ms (pause {rank + 1} by length); "
+                          f"the front's pause of that rank is {seen * 1000:.0f} ms (tolerance "
+                          f"{GAP_TOLERANCE * 1000:.0f} ms)", Evidence(expected=round(gap * 1000),
+                                                                      actual=round(seen * 1000)))
+            break
+
+
+def check_ids(findings: Findings, scenario: Any, result: Result) -> None:
+    """GW-ID-001: the upstream's ids come through as call_ids; missing or repeated ones become unique ids."""
+    wanted = expected_calls(scenario.expect.tool_calls)
+    if not wanted or not expects_success(scenario.expect.status) or not result.calls:
+        return
+    findings.check("GW-ID-001")
+    upstream_ids = [c.call_id for c in scenario.calls]
+    seen: set[str] = set()
+    for index, call in enumerate(result.calls[: len(upstream_ids)]):
+        upstream = upstream_ids[index]
+        repeated = upstream is not None and upstream in upstream_ids[:index]
+        evidence = Evidence(path=f"$.response.output[?(@.type=='function_call')][{index}].call_id",
+                            expected=upstream if upstream and not repeated else "a unique non-empty id",
+                            actual=call.call_id)
+        if upstream and not repeated and call.call_id != upstream:
+            findings.fail("GW-ID-001", f"call {index} ({call.name}) has call_id {call.call_id!r}; the upstream sent "
+                          f"id {upstream!r}", evidence)
+        elif not call.call_id or call.call_id in seen:
+            why = "empty" if not call.call_id else "already used by an earlier call"
+            findings.fail("GW-ID-001", f"call {index} ({call.name}) has call_id {call.call_id!r}, {why}; the "
+                          f"upstream sent {'no id' if upstream is None else f'the repeated id {upstream!r}'}",
+                          evidence)
+        if call.call_id:
+            seen.add(call.call_id)
+
+
+def _http_fault(scenario: Any) -> Mapping[str, Any] | None:
+    for fault in scenario.faults:
+        if fault.kind == "http_error" and fault.probability >= 1:
+            return dict(fault.params)
+    return None
+
+
+def fault_kinds(scenario: Any) -> frozenset[str]:
+    return frozenset(f.kind for f in scenario.faults if f.probability >= 1)
+
+
+def has_fault_rules(scenario: Any) -> bool:
+    return bool(_http_fault(scenario) or fault_kinds(scenario) & _CUT_FAULTS
+                or scenario.ending in ("failed", "length", "content_filter"))
+
+
+def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None:
+    """GW-FAULT-001..004."""
+    http = _http_fault(scenario)
+    status = answer.exchange.status
+    if http is not None:
+        findings.check("GW-FAULT-001")
+        if status is not None and status < 400:
+            findings.fail("GW-FAULT-001", f"the upstream answered HTTP {http['status']} before streaming; the front "
+                          f"answered HTTP {status} ({answer.result.terminal})",
+                          Evidence(path="HTTP status", expected=f">= 400 (upstream {http['status']})", actual=status))
+        if http["status"] == 429:
+            findings.check("GW-FAULT-002")
+            retry = answer.exchange.headers.get("retry-after")
+            wanted = http.get("retry_after")
+            if status != 429:
+                findings.fail("GW-FAULT-002", f"the upstream's 429 became HTTP {status}",
+                              Evidence(path="HTTP status", expected=429, actual=status))
+            elif wanted is not None and (retry is None or not _same_seconds(retry, float(wanted))):
+                findings.fail("GW-FAULT-002", f"Retry-After is {retry!r} at the front; the upstream sent {wanted:g}",
+                              Evidence(path="header retry-after", expected=f"{wanted:g}", actual=retry))
+    if fault_kinds(scenario) & _CUT_FAULTS or scenario.ending == "failed":
+        findings.check("GW-FAULT-003")
+        if answer.result.status == "completed":
+            what = sorted(fault_kinds(scenario) & _CUT_FAULTS) or ["a failed ending"]
+            findings.fail("GW-FAULT-003", f"the upstream failed mid-stream ({', '.join(what)}) and the front still "
+                          f"ended with {answer.result.terminal}",
+                          Evidence(event_type=answer.result.terminal, expected="response.failed or an error event",
+                                   actual=answer.result.terminal))
+    reason = _INCOMPLETE_REASON.get(scenario.ending)
+    if reason is not None:
+        findings.check("GW-FAULT-004")
+        result = answer.result
+        if result.status != "incomplete" or result.incomplete_reason != reason:
+            findings.fail("GW-FAULT-004", f"the upstream finished with {scenario.ending}; the front ended "
+                          f"{result.status} (reason {result.incomplete_reason!r}), expected incomplete with reason "
+                          f"{reason!r}", Evidence(path="$.response.incomplete_details.reason", expected=reason,
+                                                   actual=result.incomplete_reason))
+
+
+def _same_seconds(header: str, seconds: float) -> bool:
+    try:
+        return abs(float(header) - seconds) < 1e-9
+    except ValueError:
+        return False
+
+
+def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer) -> None:
+    """GW-EQ-001: the non-stream answer holds what the stream held."""
+    findings.check("GW-EQ-001")
+    result = plain.result
+    mine = (result.status, result.text, [(c.name, c.parsed()) for c in result.calls])
+    theirs = (streamed.status, streamed.text, [(c.name, c.parsed()) for c in streamed.calls])
+    if mine != theirs:
+        labels = ("status", "text", "tool calls")
+        differ = [label for label, a, b in zip(labels, mine, theirs, strict=True) if a != b]
+        findings.fail("GW-EQ-001", f"the non-stream response differs from the stream in {', '.join(differ)}: "
+                      f"stream {short(theirs)}, non-stream {short(mine)}",
+                      Evidence(path="non-stream response", expected=short(theirs), actual=short(mine)))
+
+
+def check_isolation(findings: Findings, runs: Sequence[tuple[Any, Result]]) -> None:
+    """GW-ISO-001: each of several concurrent cases holds its own scenario's calls and text."""
+    findings.check("GW-ISO-001")
+    for scenario, result in runs:
+        wanted = expected_calls(scenario.expect.tool_calls)
+        got = [(c.name, c.parsed()) for c in result.calls]
+        text_ok = scenario.expect.text is None or result.text == scenario.expect.text
+        if got != wanted or not text_ok:
+            findings.fail("GW-ISO-001", f"concurrent case {scenario.id} got calls {short(got)} and text "
+                          f"{short(result.text)}; alone it expects {short(wanted)}"
+                          + ("" if scenario.expect.text is None else f" and {short(scenario.expect.text)}"),
+                          Evidence(path=scenario.id, expected=short(wanted), actual=short(got)))

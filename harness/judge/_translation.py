@@ -1,0 +1,291 @@
+"""Family 8, request translation (GW-REQ-*): the upstream request carries what the front request asked for, in
+the upstream dialect's shape (wire-formats.md sections 1.5, 2.2, 2.3, 3.3).
+
+Each check reads the front request the harness sent and the body the mock received, and fails its rule with the
+JSON path in the upstream body where the translation went wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import short
+
+from ._findings import Findings
+
+__all__ = ["check_translation"]
+
+
+def _where(path: str) -> Evidence:
+    return Evidence(path=f"upstream request {path}")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _text(content: Any) -> str:
+    """The text of a message content: a string, or text parts / blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def _json_equal(text: Any, value: Any) -> bool:
+    if isinstance(text, str):
+        try:
+            return bool(json.loads(text) == value)
+        except ValueError:
+            return False
+    return bool(text == value)
+
+
+def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[Any, Any, str]] | None:
+    """name -> (description, parameters, JSON path) of the tools in the upstream body."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return None
+    found: dict[str, tuple[Any, Any, str]] = {}
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, Mapping):
+            continue
+        if dialect == "chat":
+            fn = tool.get("function")
+            if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+                found[fn["name"]] = (fn.get("description"), fn.get("parameters"), f"$.tools[{index}].function")
+        elif isinstance(tool.get("name"), str):
+            schema = tool.get("input_schema") if dialect == "anthropic" else tool.get("parameters")
+            found[tool["name"]] = (tool.get("description"), schema, f"$.tools[{index}]")
+    return found
+
+
+def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    if not front.get("tools"):
+        return
+    findings.check("GW-REQ-002")
+    if dialect == "anthropic" and front.get("tool_choice") == "none" and "tools" not in body:
+        return  # Anthropic: leaving the tools out is one way to say tool_choice none
+    found = _upstream_tools(dialect, body)
+    if found is None:
+        findings.fail("GW-REQ-002", "the upstream request has no `tools` list", _where("$.tools"))
+        return
+    schema_field = {"chat": "parameters", "anthropic": "input_schema"}.get(dialect, "parameters")
+    for tool in front["tools"]:
+        name = tool["name"]
+        if name not in found:
+            findings.fail("GW-REQ-002", f"tool {name!r} is missing upstream (it has {sorted(found)})",
+                          _where("$.tools"))
+            continue
+        description, parameters, path = found[name]
+        if "description" in tool and description != tool["description"]:
+            findings.fail("GW-REQ-002", f"tool {name!r} has description {short(description)} upstream, expected "
+                          f"{short(tool['description'])}", Evidence(path=f"upstream request {path}.description",
+                                                                    expected=tool["description"], actual=description))
+        if parameters != tool["parameters"]:
+            findings.fail("GW-REQ-002", f"tool {name!r} has {schema_field} {short(parameters)} upstream, expected "
+                          f"{short(tool['parameters'])}",
+                          Evidence(path=f"upstream request {path}.{schema_field}", expected=tool["parameters"],
+                                   actual=parameters))
+
+
+def _choice_ok(dialect: str, choice: Any, body: Mapping[str, Any]) -> tuple[bool, Any]:
+    """Whether the upstream tool_choice means `choice`, and what was expected (for the evidence)."""
+    actual = body.get("tool_choice")
+    named = choice.get("name") if isinstance(choice, Mapping) else None
+    if dialect == "anthropic":
+        kind = actual.get("type") if isinstance(actual, Mapping) else None
+        if named is not None:
+            return kind == "tool" and isinstance(actual, Mapping) and actual.get("name") == named, \
+                {"type": "tool", "name": named}
+        wanted = {"auto": "auto", "required": "any", "none": "none"}.get(str(choice))
+        if wanted is None:  # a form the scenario schema does not produce: nothing to compare it with
+            return True, choice
+        if choice == "none" and "tools" not in body:
+            return True, {"type": "none"}
+        if choice == "auto" and actual is None:
+            return True, {"type": "auto"}
+        return kind == wanted, {"type": wanted}
+    if named is not None:
+        if dialect == "chat":
+            fn = actual.get("function") if isinstance(actual, Mapping) else None
+            return (isinstance(actual, Mapping) and actual.get("type") == "function" and isinstance(fn, Mapping)
+                    and fn.get("name") == named), {"type": "function", "function": {"name": named}}
+        return isinstance(actual, Mapping) and actual.get("name") == named, {"type": "function", "name": named}
+    if choice == "auto" and actual is None:
+        return True, choice  # auto is the default when tools are given
+    return actual == choice, choice
+
+
+def _tool_choice(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    if "tool_choice" not in front:
+        return
+    findings.check("GW-REQ-003")
+    ok, expected = _choice_ok(dialect, front["tool_choice"], body)
+    if not ok:
+        findings.fail("GW-REQ-003", f"tool_choice {short(front['tool_choice'])} became "
+                      f"{short(body.get('tool_choice'))} upstream, expected {short(expected)}",
+                      Evidence(path="upstream request $.tool_choice", expected=expected,
+                               actual=body.get("tool_choice")))
+
+
+def _parallel(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    if front.get("parallel_tool_calls") is not False:
+        return
+    findings.check("GW-REQ-004")
+    if dialect == "anthropic":
+        choice = body.get("tool_choice")
+        if not (isinstance(choice, Mapping) and choice.get("disable_parallel_tool_use") is True):
+            findings.fail("GW-REQ-004", "parallel_tool_calls false did not become tool_choice."
+                          "disable_parallel_tool_use true upstream", Evidence(
+                              path="upstream request $.tool_choice.disable_parallel_tool_use", expected=True,
+                              actual=choice.get("disable_parallel_tool_use") if isinstance(choice, Mapping) else None))
+    elif body.get("parallel_tool_calls") is not False:
+        findings.fail("GW-REQ-004", f"parallel_tool_calls is {short(body.get('parallel_tool_calls'))} upstream, "
+                      "expected false", Evidence(path="upstream request $.parallel_tool_calls", expected=False,
+                                                 actual=body.get("parallel_tool_calls")))
+
+
+def _instructions(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    if "instructions" not in front:
+        return
+    findings.check("GW-REQ-005")
+    wanted = front["instructions"]
+    if dialect == "anthropic":
+        ok = wanted in _text(body.get("system"))
+        path = "$.system"
+    else:
+        messages = body.get("messages" if dialect == "chat" else "input")
+        ok = dialect == "responses" and body.get("instructions") == wanted
+        if isinstance(messages, list):
+            ok = ok or any(isinstance(m, Mapping) and m.get("role") in ("system", "developer")
+                           and wanted in _text(m.get("content")) for m in messages)
+        path = "$.messages[?(@.role=='system')]" if dialect == "chat" else "$.instructions"
+    if not ok:
+        findings.fail("GW-REQ-005", f"the instructions {short(wanted)} do not reach the upstream's system prompt",
+                      Evidence(path=f"upstream request {path}", expected=wanted))
+
+
+def _chat_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    messages = [m for m in body.get("messages") or () if isinstance(m, Mapping)]
+    problems: list[tuple[str, str]] = []
+    for item in front_items:
+        if item["type"] == "function_call":
+            hits = [
+                (i, c) for i, m in enumerate(messages) if m.get("role") == "assistant"
+                for c in m.get("tool_calls") or () if isinstance(c, Mapping) and c.get("id") == item["call_id"]
+            ]
+            fn = hits[0][1].get("function") if hits else None
+            if not hits or not isinstance(fn, Mapping):
+                problems.append((f"no assistant tool_calls entry with id {item['call_id']!r}", "$.messages"))
+            elif fn.get("name") != item["name"] or not _json_equal(fn.get("arguments"), json.loads(item["arguments"])):
+                problems.append((f"tool call {item['call_id']!r} is {short(fn)} upstream, expected name "
+                                 f"{item['name']!r} and arguments {item['arguments']}",
+                                 f"$.messages[{hits[0][0]}].tool_calls"))
+        else:
+            tools = [(i, m) for i, m in enumerate(messages)
+                     if m.get("role") == "tool" and m.get("tool_call_id") == item["call_id"]]
+            if not tools:
+                problems.append((f"no tool message with tool_call_id {item['call_id']!r}", "$.messages"))
+            elif _text(tools[0][1].get("content")) != item["output"]:
+                problems.append((f"the tool result for {item['call_id']!r} is "
+                                 f"{short(tools[0][1].get('content'))}, expected {short(item['output'])}",
+                                 f"$.messages[{tools[0][0]}].content"))
+    return problems
+
+
+def _anthropic_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    blocks: list[tuple[int, Mapping[str, Any]]] = []
+    for index, message in enumerate(body.get("messages") or ()):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list):
+            blocks += [(index, b) for b in content if isinstance(b, Mapping)]
+    problems: list[tuple[str, str]] = []
+    for item in front_items:
+        if item["type"] == "function_call":
+            uses = [(i, b) for i, b in blocks if b.get("type") == "tool_use" and b.get("id") == item["call_id"]]
+            if not uses:
+                problems.append((f"no tool_use block with id {item['call_id']!r}", "$.messages"))
+            elif uses[0][1].get("name") != item["name"] or uses[0][1].get("input") != json.loads(item["arguments"]):
+                problems.append((f"tool_use {item['call_id']!r} is {short(uses[0][1])} upstream",
+                                 f"$.messages[{uses[0][0]}].content"))
+        else:
+            results = [(i, b) for i, b in blocks
+                       if b.get("type") == "tool_result" and b.get("tool_use_id") == item["call_id"]]
+            if not results:
+                problems.append((f"no tool_result block with tool_use_id {item['call_id']!r}", "$.messages"))
+            elif _text(results[0][1].get("content")) != item["output"]:
+                problems.append((f"the tool_result for {item['call_id']!r} is "
+                                 f"{short(results[0][1].get('content'))}", f"$.messages[{results[0][0]}].content"))
+    return problems
+
+
+def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+    items = [i for i in body.get("input") or () if isinstance(i, Mapping)]
+    problems: list[tuple[str, str]] = []
+    for item in front_items:
+        same = [i for i in items if i.get("type") == item["type"] and i.get("call_id") == item["call_id"]]
+        if not same:
+            problems.append((f"no {item['type']} item with call_id {item['call_id']!r}", "$.input"))
+        elif item["type"] == "function_call_output" and _text(same[0].get("output")) != item["output"]:
+            problems.append((f"the output for {item['call_id']!r} is {short(same[0].get('output'))}", "$.input"))
+        elif item["type"] == "function_call" and (
+            same[0].get("name") != item["name"] or not _json_equal(same[0].get("arguments"),
+                                                                   json.loads(item["arguments"]))):
+            problems.append((f"function_call {item['call_id']!r} is {short(same[0])} upstream", "$.input"))
+    return problems
+
+
+def _history(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    items = [i for i in front["input"] if i.get("type") in ("function_call", "function_call_output")]
+    if not items:
+        return
+    findings.check("GW-REQ-006")
+    check = {"chat": _chat_history, "anthropic": _anthropic_history}.get(dialect, _responses_history)
+    for message, path in check(items, body):
+        findings.fail("GW-REQ-006", message, _where(path))
+
+
+def _max_tokens(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    if "max_output_tokens" not in front:
+        return
+    findings.check("GW-REQ-007")
+    wanted = front["max_output_tokens"]
+    fields = {"chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",)}.get(
+        dialect, ("max_output_tokens",))
+    if not any(body.get(f) == wanted for f in fields):
+        findings.fail("GW-REQ-007", f"max_output_tokens {wanted} is not forwarded as {' or '.join(fields)} "
+                      f"(got {short({f: body.get(f) for f in fields})})",
+                      Evidence(path=f"upstream request $.{fields[0]}", expected=wanted, actual=body.get(fields[0])))
+
+
+def check_translation(
+    findings: Findings, dialect: str, front: Mapping[str, Any], user_text: str, bodies: list[Any],
+) -> None:
+    """GW-REQ-001..007 for one case: `bodies` are the upstream request bodies the mock saw for it, in order."""
+    findings.check("GW-REQ-001")
+    if not bodies:
+        findings.fail("GW-REQ-001", "the mock received no upstream request carrying this case's marker "
+                      "[callproof:case=...]; the user text was not forwarded, or the IUT called another upstream",
+                      _where("$"))
+        return
+    body = bodies[0]
+    if not isinstance(body, Mapping):
+        findings.fail("GW-REQ-001", f"the upstream request body is not a JSON object: {short(body)}", _where("$"))
+        return
+    if not any(user_text in s for s in _strings(body)):
+        findings.fail("GW-REQ-001", f"the user's text {short(user_text)} does not appear intact in the upstream "
+                      "request", _where("$"))
+    for check in (_tools, _tool_choice, _parallel, _instructions, _history, _max_tokens):
+        check(findings, dialect, front, body)

@@ -1,0 +1,246 @@
+"""What the bundled suite (`pytest --pyargs callproof.suite`, `callproof run`) does inside pytest, kept out of the
+thin plugin module: options to a `RunConfig`, one harness per process (so one per pytest-xdist worker), turning a
+case's verdict into a pytest outcome, and the controller-side collection that writes the report.
+
+Cases travel from workers to the controller as JSON in the test reports' `user_properties`, so the controller
+alone assembles and writes the report, with or without xdist.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, cast
+
+import pytest
+
+from callproof.harness.catalogue import PROFILES, Profile
+from callproof.harness.judge import CaseResult, CaseSpec
+from callproof.harness.report import Baseline, BaselineError, load_baseline
+from callproof.harness.run import (
+    Harness,
+    RunConfig,
+    build_report,
+    case_json,
+    run_scenarios,
+    scenario_set_hash,
+    write_report,
+)
+
+__all__ = ["PROPERTY", "Collector", "Judged", "SuiteSession", "config_from_options", "plan", "verdict"]
+
+#: The user_properties key carrying a case's JSON from the process that ran it to the controller.
+PROPERTY = "callproof_case"
+_DIALECTS = ("chat", "responses", "anthropic")
+
+
+def config_from_options(option: Callable[[str], Any], invocation_dir: Path) -> RunConfig | None:
+    """The run configuration from pytest options; None when no implementation under test is named."""
+    names = ("launch", "target", "app", "client_cmd", "client")
+    given = {n: option(f"callproof_{n}") for n in names}
+    if not any(given.values()):
+        return None
+    profile = option("callproof_profile") or "openai"
+    if profile not in PROFILES:
+        raise pytest.UsageError(f"--callproof-profile {profile!r} is not a profile; use one of {', '.join(PROFILES)}")
+    dialect = option("callproof_upstream_dialect")
+    if dialect not in _DIALECTS:
+        raise pytest.UsageError(f"--callproof-upstream-dialect {dialect!r}: use one of {', '.join(_DIALECTS)}")
+    paths = tuple(Path(p) if Path(p).is_absolute() else invocation_dir / p for p in option("callproof_scenarios") or ())
+    config = RunConfig(
+        **given, upstream_dialect=dialect, front_url=option("callproof_front_url"),
+        ready_url=option("callproof_ready_url"), case_timeout=float(option("callproof_case_timeout")),
+        model=option("callproof_model"), scenario_paths=paths, profile=cast(Profile, profile),
+        mock_port=int(option("callproof_mock_port")),
+    )
+    problem = config.problem()
+    if problem is not None:
+        raise pytest.UsageError(problem.replace("--", "--callproof-"))
+    return config
+
+
+def plan(config: RunConfig) -> list[CaseSpec]:
+    """The cases of a run (scenario files are read; nothing is started)."""
+    from callproof.mock_server import ScenarioError
+
+    try:
+        return Harness(config).cases()
+    except ScenarioError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def load_optional_baseline(path: str | None) -> Baseline | None:
+    if not path:
+        return None
+    try:
+        return load_baseline(Path(path))
+    except BaselineError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A case's verdict and its report JSON (baseline applied)."""
+
+    result: CaseResult
+    data: dict[str, Any]
+
+
+class SuiteSession:
+    """One process's harness (mock + IUT), started on the first case and closed at the end of the session."""
+
+    def __init__(self, config: RunConfig, baseline: Baseline | None) -> None:
+        self.config = config
+        self.baseline = baseline
+        self._harness: Harness | None = None
+
+    @property
+    def harness(self) -> Harness:
+        if self._harness is None:
+            self._harness = Harness(self.config)
+        return self._harness
+
+    def judge(self, spec: CaseSpec) -> Judged:
+        """The verdict and its report JSON (with the baseline applied)."""
+        result = self.harness.judge(spec)
+        mark: str | None = None
+        if self.baseline is not None and self.baseline.listed(spec.id):
+            failed = [r.rule.id for r in result.failed]
+            if result.outcome in ("failed", "error") and self.baseline.covers(spec.id, failed):
+                mark = "covered"
+            elif result.outcome == "passed":
+                mark = "stale"
+        data = case_json(result, self.config, baseline=mark)
+        if mark == "covered":
+            data["outcome"] = "xfailed"
+        return Judged(result, data)
+
+    def close(self) -> None:
+        if self._harness is not None:
+            self._harness.close()
+
+
+def verdict(judged: Judged) -> None:
+    """Turn a case's verdict into its pytest outcome: MUST failures fail, baseline-covered ones xfail, SHOULD and
+    INFO failures pass (they are in the report and the terminal summary)."""
+    __tracebackhide__ = True
+    result, data = judged.result, judged.data
+    if data.get("outcome") == "xfailed":
+        pytest.xfail(f"known failure (baseline): {result.message.splitlines()[0] if result.message else ''}")
+    if result.outcome == "skipped":
+        pytest.skip(result.message)
+    if result.outcome == "error":
+        pytest.fail(f"{result.spec.id}: the IUT could not be run for this case: {result.message}", pytrace=False)
+    if result.must_failed:
+        pytest.fail(f"{result.spec.id}:\n{result.message}\nrepro: {data['repro']}", pytrace=False)
+
+
+class Collector:
+    """The controller's view of the run, registered as a plugin: every case's JSON, then the report (also when
+    the run is interrupted, marked incomplete) and the terminal summary."""
+
+    def __init__(self, config: RunConfig, command: Sequence[str], path: Path | None) -> None:
+        self.config = config
+        self.command = list(command)
+        self.path = path
+        self.cases: dict[str, dict[str, Any]] = {}
+        self.started = time.monotonic()
+        self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        self._lines: IO[str] | None = None
+
+    @property
+    def lines_path(self) -> Path | None:
+        """The JSON Lines report written as cases finish: a killed run still leaves it."""
+        return None if self.path is None else self.path.with_suffix(".jsonl")
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        from callproof.reports import write_jsonl_header
+
+        if self.lines_path is None:
+            return
+        self.lines_path.parent.mkdir(parents=True, exist_ok=True)
+        self._lines = self.lines_path.open("w", encoding="utf-8")
+        head = {k: v for k, v in self.report(complete=False).items()
+                if k not in ("summary", "cases", "duration_s", "complete")}
+        write_jsonl_header(self._lines, head)
+
+    def _add(self, case: dict[str, Any]) -> None:
+        from callproof.reports import write_jsonl_case
+
+        self.cases[case["id"]] = case
+        if self._lines is not None:
+            write_jsonl_case(self._lines, case)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        found = False
+        for key, value in report.user_properties:
+            if key == PROPERTY and isinstance(value, str):
+                case = json.loads(value)
+                if case["id"] not in self.cases:  # each phase's report carries it: record it once
+                    self._add(case)
+                found = True
+        if not found and report.failed and report.when == "setup":
+            self._lost(report)
+
+    def _lost(self, report: pytest.TestReport) -> None:
+        """A case whose setup failed before it was judged (a harness bug, never the IUT's doing): keep it."""
+        case_id = report.nodeid.rsplit("[", 1)[-1].rstrip("]") if "[" in report.nodeid else report.nodeid
+        scenario, _, group = case_id.partition("::")
+        self._add({
+            "id": case_id, "scenario": scenario, "group": group or "unknown", "front": "responses",
+            "upstream_dialect": None, "outcome": "error", "message": str(report.longrepr)[-4000:],
+            "duration_s": round(report.duration, 4), "results": [], "details": {}, "baseline": None,
+            "repro": f"callproof run {self.config.target_option()} -k '{case_id}'",
+        })
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        from callproof.reports import write_jsonl_footer
+
+        complete = exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        if self._lines is not None:
+            if complete:
+                write_jsonl_footer(self._lines, time.monotonic() - self.started)
+            self._lines.close()
+            self._lines = None
+        if self.path is not None:
+            self.write(self.path, complete=complete)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.cases:
+            return
+        terminalreporter.section("callproof")
+        for line in self.summary_lines():
+            terminalreporter.write_line(line)
+        if self.path is not None:
+            terminalreporter.write_line(f"report: {self.path}")
+
+    def report(self, *, complete: bool) -> dict[str, Any]:
+        scenarios = run_scenarios(self.config.scenario_paths)
+        return build_report(
+            self.config, list(self.cases.values()), started_at=self.started_at,
+            duration_s=time.monotonic() - self.started, command=self.command,
+            scenario_hash=scenario_set_hash(scenarios.values()), complete=complete,
+        )
+
+    def write(self, path: Path, *, complete: bool) -> dict[str, Any]:
+        report = self.report(complete=complete)
+        write_report(path, report)
+        return report
+
+    def summary_lines(self) -> list[str]:
+        """The terminal summary: counts, SHOULD failures (which do not fail pytest), stale baseline entries."""
+        counts: dict[str, int] = {}
+        for case in self.cases.values():
+            counts[case["outcome"]] = counts.get(case["outcome"], 0) + 1
+        lines = ["cases: " + ", ".join(f"{counts[k]} {k}" for k in sorted(counts))]
+        for case in sorted(self.cases.values(), key=lambda c: str(c["id"])):
+            should = [r for r in case["results"] if r["outcome"] == "failed" and r["level"] != "MUST"]
+            if should and case["outcome"] != "xfailed":
+                lines += [f"{r['level']} {r['rule']} failed in {case['id']}: {r['message']}" for r in should]
+            if case.get("baseline") == "stale":
+                lines.append(f"stale baseline entry: {case['id']} passes now; delete it from the baseline")
+        return lines

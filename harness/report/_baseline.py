@@ -1,0 +1,74 @@
+"""Baselines: a file of known failures that do not fail a run (design.md section 4, `--baseline`).
+
+One entry a line: a case id, optionally followed by the rule ids it is known to fail; `#` starts a comment.
+
+    # our gateway drops Retry-After until PR 123 lands
+    fault_http_429::faults GW-FAULT-002
+    timing_explicit_delays::streaming
+
+A failed case is covered when it is listed without rules, or when each rule it failed is listed. A listed case
+that now passes is stale: the run reports it, so the entry can be deleted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from callproof.harness._errors import CallproofError
+from callproof.harness.catalogue import RULES
+
+__all__ = ["Baseline", "BaselineError", "format_baseline", "load_baseline"]
+
+_CASE = re.compile(r"^[A-Za-z0-9_.-]+::[a-z]+$")
+
+
+class BaselineError(CallproofError):
+    """A baseline file is unreadable or malformed; the message names the file, the line and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """Known failures by case id: an empty rule set means every rule of the case."""
+
+    entries: dict[str, frozenset[str]]
+    source: str = ""
+
+    def covers(self, case: str, failed_rules: Iterable[str]) -> bool:
+        if case not in self.entries:
+            return False
+        listed = self.entries[case]
+        return not listed or set(failed_rules) <= listed
+
+    def listed(self, case: str) -> bool:
+        return case in self.entries
+
+
+def load_baseline(path: Path) -> Baseline:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BaselineError(f"baseline {path}: cannot read it ({exc.strerror or exc}); check --baseline") from None
+    entries: dict[str, frozenset[str]] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        case, *rules = line.split()
+        if not _CASE.match(case):
+            raise BaselineError(f"baseline {path}:{number}: {case!r} is not a case id; write <scenario>::<group> as "
+                                "shown in the report (e.g. fault_http_429::faults)")
+        unknown = [r for r in rules if r not in RULES]
+        if unknown:
+            raise BaselineError(f"baseline {path}:{number}: unknown rule ids {unknown}; see `callproof rules`")
+        entries[case] = entries.get(case, frozenset()) | frozenset(rules)
+    return Baseline(entries, str(path))
+
+
+def format_baseline(failures: Iterable[tuple[str, Iterable[str]]]) -> str:
+    """A baseline file listing these (case id, failed rule ids)."""
+    lines = ["# callproof baseline: known failures that do not fail the run (see `callproof run --baseline`)"]
+    lines += [f"{case} {' '.join(sorted(rules))}".rstrip() for case, rules in sorted(failures)]
+    return "\n".join(lines) + "\n"

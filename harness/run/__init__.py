@@ -1,0 +1,36 @@
+"""Running an implementation under test: the run's configuration, launching or reaching the IUT, HTTP
+exchanges, client adapters, and the harness that plans, runs and judges the cases."""
+
+from __future__ import annotations
+
+from ._client import ClientAdapter, CommandClient, InProcessClient
+from ._config import Dialect, Mode, RunConfig
+from ._exchange import exchange
+from ._harness import CLIENT_GROUPS, GATEWAY_GROUPS, Harness, run_scenarios
+from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
+from ._report import REPORT_FORMAT, build_report, case_json, scenario_set_hash, write_report
+
+__all__ = [
+    "AppIUT",
+    "CLIENT_GROUPS",
+    "ClientAdapter",
+    "CommandClient",
+    "Dialect",
+    "GATEWAY_GROUPS",
+    "Gateway",
+    "Harness",
+    "IUTError",
+    "InProcessClient",
+    "LaunchedIUT",
+    "Mode",
+    "REPORT_FORMAT",
+    "RunConfig",
+    "TargetIUT",
+    "build_report",
+    "case_json",
+    "exchange",
+    "free_port",
+    "run_scenarios",
+    "scenario_set_hash",
+    "write_report",
+]

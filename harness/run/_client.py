@@ -1,0 +1,120 @@
+"""Client mode: a client under test, run through an adapter against the mock (design.md section 5).
+
+`--client-cmd CMD` runs the adapter program once per case (stdin: the Responses request; stdout: one result
+object); `--client module:function` calls `function(request, base_url)` in-process. Either way the outcome is an
+`AdapterRun`: the result object when the adapter kept the protocol, else why not (crash, timeout, garbage) with
+its stderr tail. Nothing the adapter does raises here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from callproof.harness.judge import AdapterRun, protocol_problem
+
+from ._iut import IUTError, load_object
+
+__all__ = ["ClientAdapter", "CommandClient", "InProcessClient"]
+
+_TAIL = 4000
+
+
+class ClientAdapter(Protocol):
+    description: str
+
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun: ...
+
+
+def _tail(data: bytes | str) -> str:
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    return text[-_TAIL:]
+
+
+class CommandClient:
+    """`--client-cmd CMD`: the adapter program, run per case in its own process group."""
+
+    def __init__(self, command: str) -> None:
+        try:
+            self.argv = shlex.split(command)
+        except ValueError as exc:
+            raise IUTError(f"--client-cmd {command!r} is not a valid command ({exc})") from None
+        if not self.argv:
+            raise IUTError("--client-cmd is empty: give the adapter command, e.g. 'python my_adapter.py'")
+        self.description = command
+
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+        env = {**os.environ, "CALLPROOF_BASE_URL": base_url, "OPENAI_BASE_URL": base_url,
+               "OPENAI_API_KEY": "callproof", "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1"}
+        start = time.monotonic()
+        try:
+            process = subprocess.Popen(  # the user's own command
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise IUTError(f"--client-cmd could not run {self.argv[0]!r}: {exc.strerror or exc}; check the command "
+                           "and PATH") from None
+        try:
+            out, err = process.communicate(json.dumps(request).encode(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            return AdapterRun(None, f"the adapter did not finish within the case timeout of {timeout:g} s",
+                              _tail(err), time.monotonic() - start, timed_out=True)
+        seconds = time.monotonic() - start
+        if process.returncode != 0:
+            return AdapterRun(None, f"the adapter exited with status {process.returncode}", _tail(err), seconds)
+        text = out.decode("utf-8", "replace").strip()
+        try:
+            value = json.loads(text)
+        except ValueError:
+            shown = text[:200] + ("..." if len(text) > 200 else "")
+            return AdapterRun(None, f"stdout is not one JSON object: {shown!r}", _tail(err), seconds)
+        problem = protocol_problem(value)
+        return AdapterRun(None if problem else value, problem, _tail(err), seconds)
+
+
+class InProcessClient:
+    """`--client module:function`: `function(request: dict, base_url: str) -> dict`, called in this process."""
+
+    def __init__(self, spec: str) -> None:
+        function = load_object(spec, "--client")
+        if not callable(function):
+            raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")
+        self.function: Callable[[dict[str, Any], str], Any] = function
+        self.description = spec
+
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+        """Call the function in a daemon thread and wait at most `timeout`: a function that hangs is reported as
+        timed out (its thread cannot be killed; it is left to finish or to die with the process)."""
+        start = time.monotonic()
+        box: dict[str, Any] = {}
+
+        def call() -> None:
+            try:
+                box["value"] = self.function(dict(request), base_url)
+            except Exception as exc:  # the client's own failure is evidence, not a harness crash
+                box["error"] = (f"the function raised {type(exc).__name__}: {exc}", traceback.format_exc())
+
+        worker = threading.Thread(target=call, name="callproof-client", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        seconds = time.monotonic() - start
+        if worker.is_alive():
+            return AdapterRun(None, f"the function did not return within the case timeout of {timeout:g} s", "",
+                              seconds, timed_out=True)
+        if "error" in box:
+            return AdapterRun(None, box["error"][0], _tail(box["error"][1]), seconds)
+        problem = protocol_problem(box.get("value"))
+        return AdapterRun(None if problem else box["value"], problem, "", seconds)

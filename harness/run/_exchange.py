@@ -1,0 +1,48 @@
+"""One HTTP exchange with the implementation under test, recorded as it arrives.
+
+Every chunk of the body is stamped with `time.monotonic()` when it is read off the socket: the mock's journal
+uses the same clock, so the gateway rules can compare when the upstream sent a byte with when the front
+forwarded it. The exchange never raises for what the IUT does: a refused connection, a reset, a hang past the
+case deadline are recorded in `error` and `timed_out`, and whatever arrived before is kept.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from callproof.harness.scenario import Chunk, Exchange
+
+__all__ = ["exchange"]
+
+
+def exchange(
+    client: httpx.Client, url: str, body: Mapping[str, Any], *, timeout: float,
+    headers: Mapping[str, str] | None = None,
+) -> Exchange:
+    """POST `body` to `url` and read the answer as it arrives, for at most `timeout` seconds in all."""
+    sent = time.monotonic()
+    deadline = sent + timeout
+    chunks: list[Chunk] = []
+    status: int | None = None
+    head: dict[str, str] = {}
+    try:
+        with client.stream("POST", url, json=body, headers=headers,
+                           timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))) as response:
+            status = response.status_code
+            head = {k.lower(): v for k, v in response.headers.items()}
+            for data in response.iter_bytes():
+                chunks.append(Chunk(time.monotonic(), data))
+                if time.monotonic() > deadline:
+                    return Exchange(url, body, sent, status, head, tuple(chunks),
+                                    f"no end of the answer within the case timeout of {timeout:g} s", True)
+    except httpx.TimeoutException:
+        return Exchange(url, body, sent, status, head, tuple(chunks),
+                        f"no answer within the case timeout of {timeout:g} s", True)
+    except httpx.HTTPError as exc:
+        reason = str(exc) or type(exc).__name__
+        return Exchange(url, body, sent, status, head, tuple(chunks), f"{type(exc).__name__}: {reason}")
+    return Exchange(url, body, sent, status, head, tuple(chunks))

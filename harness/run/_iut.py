@@ -1,0 +1,324 @@
+"""The implementation under test in gateway mode: a command the harness launches, a URL already running, or an
+ASGI app served in-process on a real uvicorn server (design.md section 4).
+
+A launched IUT starts once (per process, so once per pytest-xdist worker) and is reused across cases; when it has
+died, the next case restarts it, and the case that killed it carries its stderr tail as evidence. Starting fails
+with `IUTError` naming the fix; a start that failed is not retried for every case (it would only fail again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+import httpx
+
+from callproof.harness._errors import CallproofError
+
+__all__ = ["AppIUT", "Gateway", "IUTError", "LaunchedIUT", "TargetIUT", "free_port"]
+
+_TAIL_LINES = 40
+
+
+class IUTError(CallproofError):
+    """The implementation under test could not be started or reached; the message says why and how to fix it."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port that was free a moment ago (the IUT binds it next)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Gateway(Protocol):
+    """An IUT serving a front dialect: `start()` makes it ready, `front_url` is where cases are sent."""
+
+    description: str
+
+    @property
+    def front_url(self) -> str: ...
+
+    def start(self) -> None: ...
+
+    def alive(self) -> bool: ...
+
+    def stderr_tail(self) -> str: ...
+
+    def stop(self) -> None: ...
+
+
+def _wait_ready(host: str, port: int, ready_url: str | None, deadline: float, alive: Any) -> str | None:
+    """None once the IUT is ready, else why not."""
+    while time.monotonic() < deadline:
+        if not alive():
+            return "it exited before it was ready"
+        if ready_url is None:
+            with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.2):
+                return None
+        else:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(ready_url, timeout=0.5).is_success:
+                    return None
+        time.sleep(0.05)
+    what = f"{ready_url} never answered 2xx" if ready_url else f"port {port} never accepted a connection"
+    return f"{what} within the start timeout"
+
+
+@dataclass
+class _Tail:
+    """The last lines a process wrote to stderr, read by a thread so a chatty IUT never blocks on a full pipe."""
+
+    lines: deque[str]
+    thread: threading.Thread
+
+    @classmethod
+    def follow(cls, stream: IO[bytes]) -> _Tail:
+        lines: deque[str] = deque(maxlen=_TAIL_LINES)
+
+        def pump() -> None:
+            for raw in iter(stream.readline, b""):
+                lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+            stream.close()
+
+        thread = threading.Thread(target=pump, name="callproof-iut-stderr", daemon=True)
+        thread.start()
+        return cls(lines, thread)
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+class LaunchedIUT:
+    """`--launch 'CMD ... {upstream} ... {port}'`: a process the harness starts, watches and stops."""
+
+    def __init__(
+        self, command: str, *, upstream: str, upstream_root: str, front_url: str = "http://127.0.0.1:{port}/v1/responses",
+        ready_url: str | None = None, start_timeout: float = 30.0, cwd: Path | None = None,
+    ) -> None:
+        self.command = command
+        self.upstream = upstream
+        self.upstream_root = upstream_root
+        self.front_template = front_url
+        self.ready_template = ready_url
+        self.start_timeout = start_timeout
+        self.cwd = cwd
+        self.description = command
+        self.port = 0
+        self.failure: str | None = None
+        self.starts = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._tail: _Tail | None = None
+
+    def _expand(self, template: str) -> str:
+        return template.format(upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
+
+    @property
+    def front_url(self) -> str:
+        return self._expand(self.front_template)
+
+    def alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def start(self) -> None:
+        """Start it unless it runs; raise `IUTError` (also on every later call) when it cannot be started."""
+        if self.alive():
+            return
+        if self.failure is not None:
+            raise IUTError(self.failure)
+        self.stop()
+        self.port = free_port()
+        try:
+            argv = shlex.split(self._expand(self.command))
+        except (ValueError, KeyError, IndexError) as exc:
+            self.failure = (f"--launch {self.command!r} is not a valid command template ({exc}); use the placeholders "
+                            "{upstream}, {upstream_root} and {port}")
+            raise IUTError(self.failure) from None
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        try:
+            self._process = subprocess.Popen(  # the user's own command
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.cwd,
+                env=env, start_new_session=True,
+            )
+        except OSError as exc:
+            self.failure = f"--launch could not run {argv[0]!r}: {exc.strerror or exc}; check the command and PATH"
+            raise IUTError(self.failure) from None
+        assert self._process.stderr is not None
+        self._tail = _Tail.follow(self._process.stderr)
+        self.starts += 1
+        ready = None if self.ready_template is None else self._expand(self.ready_template)
+        problem = _wait_ready("127.0.0.1", self.port, ready, time.monotonic() + self.start_timeout, self.alive)
+        if problem is not None:
+            code = self._process.poll()
+            self.stop()
+            status = f" (exit status {code})" if code is not None else ""
+            tail = self.stderr_tail()
+            last = f"; its last stderr line: {tail.splitlines()[-1]!r}" if tail.strip() else "; its stderr was empty"
+            self.failure = (f"the IUT did not start: {problem}{status}{last}; command: {argv!r}"
+                            + (f"\nstderr tail:\n{tail}" if tail.strip() else ""))
+            raise IUTError(self.failure)
+
+    def stderr_tail(self) -> str:
+        if self._tail is None:
+            return ""
+        self._tail.thread.join(timeout=0.2 if not self.alive() else 0)
+        return self._tail.text()
+
+    def exit_status(self) -> int | None:
+        return None if self._process is None else self._process.poll()
+
+    def stop(self) -> None:
+        """SIGTERM the whole process group, SIGKILL it after 3 s."""
+        process = self._process
+        if process is None:
+            return
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=3)
+        if self._tail is not None:
+            self._tail.thread.join(timeout=1)
+
+
+class TargetIUT:
+    """`--target URL`: an IUT the user runs and points at the mock; the harness only sends it requests."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.description = url
+        self.failure: str | None = None
+
+    @property
+    def front_url(self) -> str:
+        return self.url
+
+    def start(self) -> None:
+        if self.failure is not None:
+            raise IUTError(self.failure)
+        parsed = httpx.URL(self.url)
+        host, port = parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
+        try:
+            with socket.create_connection((host, port), timeout=5):
+                pass
+        except OSError as exc:
+            self.failure = (f"--target {self.url}: nothing accepts connections on {host}:{port} "
+                            f"({exc.strerror or exc}); start the IUT first, pointed at the mock URL callproof printed")
+            raise IUTError(self.failure) from None
+
+    def alive(self) -> bool:
+        return True
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def stop(self) -> None:
+        return None
+
+
+def load_object(spec: str, option: str) -> Any:
+    """`module:attr` (attr may be dotted) imported from the current directory and sys.path."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise IUTError(f"{option} {spec!r} is not module:attribute (e.g. {option} myapp.main:app)")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as exc:  # any failure importing user code is a setup error
+        raise IUTError(f"{option} {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise IUTError(f"{option} {spec!r}: {module_name!r} has no attribute {attr!r}") from None
+    return target
+
+
+class AppIUT:
+    """`--app module:attr`: an ASGI app on a real uvicorn server in a thread (ASGITransport would buffer whole
+    bodies and hide streaming bugs). Before the import the harness sets `CALLPROOF_UPSTREAM` and `OPENAI_BASE_URL`
+    to the mock's URL (with /v1) and `ANTHROPIC_BASE_URL` to its root, so an app that reads them streams from the
+    real mock server; httpx calls to api.openai.com / api.anthropic.com are routed to the mock with respx."""
+
+    def __init__(self, spec: str, *, upstream: str, upstream_root: str, mock_app: Any,
+                 front_url: str = "http://127.0.0.1:{port}/v1/responses") -> None:
+        self.spec = spec
+        self.upstream = upstream
+        self.upstream_root = upstream_root
+        self.mock_app = mock_app
+        self.front_template = front_url
+        self.description = spec
+        self.failure: str | None = None
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._router: Any = None
+        self.port = 0
+
+    @property
+    def front_url(self) -> str:
+        return self.front_template.format(upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
+
+    def start(self) -> None:
+        import respx
+        import uvicorn
+
+        from callproof.mock_server import route_to_mock
+
+        if self._thread is not None and self._thread.is_alive():
+            return
+        if self.failure is not None:
+            raise IUTError(self.failure)
+        os.environ.update(CALLPROOF_UPSTREAM=self.upstream, OPENAI_BASE_URL=self.upstream,
+                          ANTHROPIC_BASE_URL=self.upstream_root)
+        app = load_object(self.spec, "--app")
+        # Apps that hard-code the vendors' URLs reach the mock through respx (content only); everything else,
+        # the harness's own requests included, passes through to the network.
+        self._router = respx.mock(assert_all_called=False)
+        for base in ("https://api.openai.com", "https://api.anthropic.com"):
+            route_to_mock(self._router, base, app=self.mock_app)
+        self._router.route().pass_through()
+        self._router.start()
+        self.port = free_port()
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="auto")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="callproof-app", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.failure = f"--app {self.spec}: uvicorn did not start the app (see its log above)"
+                raise IUTError(self.failure)
+            time.sleep(0.01)
+
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self._router is not None:
+            self._router.stop()
+            self._router = None

@@ -1,0 +1,62 @@
+"""The scenario model and loader, the request the harness sends for a scenario, an HTTP exchange as a value,
+and the outcome (text, calls, status) read from a stream, a body or an adapter."""
+
+from __future__ import annotations
+
+from ._exchange import Chunk, Exchange
+from ._outcome import (
+    Call,
+    Result,
+    Status,
+    result_of_adapter,
+    result_of_body,
+    result_of_events,
+    status_matches,
+)
+from ._request import DEFAULT_MODEL, front_request, markers, new_case_tag
+from ._scenario import (
+    Chunked,
+    Expect,
+    Fault,
+    FunctionCall,
+    Output,
+    RawFrame,
+    Scenario,
+    ScenarioError,
+    Step,
+    Timing,
+    Usage,
+    bundled_scenarios,
+    load_scenarios,
+    parse_scenario_file,
+)
+
+__all__ = [
+    "Call",
+    "Chunk",
+    "Chunked",
+    "DEFAULT_MODEL",
+    "Exchange",
+    "Expect",
+    "Fault",
+    "FunctionCall",
+    "Output",
+    "RawFrame",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "Status",
+    "Step",
+    "Timing",
+    "Usage",
+    "bundled_scenarios",
+    "front_request",
+    "load_scenarios",
+    "markers",
+    "new_case_tag",
+    "parse_scenario_file",
+    "result_of_adapter",
+    "result_of_body",
+    "result_of_events",
+    "status_matches",
+]

@@ -1,0 +1,47 @@
+"""One HTTP exchange with the implementation under test, as a value: the request and every chunk of the answer
+with the `time.monotonic()` it was read at (the mock's journal uses the same clock). `run._exchange` records it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Chunk", "Exchange"]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    time: float
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A request and everything that came back. `status` is None when no response head arrived."""
+
+    url: str
+    request: Mapping[str, Any]
+    sent: float
+    status: int | None
+    headers: Mapping[str, str]
+    chunks: tuple[Chunk, ...]
+    error: str | None = None
+    timed_out: bool = False
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(c.data for c in self.chunks)
+
+    def json(self) -> Any:
+        """The body as JSON, or None when it is not JSON."""
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return None
+
+    @property
+    def is_sse(self) -> bool:
+        return self.headers.get("content-type", "").split(";")[0].strip() == "text/event-stream"

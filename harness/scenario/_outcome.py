@@ -1,0 +1,169 @@
+"""What an implementation produced, in the terms a scenario's `expect` uses: status, text and completed tool calls.
+
+Read from a Responses stream (its terminal event's response, else the items done on the wire), from a non-stream
+Responses body, or from a client adapter's result object (design.md section 5). The single-stream rules judge how
+the stream was built; this is only what a client ends up holding.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from callproof.harness.check import SSEEvent
+
+__all__ = ["Call", "Result", "Status", "result_of_adapter", "result_of_body", "result_of_events", "status_matches"]
+
+#: How a response ended. `error`: an HTTP error, an `error` event, or a stream cut before its terminal event.
+Status = Literal["completed", "incomplete", "failed", "error"]
+_TERMINAL: dict[str, Status] = {
+    "response.completed": "completed", "response.incomplete": "incomplete", "response.failed": "failed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A tool call as the client holds it: `arguments` is the JSON text the client hands to the tool."""
+
+    call_id: str | None
+    name: str
+    arguments: str
+
+    def parsed(self) -> Any:
+        """The arguments as JSON, or a `_Unparsable` marker that equals nothing."""
+        try:
+            return json.loads(self.arguments)
+        except ValueError:
+            return _UNPARSABLE
+
+    def to_json(self) -> dict[str, Any]:
+        return {"call_id": self.call_id, "name": self.name, "arguments": self.arguments}
+
+
+class _Unparsable:
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "<arguments that are not JSON>"
+
+
+_UNPARSABLE = _Unparsable()
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of one request: `terminal` names what ended it (an event type, `http <status>`, `cut`)."""
+
+    status: Status
+    text: str
+    calls: tuple[Call, ...]
+    terminal: str
+    incomplete_reason: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status, "text": self.text, "tool_calls": [c.to_json() for c in self.calls],
+            "terminal": self.terminal, "incomplete_reason": self.incomplete_reason, "error": self.error,
+        }
+
+
+def status_matches(expected: str, actual: Status) -> bool:
+    """`failed` and `error` are one class to a client: the response did not succeed."""
+    failure = ("failed", "error")
+    return actual in failure if expected in failure else actual == expected
+
+
+def _item_calls(items: Iterable[Any]) -> tuple[Call, ...]:
+    calls: list[Call] = []
+    for item in items:
+        if not isinstance(item, Mapping) or item.get("type") != "function_call":
+            continue
+        if item.get("status", "completed") != "completed":
+            continue
+        arguments = item.get("arguments")
+        calls.append(Call(
+            item.get("call_id") if isinstance(item.get("call_id"), str) else None,
+            str(item.get("name", "")),
+            arguments if isinstance(arguments, str) else json.dumps(arguments),
+        ))
+    return tuple(calls)
+
+
+def _item_text(items: Iterable[Any]) -> str:
+    parts: list[str] = []
+    for item in items:
+        if isinstance(item, Mapping) and item.get("type") == "message":
+            for part in item.get("content") or ():
+                if isinstance(part, Mapping) and part.get("type") == "output_text":
+                    parts.append(str(part.get("text", "")))
+    return "".join(parts)
+
+
+def _from_response(response: Mapping[str, Any], status: Status, terminal: str) -> Result:
+    output = response.get("output")
+    items = output if isinstance(output, list) else []
+    details = response.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, Mapping) else None
+    error = response.get("error")
+    message = error.get("message") if isinstance(error, Mapping) else None
+    return Result(status, _item_text(items), _item_calls(items), terminal,
+                  reason if isinstance(reason, str) else None, str(message) if message is not None else None)
+
+
+def result_of_events(events: Iterable[SSEEvent]) -> Result:
+    """The result a client holds after reading these Responses events."""
+    done_items: list[Any] = []
+    texts: list[str] = []
+    for event in events:
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            continue
+        if not isinstance(payload, dict):
+            continue
+        etype = payload.get("type")
+        if etype in _TERMINAL:
+            response = payload.get("response")
+            if isinstance(response, Mapping):
+                return _from_response(response, _TERMINAL[etype], etype)
+            return Result(_TERMINAL[etype], "".join(texts), _item_calls(done_items), etype)
+        if etype == "error":
+            return Result("error", "".join(texts), _item_calls(done_items), "error",
+                          error=str(payload.get("message", payload.get("error", ""))))
+        if etype == "response.output_item.done":
+            done_items.append(payload.get("item"))
+        elif etype == "response.output_text.done":
+            texts.append(str(payload.get("text", "")))
+    return Result("error", "".join(texts), _item_calls(done_items), "cut", error="the stream ended without a "
+                  "terminal event")
+
+
+def result_of_body(body: Any, http_status: int) -> Result:
+    """The result of a non-stream answer (a Response object), or of an HTTP error."""
+    if http_status >= 400:
+        return Result("error", "", (), f"http {http_status}", error=f"HTTP {http_status}")
+    if not isinstance(body, Mapping):
+        return Result("error", "", (), "invalid body", error="the body is not a JSON object")
+    status = body.get("status")
+    mapped: Status = status if status in ("completed", "incomplete", "failed") else "error"
+    return _from_response(body, mapped, f"status {status}")
+
+
+def result_of_adapter(result: Mapping[str, Any]) -> Result:
+    """The result an adapter printed (design.md section 5); assumes its shape was validated."""
+    calls = tuple(
+        Call(c.get("call_id") if isinstance(c.get("call_id"), str) else None, str(c["name"]),
+             c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]))
+        for c in result.get("tool_calls") or ()
+    )
+    error = result.get("error")
+    status: Status = "error" if error else "incomplete" if result.get("incomplete") else "completed"
+    return Result(status, str(result.get("text") or ""), calls, "adapter",
+                  error=str(error) if error else None)

@@ -1,0 +1,86 @@
+"""The rule catalogue: stable well-formed ids, complete metadata, README kept equal to the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from callproof.harness import CATALOGUE, RULES, rules_for
+from callproof.harness.catalogue._rule import FAMILIES, FRONTS, LEVELS, PROFILES
+from callproof.harness.cli._docs import BEGIN, END, readme_with_catalogue
+
+ROOT = Path(__file__).resolve().parents[3]
+ID = re.compile(r"^(SSE|RSP|CHAT|ANT|EXP|GW|CLI)(-[A-Z]+)?-\d{3}$")
+#: The front a rule id's prefix names; harness rules (EXP, GW, CLI) judge the Responses front.
+PREFIX_FRONT = {"RSP": "responses", "CHAT": "chat", "ANT": "anthropic", "EXP": "responses", "GW": "responses",
+                "CLI": "responses"}
+
+
+def test_ids_are_unique_and_well_formed() -> None:
+    ids = [rule.id for rule in CATALOGUE]
+    assert len(ids) == len(set(ids))
+    for rule_id in ids:
+        assert ID.match(rule_id), rule_id
+
+
+@pytest.mark.parametrize("rule", CATALOGUE, ids=lambda r: r.id)
+def test_rule_metadata_is_complete(rule: object) -> None:
+    from callproof.harness import Rule
+
+    assert isinstance(rule, Rule)
+    assert rule.level in LEVELS and rule.family in FAMILIES
+    assert rule.fronts and rule.fronts <= set(FRONTS)
+    assert rule.profiles and rule.profiles <= set(PROFILES)
+    assert rule.statement.endswith(".") and len(rule.statement) <= 120
+    assert rule.spec and rule.fix
+    prefix = rule.id.split("-")[0]
+    if prefix != "SSE":
+        assert rule.fronts == {PREFIX_FRONT[prefix]}
+    assert rule.on_stream == (prefix in ("SSE", "RSP", "CHAT", "ANT"))
+
+
+def test_every_rule_id_in_the_code_is_catalogued() -> None:
+    literal = re.compile(r'"((?:SSE|RSP|CHAT|ANT|EXP|GW|CLI)(?:-[A-Z]+)?-\d{3})"')
+    used: set[str] = set()
+    for path in (ROOT / "harness").rglob("*.py"):
+        if path.name != "_catalogue.py":
+            used |= set(literal.findall(path.read_text(encoding="utf-8")))
+    assert used, "the checkers name rules by id"
+    assert used <= set(RULES), f"not in the catalogue: {sorted(used - set(RULES))}"
+
+
+def test_lenient_is_a_subset_of_openai_for_responses() -> None:
+    lenient = {r.id for r in rules_for("responses", "lenient")}
+    openai = {r.id for r in rules_for("responses", "openai")}
+    assert lenient < openai
+    assert "RSP-SEQ-003" not in lenient and "RSP-ARGS-001" in lenient
+
+
+def test_readme_rule_table_is_generated_from_the_catalogue() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_with_catalogue(readme) == readme, "README rule table is stale: run `make docs`"
+    block = readme[readme.index(BEGIN): readme.index(END)]
+    for rule in CATALOGUE:
+        assert f'<a id="{rule.anchor}"></a>`{rule.id}`' in block
+
+
+def test_readme_without_markers_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="rules:begin"):
+        readme_with_catalogue("# no markers here\n")
+
+
+def test_generated_documents_are_up_to_date() -> None:
+    from callproof.harness.cli._docs import outputs
+
+    stale = [str(path.relative_to(ROOT)) for path, text in outputs(ROOT).items()
+             if not path.exists() or path.read_text(encoding="utf-8") != text]
+    assert stale == [], f"stale generated documents {stale}: run `make docs`"
+
+
+def test_rules_document_has_a_section_per_rule() -> None:
+    from callproof.harness.cli._docs import rules_document
+
+    text = rules_document()
+    assert all(f"\n### {rule.id}\n" in text for rule in CATALOGUE)

@@ -1,0 +1,161 @@
+"""`callproof check` and `callproof rules` as a user runs them: exit codes, messages, garbage input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from callproof.harness import CATALOGUE
+from callproof.harness.cli import main
+
+ROOT = Path(__file__).resolve().parents[3]
+CAPTURES = ROOT / "examples" / "captures"
+OK = sorted((CAPTURES / "responses" / "openai" / "ok").glob("*.sse"))
+BROKEN_ARGS = sorted((CAPTURES / "responses" / "openai" / "broken").glob("RSP-ARGS-001--*.sse"))
+
+
+def test_check_passes_a_correct_capture(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(OK[0])]) == 0
+    out = capsys.readouterr().out
+    assert "front responses, profile openai, sse" in out
+    assert "conformant: 0 MUST and 0 SHOULD rules failed" in out
+
+
+def test_check_fails_a_broken_capture_with_evidence_and_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(BROKEN_ARGS[0])]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL RSP-ARGS-001 [MUST]" in out
+    assert "event #" in out and "$.arguments" in out
+    assert "fix: " in out and "README.md#rsp-args-001" in out
+    assert "NOT conformant: 1 MUST" in out
+
+
+def test_check_json_output_is_machine_readable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--format", "json", str(OK[0]), str(BROKEN_ARGS[0])]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    first, second = doc["checks"]
+    assert first["conformant"] is True and first["summary"]["failed"] == 0
+    assert second["conformant"] is False
+    failed = [r for r in second["results"] if r["outcome"] == "failed"]
+    assert [r["rule"] for r in failed] == ["RSP-ARGS-001"]
+    assert failed[0]["violations"][0]["evidence"]["path"] == "$.arguments"
+
+
+def test_check_reads_stdin() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "callproof.harness.cli", "check", "-"],
+        input=BROKEN_ARGS[0].read_bytes(), capture_output=True, check=False,
+    )
+    assert proc.returncode == 1
+    assert b"<stdin>: front responses" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty (0 bytes)"),
+        (b"\x7fELF\x02\x01\x01\x00\x00\x00binary", "looks binary (NUL byte at offset 7)"),
+    ],
+    ids=["empty", "binary"],
+)
+def test_check_refuses_input_it_cannot_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    path = tmp_path / "capture.sse"
+    path.write_bytes(content)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("callproof check: ") and message in err
+    assert "Traceback" not in err
+
+
+def test_check_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["check", str(tmp_path / "nope.sse")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_check_truncated_json_body_fails_the_schema_rule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = next((CAPTURES / "responses" / "openai" / "ok").glob("*.json")).read_bytes()
+    path = tmp_path / "body.json"
+    path.write_bytes(body[: len(body) // 2])
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL RSP-SCHEMA-003" in out and "not valid JSON" in out
+
+
+def test_check_garbage_text_reports_framing_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "garbage.sse"
+    path.write_bytes(b"<html><body>502 Bad Gateway</body></html>\n")
+    assert main(["check", "--front", "responses", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL SSE-002" in out  # the block never ends with a blank line
+    assert "FAIL RSP-LIFE-002" in out
+
+
+def test_check_large_garbage_stream_has_bounded_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """50 MB of data lines with no blank line: one oversize block, discarded, memory far below its size."""
+    path = tmp_path / "big.sse"
+    line = b"data: " + b"x" * 1017 + b"\n"
+    with path.open("wb") as fh:
+        for _ in range(50 * 1024):
+            fh.write(line)
+    tracemalloc.start()
+    try:
+        code = main(["check", "--front", "responses", str(path)])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 1
+    out = capsys.readouterr().out
+    assert "SSE-006" in out and "RSP-LIFE-002" in out
+    assert peak < 48 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB while checking a 50 MB stream"
+
+
+def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--profile", "strictest", "x.sse"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'strictest'" in capsys.readouterr().err
+
+
+def test_rules_text_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in out] == [r.id for r in CATALOGUE]
+
+
+def test_rules_json_filters_by_front_and_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--format", "json", "--front", "chat", "--profile", "lenient"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all("chat" in r["fronts"] and "lenient" in r["profiles"] for r in rows)
+    assert {"id", "level", "family", "statement", "spec", "fix"} <= rows[0].keys()
+
+
+def test_console_script_is_installed() -> None:
+    exe = Path(sys.executable).with_name("callproof")
+    proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("callproof ")
+
+
+def test_scenarios_lists_the_bundled_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.split()[:2] == ["one_call", "basic"] for line in lines)
+    assert main(["scenarios", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == len(lines)
+    fragmented = next(r for r in rows if r["id"] == "fragmented_name")
+    assert fragmented["breaks"] == {"chat": ["CHAT-TC-003"]} and "fragmented-name" in fragmented["tags"]
+
+
+def test_scenarios_reports_a_bad_user_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "mine.json"
+    bad.write_text('{"feature": "mine", "description": "x", "scenarios": []', encoding="utf-8")
+    assert main(["scenarios", "--scenarios", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"callproof scenarios: {bad}: not valid JSON") and "Traceback" not in err

@@ -1,0 +1,150 @@
+"""`callproof run` end to end, as a user runs it from a shell: exit codes, the report written in every case
+(correct IUT, broken IUT, IUT that never starts, crashes mid-run or hangs), baselines, client mode."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+ROOT = Path(__file__).resolve().parents[3]
+CALLPROOF = Path(sys.executable).parent / "callproof"
+FAKES = ROOT / "tests" / "fakes"
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+
+
+def gateway(defect: str | None = None) -> str:
+    flag = f" --defect {defect}" if defect else ""
+    return f"{sys.executable} {FAKES / 'gateways.py'}{flag} --upstream {{upstream}} --port {{port}}"
+
+
+def run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    done = subprocess.run([str(CALLPROOF), "run", *args], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=300, check=False)
+    path = tmp_path / "report.json"
+    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    if report is not None:
+        jsonschema.validate(report, SCHEMA)
+    return done, report
+
+
+def outcomes(report: dict[str, Any] | None) -> dict[str, str]:
+    assert report is not None
+    return {c["id"]: c["outcome"] for c in report["cases"]}
+
+
+def test_a_conformant_gateway_exits_0(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", gateway(), "-k", "one_call or text_only")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(outcomes(report).values()) == {"passed"} and len(outcomes(report)) == 19
+    assert done.stdout.splitlines()[-1] == "callproof run: 19 cases: 19 passed; report: report.json"
+
+
+def test_a_must_failure_exits_1(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", gateway("fresh_call_ids"), "-k", "one_call", "-n", "2")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert outcomes(report)["one_call::ids"] == "failed"
+    assert "GW-ID-001 MUST" in done.stdout
+
+
+def test_a_gateway_that_never_starts_exits_2_and_still_writes_the_report(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", f"{sys.executable} -c \"raise SystemExit('no config file')\"",
+                       "-k", "one_call")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].startswith(
+        "callproof run: setup error in 10 case(s): the IUT did not start: it exited before it was ready "
+        "(exit status 1); its last stderr line: 'no config file'")
+    assert set(outcomes(report).values()) == {"error"}
+
+
+def test_a_gateway_that_crashes_mid_run_errors_that_case_and_is_restarted(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", gateway("dies_on_large_arguments"),
+                       "-k", "large_arguments::expected or one_call::expected or text_only::expected")
+    assert done.returncode == 1, done.stdout + done.stderr
+    got = outcomes(report)
+    assert got["large_arguments::expected"] == "error"
+    assert got["one_call::expected"] == "passed" and got["text_only::expected"] == "passed"
+    assert report is not None
+    crashed = next(c for c in report["cases"] if c["id"] == "large_arguments::expected")
+    assert "the IUT" in crashed["message"] and "dies_on_large_arguments: exiting" in crashed["message"]
+
+
+def test_a_gateway_that_hangs_is_timed_out_per_case(tmp_path: Path) -> None:
+    script = tmp_path / "hang.py"
+    script.write_text("import socket, sys\ns = socket.socket()\ns.bind(('127.0.0.1', int(sys.argv[1])))\n"
+                      "s.listen(16)\nheld = []\nwhile True:\n    held.append(s.accept())\n", encoding="utf-8")
+    done, report = run(tmp_path, "--launch", f"{sys.executable} {script} {{port}}", "--case-timeout", "0.5",
+                       "-k", "one_call::expected or text_only::expected")
+    assert done.returncode == 1
+    assert report is not None and {c["message"] for c in report["cases"]} == {
+        "the IUT did not answer: no answer within the case timeout of 0.5 s"}
+
+
+def test_write_baseline_then_run_against_it(tmp_path: Path) -> None:
+    args = ["--launch", gateway("drops_retry_after"), "-k", "fault_http_429 or one_call::expected"]
+    done, _ = run(tmp_path, *args, "--write-baseline", "known.txt")
+    assert done.returncode == 1
+    assert (tmp_path / "known.txt").read_text(encoding="utf-8").splitlines()[1:] == [
+        "fault_http_429::faults GW-FAULT-002"]
+    done, report = run(tmp_path, *args, "--baseline", "known.txt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outcomes(report)["fault_http_429::faults"] == "xfailed"
+
+
+def test_client_mode_with_an_adapter_program(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--client-cmd", f"{sys.executable} {FAKES / 'clients.py'}",
+                       "-k", "parallel_two_calls or fault_http_500")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outcomes(report) == {"parallel_two_calls::expected": "passed", "parallel_two_calls::client": "passed",
+                                "fault_http_500::expected": "passed", "fault_http_500::client": "passed"}
+    assert report is not None and report["target"]["kind"] == "client"
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    done, _ = run(tmp_path, "--launch", gateway(), "-k", "no_such_scenario_anywhere")
+    assert done.returncode == 2
+    assert "no case matched -k 'no_such_scenario_anywhere'" in done.stderr
+    done, _ = run(tmp_path)
+    assert done.returncode == 2 and "one of the arguments --launch --target --app --client-cmd --client" in done.stderr
+    done, _ = run(tmp_path, "--launch", gateway(), "-n", "many")
+    assert done.returncode == 2 and "-n 'many': give a number of workers or auto" in done.stderr
+
+
+def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
+    from callproof.harness.run._iut import free_port
+
+    mock_port, port = free_port(), free_port()
+    gw = subprocess.Popen([sys.executable, str(FAKES / "gateways.py"), "--upstream",
+                           f"http://127.0.0.1:{mock_port}/v1", "--port", str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            time.sleep(0.05)
+        done, report = run(tmp_path, "--target", f"http://127.0.0.1:{port}/v1/responses", "--mock-port",
+                           str(mock_port), "-k", "one_call::expected or fault_http_429::faults")
+    finally:
+        gw.terminate()
+        gw.wait(timeout=10)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert outcomes(report) == {"one_call::expected": "passed", "fault_http_429::faults": "passed"}
+    done, _ = run(tmp_path, "--target", "http://127.0.0.1:9/v1/responses")
+    assert done.returncode == 2 and "--callproof-target needs --callproof-mock-port PORT" in done.stderr
+
+
+def test_app_mode_serves_an_asgi_gateway_in_process(tmp_path: Path) -> None:
+    (tmp_path / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+    done, report = run(tmp_path, "--app", "tests.fakes.gateway_app:app", "-k", "timing_explicit_delays")
+    assert done.returncode == 0, done.stdout + done.stderr
+    got = outcomes(report)
+    assert got["timing_explicit_delays::streaming"] == "passed" and set(got.values()) == {"passed"}

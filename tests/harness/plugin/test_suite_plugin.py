@@ -1,0 +1,154 @@
+"""The bundled suite through the pytest plugin, as users run it: `pytest --pyargs callproof.suite` with an IUT
+option, item ids per scenario x rule group, the JSON report, baselines, xdist, and the fixtures for users' own
+tests (`callproof_scenario` with the `callproof` marker)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+FAKE = ROOT / "tests" / "fakes" / "gateways.py"
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+SUITE = ["-p", "callproof", "-p", "no:cacheprovider", "--pyargs", "callproof.suite"]
+
+
+def gateway(defect: str | None = None) -> str:
+    flag = f" --defect {defect}" if defect else ""
+    return f"{sys.executable} {FAKE}{flag} --upstream {{upstream}} --port {{port}}"
+
+
+def report_of(path: Path) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    jsonschema.validate(report, SCHEMA)
+    return report
+
+
+def by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in report["cases"]}
+
+
+def test_the_suite_without_an_iut_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*callproof.suite needs an implementation under test: --callproof-launch*"])
+
+
+def test_two_iuts_at_once_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", "x {port}", "--callproof-target", "http://h/v1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--callproof-launch, --callproof-target name several implementations*"])
+
+
+def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-report", "out/report.json",
+                                "-k", "one_call or fault_http_429", "-v")
+    result.assert_outcomes(passed=13)
+    result.stdout.fnmatch_lines(["*test_conformance?one_call::identity? PASSED*",
+                                 "*test_conformance?fault_http_429::faults? PASSED*", "*report: out/report.json*"])
+    report = report_of(pytester.path / "out" / "report.json")
+    assert report["summary"]["cases"] == 13 and report["summary"]["passed"] == 13 and report["complete"]
+    assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "upstream_dialect": "chat"}
+    case = by_id(report)["fault_http_429::faults"]
+    assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002"}
+    assert case["repro"] == f"callproof run --launch '{gateway()}' -k 'fault_http_429::faults'"
+
+
+def test_a_broken_gateway_fails_with_evidence_and_the_fix(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("drops_retry_after"),
+                                "--callproof-report", "report.json", "-k", "fault_http_429")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*fault_http_429::faults:*",
+        "*GW-FAULT-002 MUST: Retry-After is None at the front; the upstream sent 2*",
+        "*fix: Pass the upstream's 429 status and Retry-After header through.*",
+        "*repro: callproof run --launch*-k 'fault_http_429::faults'*",
+    ])
+    case = by_id(report_of(pytester.path / "report.json"))["fault_http_429::faults"]
+    assert case["outcome"] == "failed"
+    failed = [r for r in case["results"] if r["outcome"] == "failed"]
+    assert [(r["rule"], r["evidence"]) for r in failed] == [
+        ("GW-FAULT-002", {"path": "header retry-after", "expected": "2"})]
+
+
+def test_should_failures_pass_in_pytest_but_show_in_the_report_and_summary(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("drops_parallel_flag"),
+                                "--callproof-report", "report.json", "-k", "parallel_calls_disabled and translation")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*SHOULD GW-REQ-004 failed in parallel_calls_disabled::translation*"])
+    report = report_of(pytester.path / "report.json")
+    assert report["summary"]["failed"] == 1 and report["summary"]["should_failed"] == 1
+    assert report["summary"]["must_failed"] == 0
+
+
+def test_baseline_covers_known_failures_and_reports_stale_entries(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".txt", baseline="fault_http_429::faults GW-FAULT-002\none_call::expected  # fixed long ago\n")
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("drops_retry_after"),
+                                "--callproof-baseline", "baseline.txt", "--callproof-report", "report.json",
+                                "-k", "fault_http_429::faults or one_call::expected")
+    result.assert_outcomes(passed=1, xfailed=1)
+    result.stdout.fnmatch_lines(["*stale baseline entry: one_call::expected passes now; delete it from the baseline*"])
+    cases = by_id(report_of(pytester.path / "report.json"))
+    assert cases["fault_http_429::faults"]["outcome"] == "xfailed"
+    assert cases["fault_http_429::faults"]["baseline"] == "covered"
+    assert cases["one_call::expected"]["baseline"] == "stale"
+
+
+def test_a_bad_baseline_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".txt", baseline="not a case\n")
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-baseline", "baseline.txt")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*baseline.txt:1: 'not' is not a case id*"])
+
+
+def test_xdist_gives_the_same_verdicts_as_one_process(pytester: pytest.Pytester) -> None:
+    verdicts = []
+    for workers in ("0", "2"):
+        path = f"report-{workers}.json"
+        result = pytester.runpytest_subprocess(
+            *SUITE, "--callproof-launch", gateway("mixed_interleaved_args"), "--callproof-report", path,
+            "-n", workers, "--dist", "loadgroup", "-k", "interleaved or parallel_two_calls or concurrent")
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        cases = by_id(report_of(pytester.path / path))
+        verdicts.append({i: (c["outcome"], sorted(r["rule"] for r in c["results"] if r["outcome"] == "failed"))
+                         for i, c in cases.items()})
+    assert verdicts[0] == verdicts[1]
+    assert verdicts[0]["interleaved_round_robin::expected"] == ("failed", ["EXP-002"])
+
+
+def test_users_own_test_with_the_scenario_fixture(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import json
+        import httpx
+        import pytest
+
+        def client(request, base_url):
+            # a tiny client under test: non-stream Responses call, calls read from the output items
+            body = httpx.post(f"{base_url}/responses", json={**request, "stream": False}, timeout=10).json()
+            calls = [{"call_id": i["call_id"], "name": i["name"], "arguments": i["arguments"]}
+                     for i in body["output"] if i["type"] == "function_call"]
+            return {"text": "", "tool_calls": calls, "error": None, "incomplete": False}
+
+        @pytest.mark.callproof(scenario="parallel_two_calls")
+        def test_calls(callproof_mock, callproof_scenario):
+            result = client(callproof_scenario.request, callproof_mock.url)
+            callproof_scenario.check_result(result)
+            assert callproof_mock.journal.requests()[0].case == callproof_scenario.case
+            assert [n for n, _ in callproof_scenario.expected_calls] == ["get_weather", "get_weather"]
+
+        @pytest.mark.callproof(scenario="parallel_two_calls")
+        def test_a_wrong_result_is_reported(callproof_mock, callproof_scenario):
+            with pytest.raises(AssertionError, match="EXP-001 MUST: the completed tool calls are"):
+                callproof_scenario.check_result({"tool_calls": [], "text": ""})
+
+        def test_marker_is_required(callproof_scenario):
+            pass
+    """)
+    result = pytester.runpytest("-p", "callproof")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["*callproof_scenario needs @pytest.mark.callproof(scenario='<id>')*"])

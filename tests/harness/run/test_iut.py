@@ -1,0 +1,120 @@
+"""Launching the implementation under test: placeholders, readiness, stderr tails, restarts, process groups."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from callproof.harness.run._iut import IUTError, LaunchedIUT, TargetIUT, free_port
+
+SERVER = f"{sys.executable} -m http.server {{port}} --bind 127.0.0.1"
+
+
+def _launched(command: str, **kwargs: object) -> LaunchedIUT:
+    return LaunchedIUT(command, upstream="http://127.0.0.1:9/v1", upstream_root="http://127.0.0.1:9",
+                       start_timeout=kwargs.pop("start_timeout", 20.0), **kwargs)  # type: ignore[arg-type]
+
+
+def test_start_waits_for_the_port_and_expands_placeholders() -> None:
+    iut = _launched(SERVER, front_url="http://127.0.0.1:{port}/v1/responses?up={upstream}")
+    try:
+        iut.start()
+        assert iut.alive() and iut.port > 0
+        assert iut.front_url == f"http://127.0.0.1:{iut.port}/v1/responses?up=http://127.0.0.1:9/v1"
+        assert httpx.get(f"http://127.0.0.1:{iut.port}/", timeout=5).status_code == 200
+        iut.start()  # running: nothing happens
+        assert iut.starts == 1
+    finally:
+        iut.stop()
+    assert not iut.alive()
+
+
+def test_ready_url_is_polled_until_2xx(tmp_path: Path) -> None:
+    (tmp_path / "ready").write_text("ok", encoding="utf-8")
+    iut = _launched(f"{SERVER} --directory {tmp_path}", ready_url="http://127.0.0.1:{port}/ready")
+    try:
+        iut.start()
+        assert httpx.get(f"http://127.0.0.1:{iut.port}/ready", timeout=5).text == "ok"
+    finally:
+        iut.stop()
+
+
+def test_an_iut_that_exits_at_start_names_its_exit_status_and_stderr() -> None:
+    iut = _launched(f"{sys.executable} -c \"import sys; print('bad flag --upstream', file=sys.stderr); sys.exit(4)\"")
+    with pytest.raises(IUTError) as info:
+        iut.start()
+    message = str(info.value)
+    assert message.startswith("the IUT did not start: it exited before it was ready (exit status 4); its last stderr "
+                              "line: 'bad flag --upstream'")
+    assert message.endswith("stderr tail:\nbad flag --upstream")
+    with pytest.raises(IUTError) as again:  # not retried for every case
+        iut.start()
+    assert str(again.value) == message and iut.starts == 1
+
+
+def test_an_iut_that_never_listens_times_out() -> None:
+    iut = _launched(f"{sys.executable} -c \"import time; time.sleep(60)\"", start_timeout=0.5)
+    started = time.monotonic()
+    with pytest.raises(IUTError, match=r"port \d+ never accepted a connection within the start timeout"):
+        iut.start()
+    assert time.monotonic() - started < 10 and not iut.alive()
+
+
+def test_a_command_that_does_not_exist() -> None:
+    with pytest.raises(IUTError, match="--launch could not run 'callproof-no-such-gateway'"):
+        _launched("callproof-no-such-gateway --port {port}").start()
+
+
+def test_a_bad_template_names_the_placeholders() -> None:
+    with pytest.raises(IUTError, match=r"is not a valid command template .*\{upstream\}, \{upstream_root\} and "
+                       r"\{port\}"):
+        _launched("gw --up {upstrem}").start()
+
+
+def test_a_dead_iut_is_restarted_on_the_next_start() -> None:
+    iut = _launched(SERVER)
+    try:
+        iut.start()
+        assert iut._process is not None
+        iut._process.kill()
+        iut._process.wait()
+        assert not iut.alive()
+        iut.start()
+        assert iut.alive() and iut.starts == 2 and iut.port != 0
+    finally:
+        iut.stop()
+
+
+def test_stop_kills_the_whole_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    script = tmp_path / "gw.py"
+    script.write_text(
+        "import subprocess, sys, time, http.server, socketserver\n"
+        f"child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+        "srv = socketserver.TCPServer(('127.0.0.1', int(sys.argv[1])), http.server.SimpleHTTPRequestHandler)\n"
+        "srv.serve_forever()\n", encoding="utf-8")
+    iut = _launched(f"{sys.executable} {script} {{port}}")
+    iut.start()
+    child = int(pidfile.read_text())
+    iut.stop()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the gateway's child process survived stop()")
+
+
+def test_target_that_nobody_serves() -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1/responses"
+    with pytest.raises(IUTError, match=r"nothing accepts connections on 127\.0\.0\.1:"):
+        TargetIUT(url).start()

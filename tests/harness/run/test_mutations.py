@@ -1,0 +1,142 @@
+"""The mutation table: every broken fake is caught by the rule that names its defect, and the correct fakes pass
+every case of the suite. The fakes are real processes (tests/fakes/), run through the harness against a real mock
+on 127.0.0.1, exactly as `callproof run` runs them. The table is printed at the end of the test run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from callproof.harness import CATALOGUE
+from callproof.harness._types import Dialect
+from callproof.harness.judge import CaseResult, CaseSpec
+from callproof.harness.run import Harness, RunConfig
+from callproof.mock_server import bundled_scenarios
+
+ROOT = Path(__file__).resolve().parents[3]
+FAKES = ROOT / "tests" / "fakes"
+TABLE = json.loads((Path(__file__).parent / "data" / "mutations.json").read_text(encoding="utf-8"))
+GATEWAY = f"{sys.executable} {FAKES / 'gateways.py'} --upstream {{upstream}} --port {{port}}"
+CLIENT = f"{sys.executable} {FAKES / 'clients.py'}"
+FEATURES = sorted({s.feature for s in bundled_scenarios().values()})
+#: Raw scenarios replay bytes of one dialect as they are: not a gateway's upstream (the harness leaves them out).
+GATEWAY_FEATURES = [f for f in FEATURES if f != "raw"]
+#: The upstream dialects the reference gateway speaks (examples/gateway.py DIALECTS).
+GATEWAY_DIALECTS: tuple[Dialect, ...] = ("chat", "anthropic")
+
+
+def _spec(case_id: str) -> CaseSpec:
+    scenario, _, group = case_id.partition("::")
+    return CaseSpec(scenario, group)
+
+
+def _judge(config: RunConfig, case_ids: Sequence[str]) -> list[CaseResult]:
+    with Harness(config) as harness:
+        return [harness.judge(_spec(c)) for c in case_ids]
+
+
+def _not_passed(config: RunConfig, feature: str) -> list[tuple[str, str, str]]:
+    """Run every case of one scenario feature; the cases that neither passed nor were skipped."""
+    with Harness(config) as harness:
+        specs = [s for s in harness.cases() if s.scenario in harness.scenarios
+                 and harness.scenarios[s.scenario].feature == feature]
+        results = [harness.judge(s) for s in specs]
+    assert results, f"no case of feature {feature}"
+    return [(r.spec.id, r.outcome, r.message) for r in results if r.outcome not in ("passed", "skipped")]
+
+
+def _failed_rules(results: Sequence[CaseResult]) -> set[str]:
+    return {r.rule.id for result in results for r in result.failed}
+
+
+def _row(record: Any, kind: str, defect: str, rules: Sequence[str], caught: set[str]) -> None:
+    row = {"kind": kind, "defect": defect, "rules": list(rules), "caught": sorted(caught & set(rules)),
+           "also": sorted(caught - set(rules))}
+    record("callproof_mutation", json.dumps(row))
+
+
+@pytest.mark.parametrize("entry", TABLE["gateway"], ids=lambda e: e["defect"])
+def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -> None:
+    config = RunConfig(launch=GATEWAY.replace("--upstream", f"--defect {entry['defect']} --upstream"),
+                       case_timeout=15)
+    results = _judge(config, entry["cases"])
+    caught = _failed_rules(results)
+    _row(record_property, "gateway", entry["defect"], entry["rules"], caught)
+    assert [r.outcome for r in results] == ["failed"] * len(results), [(r.spec.id, r.message) for r in results]
+    assert set(entry["rules"]) <= caught, f"{entry['defect']}: expected {entry['rules']} to fail, got {sorted(caught)}"
+
+
+@pytest.mark.parametrize("entry", TABLE["client"], ids=lambda e: e["defect"])
+def test_broken_client_is_caught(entry: dict[str, Any], record_property: Any) -> None:
+    config = RunConfig(client_cmd=f"{CLIENT} --defect {entry['defect']}", case_timeout=3)
+    results = _judge(config, entry["cases"])
+    caught = _failed_rules(results)
+    _row(record_property, "client", entry["defect"], entry["rules"], caught)
+    assert [r.outcome for r in results] == ["failed"] * len(results), [(r.spec.id, r.message) for r in results]
+    assert set(entry["rules"]) <= caught, f"{entry['defect']}: expected {entry['rules']} to fail, got {sorted(caught)}"
+
+
+def test_every_harness_rule_is_shown_failing_by_a_fake() -> None:
+    shown = {r for kind in ("gateway", "client") for e in TABLE[kind] for r in e["rules"]}
+    harness_rules = {r.id for r in CATALOGUE if not r.on_stream}
+    assert harness_rules - shown == set()
+
+
+def test_every_defect_of_the_fakes_is_in_the_table() -> None:
+    import importlib.util
+
+    for kind, name in (("gateway", "gateways"), ("client", "clients")):
+        spec = importlib.util.spec_from_file_location(f"_fakes_{name}", FAKES / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        listed = {e["defect"] for e in TABLE[kind]}
+        defects = set(module.DEFECTS) - {"dies_on_large_arguments"}  # an IUT crash is an error, not a rule
+        assert defects == listed, f"{name}.py defects without a table row, or rows without a defect"
+        for cls in module.DEFECTS.values():
+            assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
+
+
+def _reference_gateway(dialect: Dialect) -> RunConfig:
+    """The reference gateway (examples/gateway.py, unbroken) in front of a `dialect` upstream."""
+    return RunConfig(launch=f"{GATEWAY} --upstream-dialect {dialect}", upstream_dialect=dialect, case_timeout=15)
+
+
+@pytest.mark.parametrize("dialect", GATEWAY_DIALECTS)
+@pytest.mark.parametrize("feature", GATEWAY_FEATURES)
+def test_the_reference_gateway_passes_every_case(feature: str, dialect: Dialect) -> None:
+    assert _not_passed(_reference_gateway(dialect), feature) == []
+
+
+@pytest.mark.parametrize("dialect", GATEWAY_DIALECTS)
+def test_the_reference_gateway_passes_isolation(dialect: Dialect) -> None:
+    results = _judge(_reference_gateway(dialect), ["concurrent::isolation"])
+    assert [(r.outcome, r.message) for r in results] == [("passed", "")]
+
+
+@pytest.mark.parametrize("feature", FEATURES)
+def test_the_reference_client_passes_every_case(feature: str) -> None:
+    assert _not_passed(RunConfig(client="tests.fakes.clients:run", case_timeout=15), feature) == []
+
+
+PASSTHROUGH = f"{sys.executable} {FAKES / 'passthrough.py'} --upstream {{upstream}} --port {{port}}"
+
+
+@pytest.mark.parametrize("feature", ["basic", "parallel", "interleaved", "timing", "http_errors", "multi_turn",
+                                     "tool_choice", "text_and_calls"])
+def test_a_pass_through_proxy_on_a_responses_upstream_passes(feature: str) -> None:
+    """`--upstream-dialect responses`: a proxy that forwards the mock's own (conformant) Responses streams byte
+    for byte passes every group, the streaming ones included."""
+    assert _not_passed(RunConfig(launch=PASSTHROUGH, upstream_dialect="responses", case_timeout=15), feature) == []
+
+
+def test_a_pass_through_proxy_forwards_upstream_breakage_and_is_caught() -> None:
+    config = RunConfig(launch=PASSTHROUGH, upstream_dialect="responses", case_timeout=15)
+    results = _judge(config, ["missing_call_id::ids", "fault_malformed::faults", "empty_args_no_delta::reassembly"])
+    assert _failed_rules(results) == {"GW-ID-001", "GW-FAULT-003", "RSP-ARGS-004"}
