@@ -34,21 +34,21 @@ pytest: venv
 test: lint typecheck pytest
 
 demo: venv
-	@mkdir -p reports/demo
+	@mkdir -p out/demo
 	@echo "== the reference gateway (examples/gateway.py: Responses front over a Chat Completions upstream)"
-	$(BIN)/callproof run -n 2 --report reports/demo/gateway.json --md reports/demo/gateway.md \
-		--html reports/demo/gateway.html --junit reports/demo/gateway.xml --badge reports/demo/gateway.svg \
+	$(BIN)/callproof run -n 2 --report out/demo/gateway.json --md out/demo/gateway.md \
+		--html out/demo/gateway.html --junit out/demo/gateway.xml --badge out/demo/gateway.svg \
 		--launch '$(BIN)/python examples/gateway.py --upstream {upstream} --port {port}'
 	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
-	$(BIN)/callproof run -n 2 --report reports/demo/client-openai.json --md reports/demo/client-openai.md \
-		--html reports/demo/client-openai.html --junit reports/demo/client-openai.xml \
-		--badge reports/demo/client-openai.svg \
+	$(BIN)/callproof run -n 2 --report out/demo/client-openai.json --md out/demo/client-openai.md \
+		--html out/demo/client-openai.html --junit out/demo/client-openai.xml \
+		--badge out/demo/client-openai.svg \
 		--client examples.client_openai:run --baseline examples/baselines/openai-sdk.txt
-	$(BIN)/callproof report reports/demo/gateway.json reports/demo/client-openai.json --format html \
-		-o reports/demo/matrix.html
+	$(BIN)/callproof report out/demo/gateway.json out/demo/client-openai.json --format html \
+		-o out/demo/matrix.html
 	@echo
-	@echo "make demo: reports in reports/demo/: JSON, Markdown, HTML (matrix.html compares both), JUnit, badges"
+	@echo "make demo: reports in out/demo/: JSON, Markdown, HTML (matrix.html compares both), JUnit, badges"
 
 bench: venv
 	$(BIN)/python -m bench.run
@@ -57,7 +57,7 @@ docs: venv
 	$(BIN)/python -m callproof.harness.cli._docs .
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo-out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
 
 # `make interop`: the real client libraries of examples/ (the `interop` extra) under callproof, each against its
 # baseline of known library bugs (docs/interop.md), then one HTML matrix of libraries x scenarios. Every adapter runs
@@ -65,7 +65,7 @@ clean:
 # (--client-cmd): its large_arguments case burns ~15 min of CPU, and an in-process function that times out keeps
 # running in its thread.
 INTEROP_STAMP := $(VENV)/.interop-installed
-INTEROP_OUT   := reports/interop
+INTEROP_OUT   := out/interop
 
 .PHONY: interop
 

@@ -70,7 +70,7 @@ def unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
     lines.append(
         "Select one with header x-callproof-scenario, [callproof:scenario=<id>] in the text or model "
         "callproof/<id>; or mark the test @pytest.mark.callproof_mock(assert_all_matched=False) "
-        "(README.md#the-callproof_mock-fixture)."
+        "(docs/mock.md#the-callproof_mock-fixture)."
     )
     return "\n".join(lines)
 

@@ -1,5 +1,5 @@
 """The Markdown report, for a pull-request comment or `$GITHUB_STEP_SUMMARY`: the verdict, a conformance score per
-rule family, a table of the failed rules (each linked to its README entry), then one collapsed section per failed
+rule family, a table of the failed rules (each linked to docs/rules.md), then one collapsed section per failed
 case with its evidence, stream excerpt and repro command.
 
 GitHub rejects comments over 65,536 characters, so the output stays under `limit` (default 60,000): when it would
@@ -22,8 +22,8 @@ from typing import Any
 
 __all__ = ["DOCS_URL", "FAMILIES", "render_markdown"]
 
-#: Where rule ids link to: `{DOCS_URL}#{rule id lower-case}` is the rule's row in the README's catalogue.
-DOCS_URL = "https://github.com/callproof/callproof/blob/main/README.md"
+#: Where rule ids link to: `{DOCS_URL}#{rule id lower-case}` is the rule's section in docs/rules.md.
+DOCS_URL = "https://github.com/callproof/callproof/blob/main/docs/rules.md"
 #: Rule families in catalogue order (schemas/report.schema.json).
 FAMILIES = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client")
 _LEVELS = ("MUST", "SHOULD", "INFO")

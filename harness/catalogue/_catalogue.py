@@ -1,7 +1,7 @@
 """The rule catalogue (design.md section 7): families 1-6 check one stream, 7-9 are the harness's rules.
 
 Rule ids are stable: once published, an id never changes meaning. `callproof rules` prints this table and
-the README's rule table is generated from it (tests/harness/catalogue/test_catalogue.py keeps them equal).
+docs/rules.md is generated from it (`make docs`; tests/harness/catalogue/test_catalogue.py keeps them equal).
 """
 
 from __future__ import annotations

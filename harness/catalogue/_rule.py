@@ -67,7 +67,7 @@ class Rule:
 
     @property
     def anchor(self) -> str:
-        """The README anchor of this rule in the generated catalogue."""
+        """The anchor of this rule's section in docs/rules.md (GitHub's slug of its `### <id>` heading)."""
         return self.id.lower()
 
 

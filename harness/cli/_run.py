@@ -36,7 +36,7 @@ def add_run_parser(sub: Any) -> None:
     iut.add_argument("--launch", metavar="CMD", help="gateway command with {upstream}, {upstream_root} and {port}")
     iut.add_argument("--target", metavar="URL", help="front URL of a gateway already running (see --mock-port)")
     iut.add_argument("--app", metavar="MODULE:ATTR", help="ASGI gateway app, served in-process on uvicorn")
-    iut.add_argument("--client-cmd", metavar="CMD", help="client adapter program (README: adapter protocol)")
+    iut.add_argument("--client-cmd", metavar="CMD", help="client adapter program (docs/adapters.md)")
     iut.add_argument("--client", metavar="MODULE:FUNCTION", help="in-process client adapter function")
     run.add_argument("--front", choices=("responses",), default="responses", help="the front dialect (responses)")
     run.add_argument("--upstream-dialect", choices=("chat", "responses", "anthropic"), default="chat",

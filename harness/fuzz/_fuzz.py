@@ -622,7 +622,7 @@ def add_fuzz_parser(sub: Any) -> None:
     iut.add_argument("--launch", metavar="CMD", help="gateway command with {upstream}, {upstream_root} and {port}")
     iut.add_argument("--target", metavar="URL", help="front URL of a gateway already running (see --mock-port)")
     iut.add_argument("--app", metavar="MODULE:ATTR", help="ASGI gateway app, served in-process on uvicorn")
-    iut.add_argument("--client-cmd", metavar="CMD", help="client adapter program (README: adapter protocol)")
+    iut.add_argument("--client-cmd", metavar="CMD", help="client adapter program (docs/adapters.md)")
     iut.add_argument("--client", metavar="MODULE:FUNCTION", help="in-process client adapter function")
     fuzz_parser.add_argument("--upstream-dialect", choices=("chat", "responses", "anthropic"), default="chat",
                              help="dialect the mock serves the gateway (default chat)")

@@ -42,7 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     iut.addoption("--callproof-target", metavar="URL", help="front URL of a gateway already running (pointed at the "
                   "mock on --callproof-mock-port)")
     iut.addoption("--callproof-app", metavar="MODULE:ATTR", help="ASGI gateway app to serve in-process on uvicorn")
-    iut.addoption("--callproof-client-cmd", metavar="CMD", help="client adapter program (README: adapter protocol)")
+    iut.addoption("--callproof-client-cmd", metavar="CMD", help="client adapter program (docs/adapters.md)")
     iut.addoption("--callproof-client", metavar="MODULE:FUNCTION", help="in-process client adapter function")
     run = parser.getgroup("callproof-run", "callproof: the bundled suite (callproof.suite)")
     run.addoption("--callproof-upstream-dialect", default="chat", choices=("chat", "responses", "anthropic"),
@@ -60,7 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     run.addoption("--callproof-mock-port", default=0, type=int, metavar="PORT",
                   help="port of the mock upstream (default: a free one; fix it with --callproof-target)")
     run.addoption("--callproof-baseline", default=None, metavar="FILE",
-                  help="known failures that do not fail the run (README: baselines)")
+                  help="known failures that do not fail the run (docs/cli.md: baselines)")
     run.addoption("--callproof-report", default=None, metavar="FILE.json", help="write the JSON report here")
     parser.addini("callproof_profile", "default callproof profile: openai, open-responses or lenient",
                   default="openai")
@@ -86,7 +86,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "callproof_mock(*, assert_all_matched=True): options of the callproof_mock fixture; "
-        "see README.md#the-callproof_mock-fixture",
+        "see docs/mock.md#the-callproof_mock-fixture",
     )
     config.addinivalue_line(
         "markers",

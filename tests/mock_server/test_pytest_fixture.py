@@ -112,10 +112,10 @@ def test_user_scenario_files_come_from_the_ini_setting(pytester: pytest.Pytester
     pytester.runpytest("-p", "callproof").assert_outcomes(passed=1)
 
 
-def test_readme_example_runs(pytester: pytest.Pytester) -> None:
-    """The example of README.md "In your tests: the callproof_mock fixture", verbatim."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### In your tests: the `callproof_mock` fixture"):]
+def test_mock_docs_example_runs(pytester: pytest.Pytester) -> None:
+    """The example of docs/mock.md "The callproof_mock fixture", verbatim."""
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "mock.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The `callproof_mock` fixture"):]
     example = section[section.index("```python\n") + 10 : section.index("```\n", section.index("```python"))]
     pytester.makepyfile(example)
     pytester.runpytest("-p", "callproof").assert_outcomes(passed=1)
