@@ -11,7 +11,7 @@ player's deadline checks. Both serve the same bytes (checked before measuring).
        from curl's `-w` timings (time_total - time_pretransfer: request sent to last byte), median of the runs;
    (b) short streams: `bench_short_calls`, 30 events (10 kB), requests/s at concurrency 16 with keep-alive, from
        wrk when installed, otherwise from a bounded asyncio raw-socket HTTP/1.1 client (httpx would be the
-       bottleneck, perf-notes.md); CALLPROOF_BENCH_LOADGEN=wrk|python forces one.
+       bottleneck, bench/README.md); CALLPROOF_BENCH_LOADGEN=wrk|python forces one.
    Servers alternate run by run (order flipped every run); the ratio is the median of the run-by-run ratios, so
    machine noise hits both alike. With two or more CPUs the servers
    are pinned to one CPU and the clients to another.

@@ -1,4 +1,4 @@
-"""callproof client adapter for the official `openai` Python SDK (design.md section 5, `--client-cmd`).
+"""callproof client adapter for the official `openai` Python SDK (docs/spec/contracts.md §5, `--client-cmd`).
 
     callproof run --client-cmd 'python examples/client_openai.py'
     callproof run --client examples.client_openai:run

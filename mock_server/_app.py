@@ -1,5 +1,5 @@
 """The mock upstream as a Starlette app: the three dialect endpoints under any path prefix, scenario selection
-(design.md section 3), plans played on the wire, and the control API under /_callproof/. It binds nothing itself:
+(docs/spec/contracts.md §3), plans played on the wire, and the control API under /_callproof/. It binds nothing itself:
 `MockServer` and `callproof mock` run it on uvicorn.
 """
 

@@ -1,6 +1,6 @@
 """The journal: every request the mock received and every write it sent, with timestamps, in order.
 
-The gateway rules read it (design.md section 7, family 8): what the IUT sent upstream, which scenario and case it
+The gateway rules read it (docs/spec/contracts.md §7.8): what the IUT sent upstream, which scenario and case it
 belonged to, and when each byte left the mock. Secrets never enter it: the values of authorization-like headers are
 replaced by "[redacted]". Thread-safe: the server records from its event loop thread while tests read from theirs.
 Timestamps come from the server's clock (monotonic seconds; a `VirtualClock` in timing tests).

@@ -3,7 +3,7 @@
 `serve_forever` is `callproof mock`: in the foreground until SIGINT or SIGTERM.
 
 uvicorn runs with the plain asyncio loop and h11: fixed deadlines on asyncio keep scripted gaps within a
-millisecond (perf-notes.md, timing fidelity), where uvloop's timers resolve to 1 ms.
+millisecond (bench/results.md, timing fidelity), where uvloop's timers resolve to 1 ms.
 """
 
 from __future__ import annotations

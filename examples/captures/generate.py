@@ -9,7 +9,7 @@ of that front and profile, and `<front>/<profile>/broken/<RULE-ID>--<slug>.sse` 
 ONE small mutation that breaks exactly the rule named in the file name and no other
 (tests/examples/test_captures.py checks both).
 
-The builders below emit the shapes the real APIs send (wire-formats.md sections 1-4): the full Response
+The builders below emit the shapes the real APIs send (docs/spec/): the full Response
 object in response.created / in_progress / terminal events, `sequence_number` from 0, `fc_` / `msg_` item
 ids and `call_` call ids, `logprobs: []` and `obfuscation` on text deltas, `name` on
 function_call_arguments.done (not on open-responses, whose schema has none), no `[DONE]` on the OpenAI

@@ -1,4 +1,4 @@
-"""callproof client adapter for `langchain-openai` on the Responses API (design.md section 5; docs/interop.md).
+"""callproof client adapter for `langchain-openai` on the Responses API (docs/spec/contracts.md §5; docs/interop.md).
 
     callproof run --client examples.clients.langchain_openai:run
     callproof run --client-cmd 'python examples/clients/langchain_openai.py'

@@ -1,4 +1,4 @@
-"""callproof client adapter for `litellm.responses(...)` (design.md section 5; docs/interop.md).
+"""callproof client adapter for `litellm.responses(...)` (docs/spec/contracts.md §5; docs/interop.md).
 
     callproof run --client examples.clients.litellm_responses:run
     callproof run --client-cmd 'python examples/clients/litellm_responses.py'

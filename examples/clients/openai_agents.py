@@ -1,4 +1,4 @@
-"""callproof client adapter for the `openai-agents` SDK (design.md section 5; docs/interop.md).
+"""callproof client adapter for the `openai-agents` SDK (docs/spec/contracts.md §5; docs/interop.md).
 
     callproof run --client examples.clients.openai_agents:run
     callproof run --client-cmd 'python examples/clients/openai_agents.py'

@@ -26,11 +26,11 @@ __all__ = [
 
 #: How much a failed rule matters: MUST fails the run, SHOULD is reported, INFO is advice.
 Level = Literal["MUST", "SHOULD", "INFO"]
-#: The API dialect a stream speaks (design.md section 2).
+#: The API dialect a stream speaks (docs/spec/contracts.md §2).
 Front = Literal["responses", "chat", "anthropic"]
-#: Which rules and schema variants apply (design.md section 2).
+#: Which rules and schema variants apply (docs/spec/contracts.md §2).
 Profile = Literal["openai", "open-responses", "lenient"]
-#: The rule families of design.md section 7: six a single stream can be checked for, then the expected outcome of
+#: The rule families of docs/spec/contracts.md §7: six a single stream can be checked for, then the expected outcome of
 #: a scenario, the gateway (sandwich) rules that read the mock's journal, and the client adapter rules.
 Family = Literal[
     "framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client",

@@ -2,8 +2,8 @@
 
 Validation runs on the hot path (every event of every stream), so events are dispatched on their `type`
 to a per-type validator compiled with jsonschema-rs; errors are only collected for events that fail
-`is_valid` (perf-notes.md). Front manifests in `schemas/fronts/` say which schema validates which event
-type for a front and profile.
+`is_valid` (bench/results.md: the checker rows). Front manifests in `schemas/fronts/` say which schema
+validates which event type for a front and profile.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `callproof` command line (design.md section 4).
+"""The `callproof` command line (docs/spec/contracts.md §4).
 
 Exit codes: 0 conformant, 1 a MUST rule failed, 2 usage or setup error (with a one-line reason).
 """

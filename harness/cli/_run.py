@@ -1,6 +1,6 @@
 """`callproof run`: the bundled suite from the command line. It drives pytest in this process (so `-k`, `-n` and
 the JUnit/xdist machinery are pytest's own), isolated from any pytest configuration in the current directory,
-then reads the report the run wrote to decide the exit code (design.md section 4):
+then reads the report the run wrote to decide the exit code (docs/spec/contracts.md §4):
 
 0 conformant, or only baseline-listed failures; 1 a MUST rule failed or a case could not be run; 2 usage or setup
 error (bad option, the IUT never started, `-k` matched nothing).

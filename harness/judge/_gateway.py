@@ -1,4 +1,4 @@
-"""Gateway mode (design.md section 7, family 8): one scenario sent through the IUT's front, with the mock as its
+"""Gateway mode (docs/spec/contracts.md §7.8): one scenario sent through the IUT's front, with the mock as its
 upstream, and the sandwich rules that compare what the mock sent and received (its journal) with what the front
 emitted: id mapping, fault propagation, incremental forwarding, stream vs non-stream equivalence, isolation.
 Request translation lives in `_translation`.

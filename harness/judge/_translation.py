@@ -1,5 +1,6 @@
 """Family 8, request translation (GW-REQ-*): the upstream request carries what the front request asked for, in
-the upstream dialect's shape (wire-formats.md sections 1.5, 2.2, 2.3, 3.3).
+the upstream dialect's shape (docs/spec/open-responses.md §1.5, docs/spec/responses.md §2.2, §2.3,
+docs/spec/chat.md §3.3).
 
 Each check reads the front request the harness sent and the body the mock received, and fails its rule with the
 JSON path in the upstream body where the translation went wrong.

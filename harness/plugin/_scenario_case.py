@@ -41,7 +41,7 @@ class ScenarioCase:
         return expected_calls(self.scenario.expect.tool_calls)
 
     def check_result(self, result: Mapping[str, Any]) -> tuple[RuleResult, ...]:
-        """Judge a result object of the adapter protocol (design.md section 5: text, tool_calls, error,
+        """Judge a result object of the adapter protocol (docs/spec/contracts.md §5: text, tool_calls, error,
         incomplete) by the expected-outcome rules; raise `ScenarioMismatch` when one fails."""
         __tracebackhide__ = True
         problem = protocol_problem(result)

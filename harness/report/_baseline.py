@@ -1,4 +1,4 @@
-"""Baselines: a file of known failures that do not fail a run (design.md section 4, `--baseline`).
+"""Baselines: a file of known failures that do not fail a run (docs/spec/contracts.md §4, `--baseline`).
 
 One entry a line: a case id, optionally followed by the rule ids it is known to fail; `#` starts a comment.
 

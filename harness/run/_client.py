@@ -1,4 +1,4 @@
-"""Client mode: a client under test, run through an adapter against the mock (design.md section 5).
+"""Client mode: a client under test, run through an adapter against the mock (docs/spec/contracts.md §5).
 
 `--client-cmd CMD` runs the adapter program once per case (stdin: the Responses request; stdout: one result
 object); `--client module:function` calls `function(request, base_url)` in-process. Either way the outcome is an

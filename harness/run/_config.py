@@ -19,7 +19,7 @@ Mode = Literal["gateway", "client"]
 
 @dataclass(frozen=True, slots=True)
 class RunConfig:
-    """Everything a run needs, from the command line or pytest options (design.md section 4)."""
+    """Everything a run needs, from the command line or pytest options (docs/spec/contracts.md §4)."""
 
     launch: str | None = None
     target: str | None = None

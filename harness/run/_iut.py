@@ -1,5 +1,5 @@
 """The implementation under test in gateway mode: a command the harness launches, a URL already running, or an
-ASGI app served in-process on a real uvicorn server (design.md section 4).
+ASGI app served in-process on a real uvicorn server (docs/spec/contracts.md §4).
 
 A launched IUT starts once (per process, so once per pytest-xdist worker) and is reused across cases; when it has
 died, the next case restarts it, and the case that killed it carries its stderr tail as evidence. Starting fails

@@ -1,4 +1,4 @@
-"""The JSON report of a run (design.md section 6), validated by schemas/report.schema.json. Every other format
+"""The JSON report of a run (docs/spec/contracts.md §6), validated by schemas/report.schema.json. Every other format
 is rendered from it. Cases travel as their JSON form (`case_json`) from pytest-xdist workers to the controller,
 which alone assembles and writes the report.
 """

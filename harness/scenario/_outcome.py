@@ -1,7 +1,7 @@
 """What an implementation produced, in the terms a scenario's `expect` uses: status, text and completed tool calls.
 
 Read from a Responses stream (its terminal event's response, else the items done on the wire), from a non-stream
-Responses body, or from a client adapter's result object (design.md section 5). The single-stream rules judge how
+Responses body, or from a client adapter's result object (docs/spec/contracts.md §5). The single-stream rules judge how
 the stream was built; this is only what a client ends up holding.
 """
 
@@ -157,7 +157,7 @@ def result_of_body(body: Any, http_status: int) -> Result:
 
 
 def result_of_adapter(result: Mapping[str, Any]) -> Result:
-    """The result an adapter printed (design.md section 5); assumes its shape was validated."""
+    """The result an adapter printed (docs/spec/contracts.md §5); assumes its shape was validated."""
     calls = tuple(
         Call(c.get("call_id") if isinstance(c.get("call_id"), str) else None, str(c["name"]),
              c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]))

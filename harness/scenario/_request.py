@@ -1,4 +1,4 @@
-"""The request the harness sends to an implementation under test for a scenario (design.md section 3).
+"""The request the harness sends to an implementation under test for a scenario (docs/spec/contracts.md §3).
 
 A scenario's `request` is dialect-neutral; the front request is a Responses API body with user input as explicit
 message items, the form every gateway translates. The scenario marker and a per-case marker travel in the first

@@ -115,7 +115,7 @@ class RawFrame:
 
 @dataclass(frozen=True, slots=True)
 class Expect:
-    """What a correct implementation yields (design.md section 7, family 7)."""
+    """What a correct implementation yields (docs/spec/contracts.md §7.7)."""
 
     status: Literal["completed", "incomplete", "failed", "error"]
     text: str | None = None

@@ -1,5 +1,5 @@
 """The Anthropic Messages renderer (dialect "anthropic"): a scenario as Anthropic streams Messages events
-(wire-formats.md §4; mirrors examples/captures/anthropic/openai/ok/*.sse), as a Message body, and as
+(docs/spec/anthropic.md §4; mirrors examples/captures/anthropic/openai/ok/*.sse), as a Message body, and as
 Anthropic's HTTP error body."""
 
 from __future__ import annotations

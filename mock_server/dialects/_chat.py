@@ -1,5 +1,5 @@
 """The Chat Completions renderer (dialect "chat"): a scenario as OpenAI streams `chat.completion.chunk`s
-(wire-formats.md §3; mirrors examples/captures/chat/openai/ok/*.sse), as a `chat.completion` body, and as
+(docs/spec/chat.md §3; mirrors examples/captures/chat/openai/ok/*.sse), as a `chat.completion` body, and as
 OpenAI's HTTP error body."""
 
 from __future__ import annotations

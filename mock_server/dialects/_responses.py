@@ -1,5 +1,5 @@
 """The Responses renderer (dialect "responses"): a scenario as the OpenAI Responses API streams it
-(wire-formats.md §2; mirrors examples/captures/responses/openai/ok/*.sse), as the non-stream Response body, and
+(docs/spec/responses.md §2; mirrors examples/captures/responses/openai/ok/*.sse), as the non-stream Response body, and
 as OpenAI's HTTP error body."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fake clients under test for the client runner (design.md section 5): one correct, the others broken on purpose.
+"""Fake clients under test for the client runner (docs/spec/contracts.md §5): one correct, the others broken on purpose.
 
     python tests/fakes/clients.py                        # the correct reference client
     python tests/fakes/clients.py --defect first_call_only

@@ -1,6 +1,6 @@
-"""The app on a real server: routes under any prefix, scenario selection (design.md section 3), strict 404 with the
-nearest ids, 400/413 in each dialect's error shape, the journal and the control API; and timing logic in-process on
-a VirtualClock (no real sleeps)."""
+"""The app on a real server: routes under any prefix, scenario selection (docs/spec/contracts.md §3), strict 404
+with the nearest ids, 400/413 in each dialect's error shape, the journal and the control API; and timing logic
+in-process on a VirtualClock (no real sleeps)."""
 
 from __future__ import annotations
 

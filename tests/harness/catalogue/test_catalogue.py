@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from callproof.harness import CATALOGUE, RULES, rules_for
-from callproof.harness.cli._docs import rules_document
 from callproof.harness.catalogue._rule import FAMILIES, FRONTS, LEVELS, PROFILES
+from callproof.harness.cli._docs import rules_document
 
 ROOT = Path(__file__).resolve().parents[3]
 ID = re.compile(r"^(SSE|RSP|CHAT|ANT|EXP|GW|CLI)(-[A-Z]+)?-\d{3}$")
@@ -86,3 +88,15 @@ def test_rules_document_has_a_section_per_rule() -> None:
 
     text = rules_document()
     assert all(f"\n### {rule.id}\n" in text for rule in CATALOGUE)
+
+
+def test_rules_json_is_valid_against_its_schema() -> None:
+    schema = json.loads((ROOT / "schemas" / "catalogue.schema.json").read_text(encoding="utf-8"))
+    document = json.loads((ROOT / "harness" / "catalogue" / "rules.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(document)]
+    assert not errors, errors
+    broken = {**document, "rules": [{**document["rules"][0], "level": "MAYBE"}]}
+    assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
+
