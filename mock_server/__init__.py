@@ -8,10 +8,11 @@ from ._app import create_app
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
 from ._player import Clock, Plan, RealClock, VirtualClock, Write, make_plan
 from ._respx import route_to_mock
-from ._serve import MockServer, serve_forever
+from ._serve import ExposedControlError, MockServer, is_loopback, serve_forever
 
 __all__ = [
     "Clock",
+    "ExposedControlError",
     "Journal",
     "JournalEnd",
     "JournalRequest",
@@ -25,6 +26,7 @@ __all__ = [
     "Write",
     "bundled_scenarios",
     "create_app",
+    "is_loopback",
     "load_scenarios",
     "make_plan",
     "route_to_mock",

@@ -6,12 +6,13 @@
 from __future__ import annotations
 
 import difflib
+import hmac
 import json
 import logging
 import random
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any
 
@@ -33,6 +34,8 @@ from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 # process does not start late and squeeze its scripted gaps.
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "ScriptedDisconnect", "create_app", "select_scenario"]
+
+_LOG = logging.getLogger("callproof.mock")
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 CONTROL = "/_callproof"
@@ -96,9 +99,10 @@ class _Mock:
 
     def __init__(
         self, scenarios: Mapping[str, Scenario], *, strict: bool, seed: int, speed: float, journal: Journal,
-        max_body_bytes: int, clock: Clock, renderers: Mapping[Dialect, Renderer],
+        max_body_bytes: int, clock: Clock, renderers: Mapping[Dialect, Renderer], control_token: str | None,
     ) -> None:
         self.scenarios = dict(scenarios)
+        self.control_token = control_token
         self.strict = strict
         self.seed = seed
         self.speed = speed
@@ -110,6 +114,25 @@ class _Mock:
         self.plans: OrderedDict[str, Plan] = OrderedDict()
 
     # -- control API --
+
+    def guard(self, handler: Callable[[Request], Awaitable[Response]], *,
+              token: bool = True) -> Callable[[Request], Awaitable[Response]]:
+        """`handler` behind the control API's two checks: no cross-origin (browser) request, and (with `token`) the
+        control token when the mock has one. A web page the operator visits could otherwise read the journal (full
+        prompts) or reset it, even with a `text/plain` POST that needs no CORS preflight."""
+
+        async def guarded(request: Request) -> Response:
+            problem = _cross_origin(request)
+            if problem is not None:
+                return JSONResponse(_openai_error(problem, "cross_origin"), status_code=403)
+            if token and self.control_token is not None and not _token_matches(request, self.control_token):
+                message = ("The control API needs the mock's control token: send `Authorization: Bearer <token>` "
+                           "(the token given to callproof mock --control-token).")
+                return JSONResponse(_openai_error(message, "unauthorized"), status_code=401,
+                                    headers={"www-authenticate": "Bearer"})
+            return await handler(request)
+
+        return guarded
 
     async def health(self, request: Request) -> Response:
         return JSONResponse({
@@ -179,8 +202,15 @@ class _Mock:
         stream = body.get("stream") is True
         wanted, how = select_scenario(request.headers, text, body)
         scenario = self.scenarios.get(wanted) if wanted is not None else None
+        fallback: list[tuple[str, str]] = []
         if scenario is None and not self.strict:
             scenario = self.scenarios.get("default")
+            if scenario is not None and wanted is not None:
+                nearest = self._nearest(wanted)
+                fallback = [("x-callproof-fallback", f"unknown scenario {wanted!r}; played default"),
+                            ("x-callproof-nearest", ",".join(nearest))]
+                _LOG.warning("unknown scenario %r (from %s) played `default`%s; use --strict to answer 404 instead",
+                             wanted, how, f"; nearest ids: {', '.join(nearest)}" if nearest else "")
         if scenario is None:
             plan = self._not_found(renderer, wanted, how)
             request_id = log(404, raw, dialect=dialect, stream=stream, case=case_tag(text))
@@ -188,7 +218,7 @@ class _Mock:
 
         played = self.played.get(scenario.id, 0)
         self.played[scenario.id] = played + 1
-        key = _plan_key(scenario, renderer.dialect, stream, body)
+        key = _plan_key(scenario, renderer.dialect, stream, body) if not fallback else None
         cached = self.plans.get(key) if key is not None else None
         if cached is not None and key is not None:
             self.plans.move_to_end(key)
@@ -198,7 +228,7 @@ class _Mock:
             model = body.get("model")
             ctx = RenderContext(model=model if isinstance(model, str) and model else "callproof-mock", request=body)
             answer = make_plan(scenario, renderer, ctx, stream=stream, rng=rng, speed=self.speed,
-                               headers=[("x-callproof-scenario", scenario.id)])
+                               headers=[("x-callproof-scenario", scenario.id), *fallback])
             if key is not None:
                 self.plans[key] = answer
                 if len(self.plans) > _PLAN_CACHE:
@@ -224,10 +254,13 @@ class _Mock:
                        + ("" if self.strict else "; no `default` scenario is loaded") + ".")
             nearest: list[str] = []
         else:
-            nearest = difflib.get_close_matches(wanted, list(self.scenarios), n=5, cutoff=0.4)
+            nearest = self._nearest(wanted)
             message = f"Unknown scenario {wanted!r} (from {how})"
             message += f"; nearest ids: {', '.join(nearest)}." if nearest else "; see GET /_callproof/scenarios."
         return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
+
+    def _nearest(self, wanted: str) -> list[str]:
+        return difflib.get_close_matches(wanted, list(self.scenarios), n=5, cutoff=0.4)
 
     async def _respond(self, plan: Plan, request_id: int, start: float) -> Response:
         await self.clock.sleep_until(start + plan.first_byte)
@@ -273,6 +306,27 @@ class _UpstreamFirst(Route):
 _CONTROL_PARAM = CONTROL.lstrip("/") + "/"
 
 
+def _cross_origin(request: Request) -> str | None:
+    """Why a control request comes from another web origin, or None. Browsers send `Origin` (and modern ones
+    `Sec-Fetch-Site`) on cross-origin requests; command-line clients and SDKs send neither."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"The control API refuses cross-site requests (Sec-Fetch-Site: {site})."
+    origin = request.headers.get("origin")
+    if origin is None:
+        return None
+    host = request.headers.get("host", "")
+    if origin.lower() in (f"http://{host}".lower(), f"https://{host}".lower()):
+        return None
+    return f"The control API refuses requests from another origin ({origin}); call it from a test or a script."
+
+
+def _token_matches(request: Request, token: str) -> bool:
+    given = request.headers.get("authorization", "")
+    scheme, _, value = given.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())
+
+
 async def _read_body(request: Request, limit: int) -> bytes | None:
     """The body, or None when it is over `limit` bytes (the rest is read and dropped so the 413 reaches the client)."""
     chunks: list[bytes] = []
@@ -314,13 +368,19 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     clock: Clock | None = None,
     renderers: Mapping[Dialect, Renderer] | None = None,
+    control: bool = True,
+    control_token: str | None = None,
 ) -> Starlette:
     """The mock upstream as an ASGI app.
 
     `scenarios` defaults to the bundled corpus; `strict` answers 404 (listing the nearest ids) when no scenario
     matches instead of playing `default`; `seed` makes chaos (fault probabilities, jitter) reproducible: request n
     of a scenario draws from Random(f"{seed}:{id}:{n}"), n counted from start or the last reset; `speed` divides
-    every scripted delay; `clock` is a `VirtualClock` in timing tests. The journal is `app.state.journal`."""
+    every scripted delay; `clock` is a `VirtualClock` in timing tests. The journal is `app.state.journal`.
+
+    The control API (/_callproof/: health, scenarios, journal, reset) refuses cross-origin browser requests; with
+    `control_token` its routes other than health need `Authorization: Bearer <token>`; `control=False` leaves only
+    health (the other control paths then answer the upstream's 404)."""
     if speed <= 0:
         raise ValueError(f"speed must be positive, got {speed}")
     _install_filter()
@@ -328,13 +388,17 @@ def create_app(
         bundled_scenarios() if scenarios is None else scenarios, strict=strict, seed=seed, speed=speed,
         journal=journal if journal is not None else Journal(), max_body_bytes=max_body_bytes,
         clock=clock if clock is not None else RealClock(), renderers=RENDERERS if renderers is None else renderers,
+        control_token=control_token or None,
     )
+    controls = [
+        Route(f"{CONTROL}/scenarios", mock.guard(mock.list_scenarios), methods=["GET"]),
+        Route(f"{CONTROL}/journal", mock.guard(mock.journal_lines), methods=["GET"]),
+        Route(f"{CONTROL}/reset", mock.guard(mock.reset), methods=["POST"]),
+    ] if control else []
     app = Starlette(routes=[
         _UpstreamFirst("/{path:path}", mock.upstream, methods=_METHODS),
-        Route(f"{CONTROL}/health", mock.health, methods=["GET"]),
-        Route(f"{CONTROL}/scenarios", mock.list_scenarios, methods=["GET"]),
-        Route(f"{CONTROL}/journal", mock.journal_lines, methods=["GET"]),
-        Route(f"{CONTROL}/reset", mock.reset, methods=["POST"]),
+        Route(f"{CONTROL}/health", mock.guard(mock.health, token=False), methods=["GET"]),
+        *controls,
         Route("/{path:path}", mock.upstream, methods=_METHODS),
     ])
     app.state.journal = mock.journal

@@ -8,6 +8,7 @@ millisecond (bench/results.md, timing fidelity), where uvloop's timers resolve t
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import signal
 import socket
@@ -21,12 +22,27 @@ from typing import TextIO
 
 import uvicorn
 
+from callproof.harness import CallproofError
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
 from ._app import DEFAULT_MAX_BODY_BYTES, create_app
 from ._journal import Journal
 
-__all__ = ["MockServer", "serve_forever"]
+__all__ = ["ExposedControlError", "MockServer", "is_loopback", "serve_forever"]
+
+
+class ExposedControlError(CallproofError):
+    """`callproof mock` asked to listen beyond loopback with an open control API."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address) only reaches this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class MockServer:
@@ -55,10 +71,12 @@ class MockServer:
         max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
         graceful_timeout: int = 1,
         log_level: str = "warning",
+        control: bool = True,
+        control_token: str | None = None,
     ) -> None:
         self.journal = journal if journal is not None else Journal()
         self.app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
-                              max_body_bytes=max_body_bytes)
+                              max_body_bytes=max_body_bytes, control=control, control_token=control_token)
         self.host = host
         self._requested_port = port
         self._graceful = graceful_timeout
@@ -146,11 +164,22 @@ def serve_forever(
     journal_path: Path | None = None,
     speed: float = 1.0,
     out: TextIO = sys.stdout,
+    control: bool = True,
+    control_token: str | None = None,
 ) -> None:
     """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly.
 
-    Raises `ScenarioError` for bad scenario files and `OSError` when the address cannot be bound."""
+    Raises `ScenarioError` for bad scenario files, `ExposedControlError` for a non-loopback address whose control
+    API would be open to anyone, and `OSError` when the address cannot be bound."""
     logging.basicConfig(level=logging.WARNING, format="callproof mock: %(levelname)s: %(message)s")
+    if not is_loopback(host):
+        if control and not control_token:
+            raise ExposedControlError(
+                f"--host {host} exposes the mock beyond this machine, and its control API (/_callproof/journal holds "
+                "every prompt, /_callproof/reset clears it) to anyone who can reach it: give --control-token TOKEN "
+                "or --no-control")
+        logging.getLogger("callproof.mock").warning(
+            "listening on %s: reachable from other machines; the mock is a test double, not a server to expose", host)
     paths = list(scenario_paths)
     scenarios = load_scenarios(paths) if paths else bundled_scenarios()
     journal = Journal(journal_path) if journal_path is not None else None
@@ -160,7 +189,8 @@ def serve_forever(
         stop.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    server = MockServer(scenarios, host=host, port=port, strict=strict, seed=seed, speed=speed, journal=journal)
+    server = MockServer(scenarios, host=host, port=port, strict=strict, seed=seed, speed=speed, journal=journal,
+                        control=control, control_token=control_token)
     try:
         server.start()
         print(f"callproof mock listening on {server.url}", file=out, flush=True)
