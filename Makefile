@@ -7,7 +7,7 @@ MYPY_SRC := $(VENV)/mypy-src/callproof
 PACKAGES := harness mock_server reports scenarios schemas
 PYTEST_ARGS ?=
 
-.PHONY: venv test lint typecheck pytest demo bench docs clean
+.PHONY: venv test lint typecheck pytest demo bench docs clean drift
 
 venv: $(STAMP)
 
@@ -55,6 +55,20 @@ bench: venv
 
 docs: venv
 	$(BIN)/python -m callproof.harness.cli._docs .
+
+# `make drift`: the newest openai and anthropic SDKs in a scratch venv, the mock's events and bodies validated with their
+# own pydantic types (tests/mock_server/dialects/test_sdk_types.py) and parsed by their stream helpers. Separate from
+# `make test`, whose versions come from the dev extra: this target notices an SDK release the day it ships.
+DRIFT_VENV := out/drift-venv
+
+drift:
+	@test -x $(DRIFT_VENV)/bin/python || $(PYTHON) -m venv $(DRIFT_VENV)
+	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(DRIFT_VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager openai anthropic
+	@$(DRIFT_VENV)/bin/python -c 'import openai, anthropic; print(f"make drift: openai {openai.__version__}, anthropic {anthropic.__version__}")'
+	$(DRIFT_VENV)/bin/python -m pytest -n 2 -q -p no:cacheprovider tests/mock_server/dialects/test_sdk_types.py \
+		tests/mock_server/test_sdk_clients.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis

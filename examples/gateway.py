@@ -491,7 +491,9 @@ class Gateway:
         prompt, completion = usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         reasoning = (usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0
-        return {"input_tokens": prompt, "input_tokens_details": {"cached_tokens": cached},
+        written = (usage.get("prompt_tokens_details") or {}).get("cache_write_tokens") or 0
+        inputs = {"cache_write_tokens": written, "cached_tokens": cached}
+        return {"input_tokens": prompt, "input_tokens_details": inputs,
                 "output_tokens": completion, "output_tokens_details": {"reasoning_tokens": reasoning},
                 "total_tokens": usage.get("total_tokens") or prompt + completion}
 
@@ -758,8 +760,9 @@ class AnthropicGateway(Gateway):
         raw = turn.upstream_usage = {**turn.upstream_usage, **{k: v for k, v in usage.items() if v is not None}}
         cached = raw.get("cache_read_input_tokens") or 0
         prompt = (raw.get("input_tokens") or 0) + cached + (raw.get("cache_creation_input_tokens") or 0)
+        details = {"cached_tokens": cached, "cache_write_tokens": raw.get("cache_creation_input_tokens") or 0}
         turn.usage = self.translate_usage({"prompt_tokens": prompt, "completion_tokens": raw.get("output_tokens"),
-                                           "prompt_tokens_details": {"cached_tokens": cached}})
+                                           "prompt_tokens_details": details})
 
     def status_for(self, finish_reason: str) -> tuple[str, str | None]:
         return STOP_REASONS.get(finish_reason, ("completed", None))

@@ -9,16 +9,19 @@ timed faults (stall, slow_first_byte) are scaled by 1/speed.
 Timing model (offsets from the request's arrival, the "stream start"):
 - the response headers go out at `first_byte_ms` (+ a slow_first_byte fault's `ms`);
 - frame 0 goes out with the headers; frame i > 0 follows frame i-1 by `gap_ms`, plus `tokens / tokens_per_s` for
-  a content frame, plus seeded uniform jitter in [0, jitter_ms]; `delays_ms[i]`, where given, replaces that
-  computed delay (for frame 0 too);
+  a content frame, plus seeded uniform jitter in [0, jitter_ms]; `delays_ms[i]`, where given, replaces the delay
+  computed for the i-th content frame (the i-th text, reasoning or argument delta, in every dialect);
 - the first content frame never leaves before `ttft_ms` (time to first token, measured from the stream start);
 - raw frames (scenario.raw) wait their own `delay_ms` each and nothing else.
 Frames due at the same instant are written together (one write each instant is much cheaper than one write each
 event); frames separated by a gap are separate writes, and the `fragment` fault splits every write further.
 
 Event-level faults count `after_events` in frames of the stream (keep-alive comments are not events); their
-default position is the middle of the stream (the last frame for `truncate`). Byte-level cuts (`after_bytes`)
-count the bytes on the wire, after keep-alive comments and CRLF rewriting.
+default position is the middle of the stream (for `truncate`, the frames that end it: the terminal event, or in
+Chat the finish chunk, the usage chunk and `[DONE]`). Byte-level cuts (`after_bytes`) count the bytes on the wire,
+after keep-alive comments and CRLF rewriting. A fault parameter may be an object keyed by dialect (the dialects'
+frames differ in size, so "mid-arguments" is a different byte count in each); a dialect it does not name gets the
+fault's default for that parameter.
 """
 
 from __future__ import annotations
@@ -186,14 +189,23 @@ def _param(fault: Fault, key: str, default: Any = None) -> Any:
     return fault.params.get(key, default)
 
 
-def _active(faults: Sequence[Fault], rng: random.Random) -> dict[str, Fault]:
-    """The first fault of each kind that fires; every fault draws once, in order, whatever its probability."""
+def _active(faults: Sequence[Fault], rng: random.Random, dialect: str) -> dict[str, Fault]:
+    """The first fault of each kind that fires, its parameters resolved for `dialect`; every fault draws once, in
+    order, whatever its probability."""
     chosen: dict[str, Fault] = {}
     for fault in faults:
         fires = rng.random() < fault.probability
         if fires and fault.kind not in chosen:
-            chosen[fault.kind] = fault
+            chosen[fault.kind] = _for_dialect(fault, dialect)
     return chosen
+
+
+def _for_dialect(fault: Fault, dialect: str) -> Fault:
+    """`fault` with every per-dialect parameter (an object keyed by dialect) replaced by `dialect`'s value."""
+    if not any(isinstance(v, Mapping) for v in fault.params.values()):
+        return fault
+    params = {k: v.get(dialect) if isinstance(v, Mapping) else v for k, v in fault.params.items()}
+    return replace(fault, params={k: v for k, v in params.items() if v is not None})
 
 
 def _duration(seconds: float) -> str:
@@ -276,8 +288,10 @@ def _frames(scenario: Scenario, renderer: Renderer, ctx: RenderContext, faults: 
             if renderer.dialect == "responses":
                 tail = _renumber(_only_sent_items(tail, frames[: int(cut)]), int(cut))
             frames = [*frames[: int(cut)], tail]
-    explicit = list(scenario.timing.delays_ms)
-    return frames, [explicit[i] if i < len(explicit) else None for i in range(len(frames))]
+    # delays_ms[i] belongs to the i-th content frame: the pauses land on the same output in every dialect, whatever
+    # its framing puts before the first delta (Responses and Anthropic open with several events, Chat with none).
+    explicit = iter(scenario.timing.delays_ms)
+    return frames, [next(explicit, None) if frame.content else None for frame in frames]
 
 
 def _schedule(frames: Sequence[Frame], explicit: Sequence[float | None], scenario: Scenario, raw: bool,
@@ -351,7 +365,7 @@ def make_plan(
     if speed <= 0:
         raise ValueError(f"speed must be positive, got {speed}")
     scale = 1.0 / speed
-    faults = _active(scenario.faults, rng)
+    faults = _active(scenario.faults, rng, renderer.dialect)
     applied = tuple(kind for kind in FAULT_KINDS if kind in faults)
     first_byte = scenario.timing.first_byte_ms * scale / 1000.0
     if "slow_first_byte" in faults:
@@ -398,7 +412,8 @@ def make_plan(
     end_fault = faults.get("disconnect") or faults.get("truncate")
     if end_fault is not None:
         abort = "disconnect" in faults
-        cut = _event_cut(end_fault, count, middle if abort else max(count - 1, 0))
+        ending = next((i for i, frame in enumerate(frames) if frame.ending), max(count - 1, 0))
+        cut = _event_cut(end_fault, count, middle if abort else ending)
         if cut is not None and cut < count:
             end_at = items[cut].at
             items = items[:cut]

@@ -93,7 +93,7 @@ class _Chunks:
         self.frames: list[Frame] = []
 
     def chunk(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None, *,
-              content: str | None = None) -> None:
+              content: str | None = None, ending: bool = False) -> None:
         payload: dict[str, Any] = {
             "id": self.id, "object": "chat.completion.chunk", "created": self.ctx.created, "model": self.ctx.model,
             "service_tier": "default", "system_fingerprint": self.fingerprint, "choices": choices,
@@ -108,7 +108,7 @@ class _Chunks:
             payload["obfuscation"] = self.ctx.ident(self.scenario, "obfuscation", n, size)
         frame = sse(payload)
         if content is None:
-            self.frames.append(Frame(frame))
+            self.frames.append(Frame(frame, ending=ending))
         else:
             self.frames.append(Frame(frame, content=True, tokens=len(content) / 4))
 
@@ -201,10 +201,10 @@ class ChatRenderer:
         if scenario.ending == "failed":
             out.frames.append(Frame(sse({"error": _error_object(scenario)})))
             return Rendered(self.dialect, tuple(out.frames))
-        out.chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": self._finish(scenario)}])
+        out.chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": self._finish(scenario)}], ending=True)
         if out.include_usage:
-            out.chunk([], _usage(scenario.usage))
-        out.frames.append(Frame(_DONE))
+            out.chunk([], _usage(scenario.usage), ending=True)
+        out.frames.append(Frame(_DONE, ending=True))
         return Rendered(self.dialect, tuple(out.frames))
 
     @staticmethod

@@ -20,11 +20,14 @@ class Frame:
     """One SSE event as written to the wire (a complete block ending in a blank line).
 
     `content` marks frames that carry model output (a text, reasoning or argument delta): time-to-first-token
-    and tokens-per-second pacing apply to them; `tokens` is their approximate size (4 characters a token)."""
+    and tokens-per-second pacing apply to them; `tokens` is their approximate size (4 characters a token).
+    `ending` marks the frames that end a normal stream where that takes more than the last frame (Chat: the finish
+    chunk, the usage chunk and `[DONE]`): a `truncate` fault cuts them all."""
 
     data: bytes
     content: bool = False
     tokens: float = 0.0
+    ending: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,8 +86,9 @@ def test_tokens_per_s_paces_content_frames_and_speed_scales_everything() -> None
 
 def test_explicit_delays_replace_the_computed_delay() -> None:
     p = plan(CASES["pl_delays"])
-    assert [round(w.at, 6) for w in p.writes] == [0.001, 0.031, 0.036, 0.041]
-    assert p.writes[0].data == FRAMES[0].data + FRAMES[1].data + FRAMES[2].data
+    # start at 0 (no gap before frame 0); deltas 0-2 after 1, 0, 0 ms; delta 3 after 30 ms; the end after the 5 ms gap
+    assert [round(w.at, 6) for w in p.writes] == [0.0, 0.001, 0.031, 0.036]
+    assert p.writes[1].data == FRAMES[1].data + FRAMES[2].data + FRAMES[3].data
 
 
 def test_jitter_is_seeded_and_bounded() -> None:

@@ -174,7 +174,8 @@ def test_completed_ending_carries_usage_and_completed_at() -> None:
     assert final["type"] == "response.completed"
     response = final["response"]
     assert response["status"] == "completed" and response["completed_at"] == RenderContext().created + 1
-    assert response["usage"] == {"input_tokens": 30, "input_tokens_details": {"cached_tokens": 8},
+    assert response["usage"] == {"input_tokens": 30,
+                                 "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": 8},
                                  "output_tokens": 12, "output_tokens_details": {"reasoning_tokens": 0},
                                  "total_tokens": 42}
     assert [item["type"] for item in response["output"]] == ["message", "function_call"]
