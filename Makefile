@@ -23,6 +23,8 @@ $(STAMP): pyproject.toml
 
 lint: venv
 	$(BIN)/ruff check .
+	@# The floors' layering ([tool.importlinter] in pyproject.toml), read through the symlink view of the package.
+	PYTHONPATH=$(VENV)/mypy-src $(BIN)/lint-imports --no-cache
 
 typecheck: venv
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports

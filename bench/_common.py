@@ -8,15 +8,17 @@ units; `reference` is what the figure is measured beside in the same run (a floo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
 import selectors
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
@@ -273,6 +275,66 @@ def exchange(host: str, port: int, request: bytes, timeout: float = IO_TIMEOUT) 
                 del buf[:pos]
                 pos = 0
     return response
+
+
+async def keepalive_load(host: str, port: int, request: bytes, *, seconds: float, concurrency: int,
+                         request_timeout: float = IO_TIMEOUT, slack: float = IO_TIMEOUT) -> tuple[int, int, float]:
+    """Send `request` over `concurrency` keep-alive connections for `seconds`: (completed, failed, elapsed). Each
+    request is bounded by `request_timeout`, the whole run by `seconds + slack`."""
+    done = failed = 0
+    start = time.monotonic()
+    stop = start + seconds
+
+    async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        writer.write(request)
+        head = (await reader.readuntil(b"\r\n\r\n")).lower()
+        if b"transfer-encoding: chunked" in head:
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                await reader.readexactly(size + 2)
+                if size == 0:
+                    break
+        else:
+            match = re.search(rb"content-length:\s*(\d+)", head)
+            await reader.readexactly(int(match.group(1)) if match else 0)
+        return head.startswith(b"http/1.1 200")
+
+    async def worker() -> None:
+        nonlocal done, failed
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            while time.monotonic() < stop:
+                if await asyncio.wait_for(one(reader, writer), request_timeout):
+                    done += 1
+                else:
+                    failed += 1
+        finally:
+            writer.close()
+
+    await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(concurrency))), seconds + slack)
+    return done, failed, time.monotonic() - start
+
+
+def load_rounds(servers: Sequence[Server], load: Callable[[Server, float], tuple[int, int, float]], *,
+                warmup: float, seconds: float, rounds: int) -> dict[str, list[float]]:
+    """Requests/s of each server, round by round: one warm-up load each, then `rounds` loads of `seconds` with the
+    servers alternating (order flipped every round), so machine noise hits them alike. Any failed request raises."""
+    rates: dict[str, list[float]] = {s.name: [] for s in servers}
+    for server in servers:
+        load(server, warmup)
+    for i in range(rounds):
+        for server in servers if i % 2 == 0 else servers[::-1]:
+            done, failed, elapsed = load(server, seconds)
+            if failed or not done:
+                raise RuntimeError(f"{server.name}: {failed} failed requests of {done + failed} under load")
+            rates[server.name].append(done / elapsed)
+    return rates
+
+
+def paired_ratio(numerators: Sequence[float], denominators: Sequence[float]) -> float:
+    """The median of run-by-run ratios: runs alternate between the servers, so each pair saw the same machine load
+    and slow drift cancels out."""
+    return statistics.median(a / b for a, b in zip(numerators, denominators, strict=True))
 
 
 # -- wrk ---------------------------------------------------------------------------------------------------------

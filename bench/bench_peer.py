@@ -28,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +38,11 @@ from bench._common import (
     cpu_split,
     exchange,
     free_port,
+    keepalive_load,
+    load_rounds,
     n,
     on_cpus,
+    paired_ratio,
     post,
     row,
     run_wrk,
@@ -136,38 +138,8 @@ def _sample(server: Server) -> dict[str, Any]:
 async def _python_load(server: Server, seconds: float) -> tuple[int, int, float]:
     request = post(server.host, server.port, "/v1/responses", json.dumps(BODY).encode(),
                    {"x-callproof-scenario": SCENARIO}, close=False)
-    done = failed = 0
-    start = time.monotonic()
-    stop = start + seconds
-
-    async def one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        writer.write(request)
-        head = (await reader.readuntil(b"\r\n\r\n")).lower()
-        if b"transfer-encoding: chunked" in head:
-            while True:
-                size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-                await reader.readexactly(size + 2)
-                if size == 0:
-                    break
-        else:
-            match = re.search(rb"content-length:\s*(\d+)", head)
-            await reader.readexactly(int(match.group(1)) if match else 0)
-        return head.startswith(b"http/1.1 200")
-
-    async def worker() -> None:
-        nonlocal done, failed
-        reader, writer = await asyncio.open_connection(server.host, server.port)
-        try:
-            while time.monotonic() < stop:
-                if await asyncio.wait_for(one(reader, writer), 30.0):
-                    done += 1
-                else:
-                    failed += 1
-        finally:
-            writer.close()
-
-    await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(CONCURRENCY))), seconds + 60)
-    return done, failed, time.monotonic() - start
+    return await keepalive_load(server.host, server.port, request, seconds=seconds, concurrency=CONCURRENCY,
+                                request_timeout=30.0, slack=60.0)
 
 
 def _unavailable(reason: str) -> dict[str, Any]:
@@ -222,19 +194,11 @@ def run() -> dict[str, Any]:
 
             results["tool"] = (f"wrk -t1 -c{CONCURRENCY} ({version_of([wrk, '-v']).split(' Copyright')[0]})"
                                if wrk else f"asyncio raw-socket keep-alive client, c={CONCURRENCY} (wrk not installed)")
-            rates: dict[str, list[float]] = {s.name: [] for s in servers}
-            for server in servers:
-                load(server, WARMUP_SECONDS)
-            for i in range(ROUNDS):
-                for server in servers if i % 2 == 0 else servers[::-1]:
-                    done, failed, elapsed = load(server, LOAD_SECONDS)
-                    if failed or not done:
-                        raise RuntimeError(f"{server.name}: {failed} failed requests of {done + failed} under load")
-                    rates[server.name].append(done / elapsed)
+            rates = load_rounds(servers, load, warmup=WARMUP_SECONDS, seconds=LOAD_SECONDS, rounds=ROUNDS)
     for name, values in rates.items():
         results[name] = {"requests_per_s": round(statistics.median(values), 1),
                          "rounds_requests_per_s": [round(v, 1) for v in values]}
-    paired = statistics.median(a / b for a, b in zip(rates["callproof"], rates["aimock"], strict=True))
+    paired = paired_ratio(rates["callproof"], rates["aimock"])
     results["ratio"] = round(paired, 3)
     results["goal_ratio"] = GOAL
     results["meets_goal"] = paired >= GOAL

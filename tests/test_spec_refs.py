@@ -45,6 +45,8 @@ def test_every_rule_cites_a_spec_section_in_the_repo() -> None:
 def test_every_spec_reference_in_the_repo_resolves() -> None:
     problems: list[str] = []
     for path in _tracked_text_files():
+        if path == Path(__file__).resolve():
+            continue  # this file cites broken references on purpose (test_a_broken_reference_is_caught)
         text = path.read_text(encoding="utf-8", errors="replace")
         for name, section in _references(text):
             if not (SPEC / name).is_file():

@@ -1,13 +1,15 @@
-"""The Responses-front state machine: sequence, lifecycle, identity and reassembly rules (RSP-*)."""
+"""The Responses-front state machine: the stream's framing, sequence and lifecycle, and the non-stream body
+(RSP-*). The output items are tracked in `_responses_items`, each item reassembled in `_responses_reassembly`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from callproof.harness.catalogue import Evidence, Profile
 
-from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, validate
+from ._front import EventMeta, Sink, as_int, as_str, short, validate
+from ._responses_items import OutputItems
+from ._responses_reassembly import item_event
 from ._schemas import FrontSchemas
 
 __all__ = ["BODY_RULES", "ResponsesChecker"]
@@ -24,9 +26,6 @@ _TERMINAL_STATUS = {
     "response.incomplete": "incomplete",
     "response.failed": "failed",
 }
-_TEXT_DELTA = {"response.output_text.delta": "output_text", "response.refusal.delta": "refusal"}
-_TEXT_DONE = {"response.output_text.done": ("output_text", "text"), "response.refusal.done": ("refusal", "refusal")}
-_PART_TEXT_KEY = {"output_text": "text", "refusal": "refusal"}
 
 
 def _schema_rule(path: str) -> str | None:
@@ -42,57 +41,6 @@ def _schema_rule(path: str) -> str | None:
     return None
 
 
-class _Deltas:
-    """The deltas of one item or part, joined in runs of `_RUN`: the rules compare only the joined string and count
-    the deltas, and a run of small strings costs ~50 bytes an object where the joined run costs a byte a character
-    (11 MB of arguments streamed 16 characters at a time held ~70 MB as separate strings)."""
-
-    __slots__ = ("_count", "_runs", "_tail")
-
-    _RUN = 256
-
-    def __init__(self) -> None:
-        self._runs: list[str] = []
-        self._tail: list[str] = []
-        self._count = 0
-
-    def append(self, delta: str) -> None:
-        self._tail.append(delta)
-        self._count += 1
-        if len(self._tail) >= self._RUN:
-            self._runs.append("".join(self._tail))
-            self._tail = []
-
-    def joined(self) -> str:
-        return "".join(self._runs) + "".join(self._tail)
-
-    def __len__(self) -> int:
-        return self._count
-
-
-@dataclass(slots=True)
-class _Part:
-    kind: str
-    deltas: _Deltas = field(default_factory=_Deltas)
-    text: str | None = None
-    done: bool = False
-
-
-@dataclass(slots=True)
-class _Item:
-    output_index: int
-    id: str | None
-    type: str | None
-    call_id: str | None = None
-    name: str | None = None
-    deltas: _Deltas = field(default_factory=_Deltas)
-    args_done: str | None = None
-    args_done_count: int = 0
-    done: bool = False
-    final: dict[str, Any] | None = None
-    parts: dict[int, _Part] = field(default_factory=dict)
-
-
 class ResponsesChecker:
     """Fed one decoded event at a time; reports to the sink."""
 
@@ -106,10 +54,7 @@ class ResponsesChecker:
         self._terminal: EventMeta | None = None
         self._after_terminal = False
         self._response_id: str | None = None
-        self._items: dict[int, _Item] = {}
-        self._by_id: dict[str, _Item] = {}
-        self._call_ids: dict[str, int] = {}
-        self._duplicate_ids: set[str] = set()
+        self._items = OutputItems(sink, profile)
         self._done_sentinel: EventMeta | None = None
         self._error_event: EventMeta | None = None
         self._error_terminates = profile != "open-responses"
@@ -148,17 +93,17 @@ class ResponsesChecker:
         if etype in _RESPONSE_EVENTS:
             self._response_event(meta, etype, payload)
         elif etype == "response.output_item.added":
-            self._item_added(meta, payload)
+            self._items.added(meta, payload)
         elif etype == "response.output_item.done":
-            self._item_done(meta, payload)
+            self._items.done(meta, payload)
         elif etype == "error":
             self._error_event = meta
             if self._error_terminates:
                 self._terminal = meta
         elif "item_id" in payload or "output_index" in payload:
-            item = self._item_for(meta, payload)
+            item = self._items.named(meta, payload)
             if item is not None:
-                self._item_event(meta, etype, payload, item)
+                item_event(sink, meta, etype, payload, item)
 
     def done_sentinel(self, meta: EventMeta) -> None:
         if self._done_sentinel is not None:
@@ -200,9 +145,9 @@ class ResponsesChecker:
             path = f"$.output[{position}]"
             call_id = as_str(item.get("call_id"))
             if call_id:
-                self._claim_call_id(meta, call_id, position, path + ".call_id")
+                self._items.claim_call_id(meta, call_id, position, path + ".call_id")
             if status != "incomplete" and item.get("status") != "incomplete":
-                self._check_arguments(meta, as_str(item.get("arguments")), path + ".arguments")
+                self._items.check_arguments(meta, as_str(item.get("arguments")), path + ".arguments")
 
     # -- per event kind ------------------------------------------------------------------------------
     def _sequence(self, meta: EventMeta, index: int, value: object) -> None:
@@ -258,261 +203,8 @@ class ResponsesChecker:
             self._sink.add("RSP-LIFE-009", f"{etype} carries response.status {status!r}",
                            meta.evidence("$.response.status", expected, status))
         if etype == "response.completed":
-            for item in self._items.values():
-                if not item.done:
-                    self._sink.add("RSP-LIFE-006",
-                                   f"item {item.id!r} (output_index {item.output_index}) is never done",
-                                   meta.evidence("$.response.output", actual=item.output_index))
+            for item in self._items.not_done():
+                self._sink.add("RSP-LIFE-006", f"item {item.id!r} (output_index {item.output_index}) is never done",
+                               meta.evidence("$.response.output", actual=item.output_index))
         if etype != "response.failed" and isinstance(response.get("output"), list):
-            self._final_output(meta, response["output"])
-
-    def _final_output(self, meta: EventMeta, output: list[Any]) -> None:
-        done = [item for _, item in sorted(self._items.items()) if item.done]
-        got = [(as_str(o.get("type")), as_str(o.get("id"))) if isinstance(o, dict) else (None, None) for o in output]
-        want = [(item.type, item.id) for item in done]
-        if [t for t, _ in got] != [t for t, _ in want] or any(
-            w is not None and g is not None and w != g for (_, g), (_, w) in zip(got, want, strict=False)
-        ):
-            self._sink.add("RSP-ID-009", f"response.output is {short(got)}; the done items were {short(want)}",
-                           meta.evidence("$.response.output", [list(w) for w in want], [list(g) for g in got]))
-            return
-        for position, (item, final) in enumerate(zip(done, output, strict=True)):
-            path = f"$.response.output[{position}]"
-            if item.type == "function_call" and item.final is not None:
-                self._same(meta, "RSP-ID-006", "call_id", item.final.get("call_id"), final.get("call_id"), path)
-                self._same(meta, "RSP-ID-007", "name", item.final.get("name"), final.get("name"), path)
-                self._same(meta, "RSP-ARGS-003", "arguments", item.final.get("arguments"),
-                           final.get("arguments"), path)
-            elif item.type == "message":
-                self._message_texts(meta, item, final, path)
-
-    def _item_added(self, meta: EventMeta, payload: dict[str, Any]) -> None:
-        output_index = as_int(payload.get("output_index"))
-        raw = payload.get("item")
-        if output_index is None or not isinstance(raw, dict):
-            return
-        expected = len(self._items)
-        if output_index != expected or output_index in self._items:
-            self._sink.add("RSP-ID-002", f"output_index {output_index} added; expected {expected}",
-                           meta.evidence("$.output_index", expected, output_index))
-            if output_index in self._items:
-                return
-        item = _Item(output_index, as_str(raw.get("id")), as_str(raw.get("type")))
-        if item.id is not None:
-            if item.id in self._by_id:
-                self._duplicate_ids.add(item.id)
-                self._sink.add("RSP-ID-003", f"item id {item.id!r} is already used by output_index "
-                               f"{self._by_id[item.id].output_index}", meta.evidence("$.item.id", actual=item.id))
-            else:
-                self._by_id[item.id] = item
-        self._items[output_index] = item
-        if item.type == "function_call":
-            item.call_id = as_str(raw.get("call_id")) or None
-            item.name = as_str(raw.get("name")) or None
-            if item.call_id is not None:
-                self._claim_call_id(meta, item.call_id, output_index, "$.item.call_id")
-
-    def _item_done(self, meta: EventMeta, payload: dict[str, Any]) -> None:
-        output_index = as_int(payload.get("output_index"))
-        raw = payload.get("item")
-        if output_index is None or not isinstance(raw, dict):
-            return
-        item = self._items.get(output_index)
-        if item is None:
-            self._sink.add("RSP-LIFE-004", f"output_item.done for output_index {output_index}, never added",
-                           meta.evidence("$.output_index", actual=output_index))
-            return
-        rid = as_str(raw.get("id"))
-        if item.id is not None and rid is not None and rid != item.id:
-            self._sink.add("RSP-ID-001", f"item.id {rid!r} at output_index {output_index}, which was added as "
-                           f"{item.id!r}", meta.evidence("$.item.id", item.id, rid))
-        if item.done:
-            self._sink.add("RSP-LIFE-005", f"output_index {output_index} is done a second time",
-                           meta.evidence("$.output_index", actual=output_index))
-            return
-        item.done = True
-        item.final = raw
-        if item.type == "function_call":
-            self._call_done(meta, item, raw)
-        elif item.type == "message":
-            self._message_done(meta, item, raw)
-
-    def _call_done(self, meta: EventMeta, item: _Item, raw: dict[str, Any]) -> None:
-        sink = self._sink
-        if item.args_done_count == 0:
-            sink.add("RSP-LIFE-007", f"call {item.id!r} is done without response.function_call_arguments.done",
-                     meta.evidence("$.item"))
-        self._same(meta, "RSP-ID-006", "call_id", item.call_id, raw.get("call_id"), "$.item")
-        self._same(meta, "RSP-ID-007", "name", item.name, raw.get("name"), "$.item")
-        call_id = as_str(raw.get("call_id"))
-        if item.call_id is None and call_id:
-            item.call_id = call_id
-            self._claim_call_id(meta, call_id, item.output_index, "$.item.call_id")
-        arguments = as_str(raw.get("arguments"))
-        streamed = item.args_done if item.args_done is not None else (item.deltas.joined() if item.deltas else None)
-        if arguments is not None and streamed is not None and arguments != streamed:
-            sink.add("RSP-ARGS-002", f"item.arguments {short(arguments)} differ from the streamed {short(streamed)}",
-                     meta.evidence("$.item.arguments", streamed, arguments))
-        if raw.get("status") != "incomplete":
-            self._check_arguments(meta, arguments, "$.item.arguments")
-
-    def _check_arguments(self, meta: EventMeta, arguments: str | None, path: str) -> None:
-        if arguments is None or (arguments == "" and self._profile == "lenient"):
-            return
-        if arguments == "":
-            self._sink.add("RSP-ARGS-004", "arguments are '' (send '{}' for a call without arguments)",
-                           meta.evidence(path, "{}", ""))
-            return
-        problem = parse_json_object(arguments)
-        if problem is not None:
-            self._sink.add("RSP-ARGS-004", f"arguments {short(arguments)} are {problem}",
-                           meta.evidence(path, actual=arguments[:200]))
-
-    def _claim_call_id(self, meta: EventMeta, call_id: str, output_index: int, path: str) -> None:
-        owner = self._call_ids.setdefault(call_id, output_index)
-        if owner != output_index:
-            self._sink.add("RSP-ID-008", f"call_id {call_id!r} is already used by output_index {owner}",
-                           meta.evidence(path, actual=call_id))
-
-    def _message_done(self, meta: EventMeta, item: _Item, raw: dict[str, Any]) -> None:
-        for content_index, part in sorted(item.parts.items()):
-            if not part.done:
-                self._sink.add("RSP-LIFE-008", f"content part {content_index} of {item.id!r} is not done before "
-                               "its item", meta.evidence("$.item"))
-        self._message_texts(meta, item, raw, "$.item")
-
-    def _message_texts(self, meta: EventMeta, item: _Item, raw: dict[str, Any], path: str) -> None:
-        content = raw.get("content")
-        if not isinstance(content, list):
-            return
-        for content_index, part in item.parts.items():
-            if part.text is None or content_index >= len(content) or not isinstance(content[content_index], dict):
-                continue
-            key = _PART_TEXT_KEY.get(part.kind, "text")
-            self._same(meta, "RSP-TEXT-002", key, part.text, content[content_index].get(key),
-                       f"{path}.content[{content_index}]")
-
-    def _item_for(self, meta: EventMeta, payload: dict[str, Any]) -> _Item | None:
-        item_id = as_str(payload.get("item_id"))
-        output_index = as_int(payload.get("output_index"))
-        if item_id in self._duplicate_ids and output_index is not None and output_index in self._items:
-            item = self._items[output_index]  # an ambiguous id (RSP-ID-003): trust the output_index
-        elif item_id is not None:
-            named = self._by_id.get(item_id)
-            if named is None:
-                self._sink.add("RSP-LIFE-004", f"item_id {item_id!r} names no item added so far",
-                               meta.evidence("$.item_id", actual=item_id))
-                return None
-            item = named
-            if output_index is not None and output_index != item.output_index:
-                self._sink.add("RSP-ID-001", f"output_index {output_index} for item {item_id!r}, which was added "
-                               f"at output_index {item.output_index}",
-                               meta.evidence("$.output_index", item.output_index, output_index))
-        elif output_index is not None:
-            found = self._items.get(output_index)
-            if found is None:
-                self._sink.add("RSP-LIFE-004", f"output_index {output_index} names no item added so far",
-                               meta.evidence("$.output_index", actual=output_index))
-                return None
-            item = found
-        else:
-            return None
-        if item.done:
-            self._sink.add("RSP-LIFE-005", f"{meta.type!r} for item {item.id!r} after its output_item.done",
-                           meta.evidence("$.item_id"))
-            return None
-        return item
-
-    def _item_event(self, meta: EventMeta, etype: str, payload: dict[str, Any], item: _Item) -> None:
-        sink = self._sink
-        if etype == "response.function_call_arguments.delta":
-            if not self._is_call(meta, item):
-                return
-            if item.args_done_count:
-                sink.add("RSP-LIFE-007", f"an arguments delta for {item.id!r} after its arguments.done",
-                         meta.evidence("$.delta"))
-            delta = as_str(payload.get("delta"))
-            if delta is not None:
-                item.deltas.append(delta)
-        elif etype == "response.function_call_arguments.done":
-            if not self._is_call(meta, item):
-                return
-            item.args_done_count += 1
-            if item.args_done_count > 1:
-                sink.add("RSP-LIFE-007", f"a second arguments.done for {item.id!r}", meta.evidence())
-                return
-            arguments = as_str(payload.get("arguments"))
-            joined = item.deltas.joined()
-            if arguments is not None and arguments != joined:
-                sink.add("RSP-ARGS-001",
-                         f"arguments {short(arguments)} differ from the {len(item.deltas)} joined deltas "
-                         f"{short(joined)}",
-                         meta.evidence("$.arguments", joined, arguments))
-            item.args_done = arguments
-            self._same(meta, "RSP-ID-007", "name", item.name, payload.get("name"), "$")
-        elif etype == "response.content_part.added":
-            index = as_int(payload.get("content_index"))
-            part = payload.get("part")
-            if index is None:
-                return
-            if index in item.parts:
-                sink.add("RSP-LIFE-008", f"content part {index} of {item.id!r} is added twice",
-                         meta.evidence("$.content_index", actual=index))
-                return
-            kind = as_str(part.get("type")) if isinstance(part, dict) else None
-            item.parts[index] = _Part(kind or "output_text")
-        elif etype == "response.content_part.done":
-            found = self._open_part(meta, item, payload)
-            if found is not None:
-                found.done = True
-                part = payload.get("part")
-                if isinstance(part, dict) and found.text is not None:
-                    key = _PART_TEXT_KEY.get(found.kind, "text")
-                    self._same(meta, "RSP-TEXT-002", key, found.text, part.get(key), "$.part")
-        elif etype in _TEXT_DELTA:
-            found = self._open_part(meta, item, payload)
-            if found is not None:
-                if found.text is not None:
-                    sink.add("RSP-LIFE-008", f"a delta after the {found.kind} done event of part "
-                             f"{payload.get('content_index')}", meta.evidence("$.delta"))
-                delta = as_str(payload.get("delta"))
-                if delta is not None:
-                    found.deltas.append(delta)
-        elif etype in _TEXT_DONE:
-            found = self._open_part(meta, item, payload)
-            kind, key = _TEXT_DONE[etype]
-            if found is not None:
-                text = as_str(payload.get(key))
-                joined = found.deltas.joined()
-                if text is not None and text != joined:
-                    sink.add("RSP-TEXT-001", f"{key} {short(text)} differs from the joined deltas {short(joined)}",
-                             meta.evidence(f"$.{key}", joined, text))
-                found.text = text
-
-    def _open_part(self, meta: EventMeta, item: _Item, payload: dict[str, Any]) -> _Part | None:
-        index = as_int(payload.get("content_index"))
-        if index is None:
-            return None
-        part = item.parts.get(index)
-        if part is None:
-            self._sink.add("RSP-LIFE-008", f"{meta.type!r} for content part {index} of {item.id!r}, never added",
-                           meta.evidence("$.content_index", actual=index))
-            part = item.parts[index] = _Part("refusal" if "refusal" in (meta.type or "") else "output_text")
-        if part.done:
-            self._sink.add("RSP-LIFE-008", f"{meta.type!r} for content part {index} after its content_part.done",
-                           meta.evidence("$.content_index", actual=index))
-            return None
-        return part
-
-    def _is_call(self, meta: EventMeta, item: _Item) -> bool:
-        if item.type == "function_call":
-            return True
-        self._sink.add("RSP-ID-001", f"{meta.type!r} names item {item.id!r}, a {item.type!r}, not a function_call",
-                       meta.evidence("$.item_id", "function_call", item.type))
-        return False
-
-    def _same(self, meta: EventMeta, rule: str, key: str, before: object, now: object, path: str) -> None:
-        """Report `rule` when both values are non-empty strings and differ."""
-        if isinstance(before, str) and isinstance(now, str) and before and now and before != now:
-            self._sink.add(rule, f"{key} is {short(now)} here but {short(before)} before",
-                           meta.evidence(f"{path}.{key}" if path != "$" else f"$.{key}", before, now))
+            self._items.final_output(meta, response["output"])

@@ -24,81 +24,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+
+from ._sse_lines import BOM, CR, LF, WINDOW, Mode, line_mode, retry_value
+from ._sse_types import (
+    FramingIssue,
+    SSEEvent,
+    empty_data_block,
+    invalid_utf8,
+    oversize_event,
+    trailing_event,
+)
 
 __all__ = ["FramingIssue", "SSEEvent", "SSEParser", "parse_sse"]
-
-_BOM = b"\xef\xbb\xbf"
-_LF = 0x0A
-_CR = 0x0D
-#: A buffer whose line ends are all of one kind: the line end, the blank-line separator, the line end
-#: decoded, and its last byte, raw and decoded (with one kind of line end, each of those marks one line end).
-_Mode = tuple[bytes, bytes, str, bytes, str]
-_LF_MODE: _Mode = (b"\n", b"\n\n", "\n", b"\n", "\n")
-_CRLF_MODE: _Mode = (b"\r\n", b"\r\n\r\n", "\r\n", b"\n", "\n")
-_CR_MODE: _Mode = (b"\r", b"\r\r", "\r", b"\r", "\r")
-#: Whole blocks are split off at most this many bytes at a time, so one huge feed needs little extra memory.
-_WINDOW = 256 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
-    """One dispatched event (§9.2.6 "dispatch the event")."""
-
-    #: The event-type buffer, or "message" when it is empty (no `event:` field, or an empty one).
-    type: str
-    #: The data buffer without its single trailing LF (`data:` lines joined with "\n").
-    data: str
-    #: The last-event-ID buffer at dispatch; it persists across events. None until an `id:` field set it.
-    id: str | None
-    #: The last valid `retry:` value (milliseconds) of this event's block, else None.
-    retry: int | None
-    #: Byte offset of the block's first line (comments included).
-    offset: int
-    #: Byte offset just after the first byte of the blank line's end-of-line (see the module docstring).
-    end: int
-    #: Arrival time of the feed() that completed the event.
-    arrival: float
-    #: True when an `event:` field set a non-empty type.
-    explicit_type: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FramingIssue:
-    """Something a conformant client tolerates silently but a server should not send."""
-
-    kind: Literal["invalid-utf8", "trailing-event", "oversize-event", "empty-data-block"]
-    #: Byte offset of the problem: the bad byte, or the first line of the block concerned.
-    offset: int
-    #: What, where (byte offset and line) and how to fix it.
-    detail: str
-
-
-def _event(
-    type_: str, data: str, id_: str | None, retry: int | None, offset: int, end: int, arrival: float
-) -> SSEEvent:
-    return SSEEvent(type_ or "message", data, id_, retry, offset, end, arrival, bool(type_))
-
-
-def _retry(value: str, previous: int | None) -> int | None:
-    """The reconnection time a `retry:` value sets: only ASCII digits count, else the field is ignored."""
-    if value.isdigit() and value.isascii():
-        try:
-            return int(value)
-        except ValueError:  # more digits than int() converts (sys.get_int_max_str_digits): ignore it
-            return previous
-    return previous
-
-
-def _mode(buf: bytes, start: int) -> _Mode:
-    """The line ends to cut whole blocks of buf[start:] at: LF or CR when only that one occurs, else CRLF.
-    CRLF is a guess (line ends may be mixed): `_fast` checks each block and leaves a mixed one to `_lines`."""
-    if buf.find(b"\r", start) < 0:
-        return _LF_MODE
-    if buf.find(b"\n", start) < 0:
-        return _CR_MODE
-    return _CRLF_MODE
 
 
 class SSEParser:
@@ -176,20 +113,20 @@ class SSEParser:
             if self._head:
                 base -= len(self._head)
                 buf = self._head + buf
-            if len(buf) < 3 and _BOM.startswith(buf):
+            if len(buf) < 3 and BOM.startswith(buf):
                 self._head = buf
                 return []
             self._head = None
-            if buf.startswith(_BOM):
+            if buf.startswith(BOM):
                 i = 3
         elif self._cr:
             self._cr = False
-            if buf[0] == _LF:
+            if buf[0] == LF:
                 i = 1
         out: list[SSEEvent] = []
         if i < len(buf):
             self._run(buf, base, i, arrival, out)
-            self._cr = buf[-1] == _CR
+            self._cr = buf[-1] == CR
         return out
 
     def close(self) -> list[FramingIssue]:
@@ -206,12 +143,7 @@ class SSEParser:
                 self._fields = self._fields or text[0] != ":"
             self._drop_tail()
         if self._start >= 0 and (self._fields or self._oversize):
-            self._issue(
-                "trailing-event", self._start,
-                f"the stream ended inside the event block at byte {self._start} (line {self._start_line}), "
-                "before the blank line that dispatches it, so clients discard that event; end every event, "
-                "including the last one, with an empty line (\\n\\n)",
-            )
+            self._issue(trailing_event(self._start, self._start_line))
         self._reset_block()
         return list(self._issues)
 
@@ -220,7 +152,7 @@ class SSEParser:
     def _run(self, buf: bytes, base: int, i: int, arrival: float, out: list[SSEEvent]) -> None:
         """Parse buf[i:] (buf[0] is at stream offset `base`); i starts a line or continues the tail."""
         n = len(buf)
-        mode = _mode(buf, i)
+        mode = line_mode(buf, i)
         nl, sep = mode[0], mode[1]
         # Cutting at a blank line is right whatever the line ends: after "\r\n\r\n", "\n\n" or "\r\r" no
         # block is open. The lines in between have the mode's line ends, unless CRLF was a guess (_fast).
@@ -256,10 +188,10 @@ class SSEParser:
             self._line_end(buf, base, i, end, arrival, out)
             self._line += 1
             i = end + 1
-            if end == cr and i < stop and buf[i] == _LF:
+            if end == cr and i < stop and buf[i] == LF:
                 i += 1
 
-    def _fast(self, buf: bytes, base: int, i: int, mode: _Mode, arrival: float, out: list[SSEEvent]) -> int:
+    def _fast(self, buf: bytes, base: int, i: int, mode: Mode, arrival: float, out: list[SSEEvent]) -> int:
         """Parse the whole event blocks of buf[i:] (no block open); return the offset in buf after the last
         one. A block that does not decode cleanly, may be oversize, or (in CRLF mode) holds a lone CR or LF
         goes line by line."""
@@ -272,7 +204,7 @@ class SSEParser:
         counted = i  # self._line is the number of the line at buf[counted]
         n = len(buf)
         while i < n:
-            k = buf.rfind(sep, i, i + _WINDOW)
+            k = buf.rfind(sep, i, i + WINDOW)
             if k < 0:
                 k = buf.find(sep, i)
                 if k < 0:
@@ -344,7 +276,7 @@ class SSEParser:
                             if "\x00" not in value:
                                 last_id = value
                         elif name == "retry":
-                            retry = _retry(value, retry)
+                            retry = retry_value(value, retry)
                     if not values:
                         if type_:
                             at = pos - base
@@ -419,18 +351,13 @@ class SSEParser:
             if "\x00" not in value:
                 self._last_id = value
         elif name == "retry":
-            self._retry = _retry(value, self._retry)
+            self._retry = retry_value(value, self._retry)
 
     def _decode(self, content: bytes, offset: int) -> str:
         try:
             return content.decode()
         except UnicodeDecodeError as exc:
-            bad = content[exc.start : exc.end].hex(" ")
-            self._issue(
-                "invalid-utf8", offset + exc.start,
-                f"invalid UTF-8 ({bad}) at byte {offset + exc.start} (line {self._line}), decoded as U+FFFD; "
-                "an event stream is always UTF-8: encode all event text as UTF-8",
-            )
+            self._issue(invalid_utf8(offset + exc.start, self._line, content[exc.start : exc.end]))
             return content.decode("utf-8", "replace")
 
     # -- event blocks --------------------------------------------------------------------------------------
@@ -443,9 +370,9 @@ class SSEParser:
     def _dispatch(self, end: int, arrival: float, out: list[SSEEvent]) -> None:
         if not self._oversize:
             if self._data:
-                out.append(_event(
-                    self._type, "\n".join(self._data), self._last_id, self._retry, self._start, end, arrival
-                ))
+                type_ = self._type
+                out.append(SSEEvent(type_ or "message", "\n".join(self._data), self._last_id, self._retry,
+                                    self._start, end, arrival, bool(type_)))
             elif self._type:
                 self._empty_block(self._start, self._start_line, self._type)
         self._reset_block()
@@ -471,30 +398,16 @@ class SSEParser:
         self._tail = []
         self._tail_len = 0
         self._last_id = self._id_before
-        self._issue(
-            "oversize-event", self._start,
-            f"the event block at byte {self._start} (line {self._start_line}) is larger than {self._max} "
-            "bytes, so it was skipped unchecked; split large payloads into several smaller events",
-        )
+        self._issue(oversize_event(self._start, self._start_line, self._max))
 
     def _empty_block(self, offset: int, line: int, type_: str) -> None:
-        self._issue(
-            "empty-data-block", offset,
-            f"the event block at byte {offset} (line {line}) has an `event: {type_}` field but no data "
-            "line: the spec dispatches nothing, but the OpenAI and Anthropic SDKs dispatch it and fail to "
-            "JSON-decode ''; give the event a data line or drop the block",
-        )
+        self._issue(empty_data_block(offset, line, type_))
 
-    def _issue(
-        self,
-        kind: Literal["invalid-utf8", "trailing-event", "oversize-event", "empty-data-block"],
-        offset: int,
-        detail: str,
-    ) -> None:
+    def _issue(self, issue: FramingIssue) -> None:
         if len(self._issues) < self.max_issues:
-            self._issues.append(FramingIssue(kind, offset, detail))
+            self._issues.append(issue)
         else:
-            self.dropped[kind] = self.dropped.get(kind, 0) + 1
+            self.dropped[issue.kind] = self.dropped.get(issue.kind, 0) + 1
 
 
 def parse_sse(data: bytes) -> tuple[list[SSEEvent], list[FramingIssue]]:

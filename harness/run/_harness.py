@@ -4,7 +4,8 @@ each case's rules. The pytest plugin and `callproof run` are thin layers over th
 
 A case is `<scenario>::<group>`: the scenario runs once (cached), and each group judges its own rules on that
 run. Nothing an IUT does raises out of here: a start failure, a crash, a hang become an `error` case with the
-IUT's stderr tail; a wrong answer becomes failed rules.
+IUT's stderr tail; a wrong answer becomes failed rules. The cases are planned in `_plan`, each played scenario
+kept in a `_scenario_run.ScenarioRun`, and each case judged in `_verdict`.
 """
 
 from __future__ import annotations
@@ -13,35 +14,20 @@ import json
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
 
-from callproof.harness.catalogue import RULES, STREAM_FAMILIES, RuleResult
-from callproof.harness.check import BODY_RULES, parse_sse
+from callproof.harness.check import parse_sse
 from callproof.harness.judge import (
-    AdapterRun,
     CaseResult,
     CaseSpec,
     Findings,
     FrontAnswer,
     UpstreamView,
-    check_client,
-    check_equivalence,
-    check_faults,
-    check_ids,
     check_isolation,
-    check_streaming,
-    check_translation,
     content_times,
-    excerpts,
-    expected_outcome,
-    expects_success,
-    has_fault_rules,
     read_answer,
-    timeline,
 )
 from callproof.harness.scenario import (
     Result,
@@ -56,85 +42,11 @@ from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._config import RunConfig
 from ._exchange import exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
+from ._plan import CLIENT_GROUPS, GATEWAY_GROUPS, ISOLATION_SCENARIOS, plan_cases, run_scenarios
+from ._scenario_run import ScenarioRun
+from ._verdict import group_results, summary, verdict
 
 __all__ = ["CLIENT_GROUPS", "GATEWAY_GROUPS", "Harness", "run_scenarios"]
-
-
-#: Rule groups of gateway mode: the six single-stream families, the expected outcome, then the sandwich rules.
-GATEWAY_GROUPS: tuple[str, ...] = (
-    *STREAM_FAMILIES, "expected", "translation", "ids", "faults", "streaming", "equivalence", "isolation",
-)
-CLIENT_GROUPS: tuple[str, ...] = ("expected", "client")
-_GROUP_PREFIX = {
-    "expected": "EXP-", "translation": "GW-REQ-", "ids": "GW-ID-", "faults": "GW-FAULT-",
-    "streaming": "GW-STREAM-", "equivalence": "GW-EQ-", "isolation": "GW-ISO-", "client": "CLI-",
-}
-#: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded).
-ISOLATION = "concurrent"
-_ISOLATION_SCENARIOS = (
-    "timing_ttft_and_gaps", "timing_explicit_delays", "parallel_two_calls", "interleaved_round_robin",
-    "text_before_call", "one_call", "parallel_two_tools", "unicode_per_code_point",
-)
-_BODY_FAMILIES = frozenset(RULES[r].family for r in BODY_RULES)
-
-
-@dataclass
-class _Run:
-    """One scenario played once: everything the groups judge."""
-
-    scenario: Any
-    case: str
-    request: dict[str, Any]
-    seconds: float
-    error: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-    answer: FrontAnswer | None = None
-    upstream: UpstreamView | None = None
-    adapter: AdapterRun | None = None
-    adapter_result: Result | None = None
-    wire: Result | None = None
-    plain: FrontAnswer | None = None
-    charged: bool = False
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def gateway_groups(scenario: Any) -> list[str]:
-    """The rule groups that apply to a scenario in gateway mode (decided before it runs)."""
-    groups: list[str] = []
-    streamed = scenario.request.get("stream", True) is not False
-    http_error = any(f.kind == "http_error" and f.probability >= 1 for f in scenario.faults)
-    if not http_error:
-        groups += [f for f in STREAM_FAMILIES if streamed or f in _BODY_FAMILIES]
-    groups += ["expected", "translation"]
-    if scenario.expect.tool_calls and expects_success(scenario.expect.status):
-        groups.append("ids")
-    if has_fault_rules(scenario):
-        groups.append("faults")
-    if "timing" in scenario.tags:
-        groups.append("streaming")
-    if streamed and not scenario.faults and expects_success(scenario.expect.status):
-        groups.append("equivalence")
-    return groups
-
-
-def run_scenarios(paths: Sequence[Path]) -> dict[str, Any]:
-    """The bundled corpus plus the user's scenario files (whose ids must not clash with bundled ones)."""
-    from callproof.mock_server import ScenarioError, bundled_scenarios, load_scenarios
-
-    scenarios = dict(bundled_scenarios())
-    if paths:
-        extra = load_scenarios(paths)
-        clash = sorted(set(extra) & set(scenarios))
-        if clash:
-            raise ScenarioError(f"--scenarios redefine bundled scenario ids {clash}; give your scenarios ids of "
-                                "their own")
-        scenarios.update(extra)
-    return scenarios
-
-
-def _playable(scenario: Any, dialect: str) -> bool:
-    """Raw scenarios replay bytes of one dialect: they only make sense where that dialect is what is served."""
-    return not scenario.raw or dialect in scenario.raw
 
 
 class Harness:
@@ -149,7 +61,7 @@ class Harness:
         self._mock: Any = None
         self._iut: Gateway | None = None
         self._adapter: ClientAdapter | None = None
-        self._runs: dict[str, _Run] = {}
+        self._runs: dict[str, ScenarioRun] = {}
         self._lock = threading.Lock()
         self._client_http: httpx.Client | None = None
         self._http_lock = threading.Lock()
@@ -158,17 +70,7 @@ class Harness:
 
     def cases(self) -> list[CaseSpec]:
         """Every case of this run, in scenario order."""
-        mode = self.config.mode
-        served = "responses" if mode == "client" else self.config.upstream_dialect
-        specs: list[CaseSpec] = []
-        for scenario in self.scenarios.values():
-            if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):
-                continue
-            groups = CLIENT_GROUPS if mode == "client" else gateway_groups(scenario)
-            specs += [CaseSpec(scenario.id, g) for g in groups]
-        if mode == "gateway" and any(s in self.scenarios for s in _ISOLATION_SCENARIOS):
-            specs.append(CaseSpec(ISOLATION, "isolation"))
-        return specs
+        return plan_cases(self.scenarios, self.config.mode, self.config.upstream_dialect)
 
     # -- lifecycle --
 
@@ -182,6 +84,7 @@ class Harness:
     def mock(self) -> Any:
         """The mock (a `MockServer`), started on first use."""
         if self._mock is None:
+            # start-up guard: the mock (starlette, uvicorn) loads only when a run first needs it
             from callproof.mock_server import MockServer
 
             self._mock = MockServer(self.scenarios, strict=True, port=self.config.mock_port).start()
@@ -231,14 +134,14 @@ class Harness:
 
     # -- running --
 
-    def _run(self, scenario_id: str) -> _Run:
+    def _run(self, scenario_id: str) -> ScenarioRun:
         with self._lock:
             run = self._runs.get(scenario_id)
             if run is None:
                 scenario = self.scenarios[scenario_id]
                 case = new_case_tag()
                 request = front_request(scenario.id, scenario.request, case=case, model=self.config.model)
-                run = self._runs[scenario_id] = _Run(scenario, case, request, 0.0)
+                run = self._runs[scenario_id] = ScenarioRun(scenario, case, request, 0.0)
                 start = time.monotonic()
                 try:
                     if self.config.mode == "client":
@@ -267,7 +170,7 @@ class Harness:
             return None, f"the IUT did not answer: {why}" + (f"; stderr tail:\n{tail}" if tail else "")
         return read_answer(sent, self.config.profile), None
 
-    def _play_gateway(self, run: _Run) -> None:
+    def _play_gateway(self, run: ScenarioRun) -> None:
         try:
             iut = self._gateway()
         except IUTError as exc:
@@ -288,7 +191,7 @@ class Harness:
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")
 
-    def _play_client(self, run: _Run) -> None:
+    def _play_client(self, run: ScenarioRun) -> None:
         try:
             adapter = self._client()
             outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout)
@@ -316,7 +219,7 @@ class Harness:
                 parsed = None
             run.wire = result_of_body(parsed, last.status)
 
-    def _plain(self, run: _Run) -> FrontAnswer | None:
+    def _plain(self, run: ScenarioRun) -> FrontAnswer | None:
         """The non-stream answer for a scenario (GW-EQ-001), fetched once."""
         with run.lock:
             if run.plain is None:
@@ -340,62 +243,16 @@ class Harness:
         if run.error is not None:
             return CaseResult(spec, "error", message=run.error, seconds=run.seconds, details=details)
         try:
-            results = self._results(spec, run)
+            results = group_results(spec, run, self.config, self._plain)
         except IUTError as exc:
             return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start, details=details)
         seconds = time.monotonic() - start
         if not run.charged:  # the case that ran the scenario carries its time
             seconds, run.charged = seconds + run.seconds, True
-        if not any(r.outcome != "not-applicable" for r in results):
-            return CaseResult(spec, "skipped", results, f"no rule of group {spec.group!r} applies to what this "
-                              "scenario produced", seconds, details)
-        failed = [r for r in results if r.outcome == "failed"]
-        if not failed:
-            return CaseResult(spec, "passed", results, "", seconds, details)
-        rows: tuple[Mapping[str, Any], ...] = ()
-        cuts: dict[str, str] = {}
-        if run.answer is not None and run.answer.events:
-            rows = tuple(timeline(run.answer.events, run.answer.exchange.sent))
-            cuts = excerpts(run.answer.exchange.body, failed)
-        return CaseResult(spec, "failed", results, _summary(failed), seconds, details, rows, cuts)
-
-    def _results(self, spec: CaseSpec, run: _Run) -> tuple[RuleResult, ...]:
-        if spec.group in STREAM_FAMILIES:
-            assert run.answer is not None
-            report = run.answer.report
-            if report is None:
-                return ()
-            return tuple(r for r in report.results if r.rule.family == spec.group)
-        findings = Findings()
-        scenario = run.scenario
-        if spec.group == "expected":
-            result = run.adapter_result if self.config.mode == "client" else run.answer.result if run.answer else None
-            if result is not None:
-                expected_outcome(findings, scenario.expect, result)
-        elif spec.group == "client":
-            assert run.adapter is not None and run.wire is not None
-            check_client(findings, scenario, run.adapter, run.adapter_result, run.wire)
-        else:
-            assert run.answer is not None and run.upstream is not None
-            if spec.group == "translation":
-                user_text = _user_text(run.request)
-                check_translation(findings, self.config.upstream_dialect, run.request, user_text,
-                                  list(run.upstream.bodies))
-            elif spec.group == "ids":
-                check_ids(findings, scenario, run.answer.result)
-            elif spec.group == "faults":
-                check_faults(findings, scenario, run.answer)
-            elif spec.group == "streaming":
-                check_streaming(findings, run.answer, run.upstream)
-            elif spec.group == "equivalence":
-                plain = self._plain(run)
-                if plain is not None:
-                    check_equivalence(findings, run.answer.result, plain)
-        prefix = _GROUP_PREFIX[spec.group]
-        return tuple(r for r in findings.results() if r.rule.id.startswith(prefix))
+        return verdict(spec, run, results, seconds, details)
 
     def _judge_isolation(self, spec: CaseSpec, start: float) -> CaseResult:
-        chosen = [self.scenarios[s] for s in _ISOLATION_SCENARIOS if s in self.scenarios]
+        chosen = [self.scenarios[s] for s in ISOLATION_SCENARIOS if s in self.scenarios]
         try:
             iut = self._gateway()
         except IUTError as exc:
@@ -423,29 +280,9 @@ class Harness:
         check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
         results = findings.results()
         failed = [r for r in results if r.outcome == "failed"]
-        return CaseResult(spec, "failed" if failed else "passed", results, _summary(failed),
+        return CaseResult(spec, "failed" if failed else "passed", results, summary(failed),
                           time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
 
     def iter_judged(self, specs: Sequence[CaseSpec]) -> Iterator[CaseResult]:
         for spec in specs:
             yield self.judge(spec)
-
-
-def _user_text(request: Mapping[str, Any]) -> str:
-    """The text of the first user message (it carries the markers)."""
-    for item in request["input"]:
-        if item.get("type") == "message" and item.get("role") == "user":
-            return str(item["content"][0]["text"])
-    return ""
-
-
-def _summary(failed: Sequence[RuleResult]) -> str:
-    lines = []
-    for result in failed:
-        first = result.violations[0] if result.violations else None
-        where = f" [{first.evidence.describe()}]" if first is not None else ""
-        message = first.message if first is not None else result.rule.statement
-        more = f" (+{result.count - 1} more)" if result.count > 1 else ""
-        lines.append(f"{result.rule.id} {result.rule.level}: {message}{where}{more}\n    fix: {result.rule.fix}")
-    return "\n".join(lines)
-

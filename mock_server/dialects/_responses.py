@@ -1,203 +1,25 @@
 """The Responses renderer (dialect "responses"): a scenario as the OpenAI Responses API streams it
 (docs/spec/responses.md §2; mirrors examples/captures/responses/openai/ok/*.sse), as the non-stream Response body, and
-as OpenAI's HTTP error body."""
+as OpenAI's HTTP error body. The order of events is planned in `_responses_plan`, the Response object built in
+`_responses_object`."""
 
 from __future__ import annotations
 
-import copy
-import math
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from callproof.harness.scenario import FunctionCall, Scenario, Usage
+from callproof.harness.scenario import FunctionCall, Scenario
 
 from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
+from ._responses_object import echo_request, response_object
+from ._responses_plan import plan_events
 
 __all__ = ["ResponsesRenderer"]
 
-_DEFAULT_ERROR = {
-    "code": "server_error",
-    "message": "The server had an error processing your request. Sorry about that! You can retry your request.",
-}
-_INCOMPLETE_REASON = {"length": "max_output_tokens", "content_filter": "content_filter"}
 _TERMINAL = {"completed": "response.completed", "length": "response.incomplete",
              "content_filter": "response.incomplete", "failed": "response.failed"}
 _STATUS = {"completed": "completed", "length": "incomplete", "content_filter": "incomplete", "failed": "failed"}
 _ITEM_PREFIX = {"text": "msg", "reasoning": "rs", "function_call": "fc"}
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-_Action = tuple[Literal["add", "fragment", "close"], int, int]
-
-
-# -- the order of events -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    """What happens on the wire, in order: items added, fragments sent, items closed.
-
-    `actions` are ("add", output, 0), ("fragment", output, fragment index) and ("close", output, 0); `cut` are
-    the items still open when the model stopped (the last group): with a length or content_filter ending they
-    close with status "incomplete", with a failed ending they are never closed."""
-
-    actions: tuple[_Action, ...]
-    cut: frozenset[int]
-
-
-def _plan(scenario: Scenario) -> _Plan:
-    """Group items whose fragments interleave; each group's items are added right before their first fragment
-    (in output order: an item is never added after a later one) and all close, in output order, right after the
-    group's last fragment. Items without fragments are added and closed on their own, in output order."""
-    steps = scenario.steps
-    count = len(scenario.output)
-    first = [len(steps)] * count
-    last = [-1] * count
-    for position, step in enumerate(steps):
-        first[step.output] = min(first[step.output], position)
-        last[step.output] = position
-    # An item is added before any later item is: its start is the earliest first fragment from it on.
-    start = [0] * count
-    earliest = len(steps)
-    for index in reversed(range(count)):
-        earliest = min(earliest, first[index])
-        start[index] = earliest
-    # An item without fragments ends right where it starts, before the fragment at its start position.
-    end = [last[i] + 0.0 if last[i] >= 0 else start[i] - 0.5 for i in range(count)]
-    groups: list[list[int]] = []
-    group_end = float("-inf")
-    for index in range(count):
-        if groups and start[index] <= group_end:
-            groups[-1].append(index)
-            group_end = max(group_end, end[index])
-        else:
-            groups.append([index])
-            group_end = end[index]
-    actions: list[_Action] = []
-    for group in groups:
-        high = max(end[i] for i in group)
-        pending = list(group)
-        for position in range(start[group[0]], math.floor(high) + 1):
-            while pending and start[pending[0]] <= position:
-                actions.append(("add", pending.pop(0), 0))
-            step = steps[position]
-            actions.append(("fragment", step.output, step.fragment))
-        actions += [("add", index, 0) for index in pending]
-        actions += [("close", index, 0) for index in group]
-    return _Plan(tuple(actions), frozenset(groups[-1]) if groups else frozenset())
-
-
-# -- the Response object -------------------------------------------------------------------------------------
-
-
-def _tool(raw: object) -> dict[str, Any] | None:
-    """A request tool in the Responses shape: function tools flat {type, name, description, parameters, strict}
-    (Chat's nested `function` and Anthropic's `input_schema` are flattened too); other typed tools as sent."""
-    if not isinstance(raw, dict):
-        return None
-    kind = raw.get("type", "function")
-    nested = raw.get("function")
-    function = nested if isinstance(nested, dict) else raw
-    if kind not in ("function", "custom") or (kind == "custom" and "input_schema" not in raw):
-        return copy.deepcopy(raw) if isinstance(kind, str) else None
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        return None
-    description = function.get("description")
-    parameters = function.get("parameters", function.get("input_schema"))
-    strict = function.get("strict")
-    return {
-        "type": "function",
-        "name": name,
-        "description": description if isinstance(description, str) else None,
-        "parameters": copy.deepcopy(parameters) if isinstance(parameters, dict) else None,
-        # The Responses API defaults function tools to strict mode and echoes it.
-        "strict": strict if isinstance(strict, bool) else True,
-    }
-
-
-def _tool_choice(raw: object) -> Any:
-    if raw in ("none", "auto", "required"):
-        return raw
-    if isinstance(raw, dict) and isinstance(raw.get("type"), str):
-        function = raw.get("function")
-        if raw["type"] == "function" and isinstance(function, dict) and isinstance(function.get("name"), str):
-            return {"type": "function", "name": function["name"]}  # Chat's nested form, flattened
-        return copy.deepcopy(raw)
-    return "auto"
-
-
-def _number(value: object, default: float) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
-
-
-def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _string(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _echo(request: dict[str, Any]) -> dict[str, Any]:
-    """The request parameters a Response echoes, with OpenAI's defaults for what the request leaves out."""
-    tools = request.get("tools")
-    reasoning = request.get("reasoning")
-    text = request.get("text")
-    text_format = text.get("format") if isinstance(text, dict) else None
-    tier = request.get("service_tier")
-    instructions = request.get("instructions")
-    truncation = request.get("truncation")
-    metadata = request.get("metadata")
-    return {
-        "instructions": copy.deepcopy(instructions) if isinstance(instructions, str | list) else None,
-        "max_output_tokens": _count(request.get("max_output_tokens")),
-        "max_tool_calls": _count(request.get("max_tool_calls")),
-        "parallel_tool_calls": request.get("parallel_tool_calls") is not False,
-        "presence_penalty": _number(request.get("presence_penalty"), 0.0),
-        "frequency_penalty": _number(request.get("frequency_penalty"), 0.0),
-        "previous_response_id": _string(request.get("previous_response_id")),
-        "prompt_cache_key": _string(request.get("prompt_cache_key")),
-        "reasoning": {
-            "effort": _string(reasoning.get("effort")) if isinstance(reasoning, dict) else None,
-            "summary": _string(reasoning.get("summary")) if isinstance(reasoning, dict) else None,
-        },
-        "safety_identifier": _string(request.get("safety_identifier")),
-        "service_tier": tier if isinstance(tier, str) and tier not in ("auto", "default") else "default",
-        "store": request.get("store") is not False,
-        "temperature": _number(request.get("temperature"), 1.0),
-        "text": {
-            "format": copy.deepcopy(text_format)
-            if isinstance(text_format, dict) and isinstance(text_format.get("type"), str) else {"type": "text"},
-            "verbosity": (_string(text.get("verbosity")) or "medium") if isinstance(text, dict) else "medium",
-        },
-        "tool_choice": _tool_choice(request.get("tool_choice")),
-        "tools": [t for t in (_tool(raw) for raw in tools) if t is not None] if isinstance(tools, list) else [],
-        "top_logprobs": _count(request.get("top_logprobs")) or 0,
-        "top_p": _number(request.get("top_p"), 1.0),
-        "truncation": truncation if truncation in ("auto", "disabled") else "disabled",
-        "user": _string(request.get("user")),
-        "metadata": copy.deepcopy(metadata) if isinstance(metadata, dict) else {},
-        "background": request.get("background") is True,
-    }
-
-
-def _usage(usage: Usage) -> dict[str, Any]:
-    return {
-        "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cache_write_tokens": 0, "cached_tokens": usage.cached_tokens},
-        "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-        "total_tokens": usage.input_tokens + usage.output_tokens,
-    }
-
-
-def _stream_error(scenario: Scenario) -> dict[str, str]:
-    error = scenario.error or {}
-    return {"code": error.get("code", _DEFAULT_ERROR["code"]),
-            "message": error.get("message", _DEFAULT_ERROR["message"])}
-
-
-# -- rendering -----------------------------------------------------------------------------------------------
 
 
 class _Stream:
@@ -206,7 +28,7 @@ class _Stream:
     def __init__(self, scenario: Scenario, ctx: RenderContext) -> None:
         self.scenario = scenario
         self.ctx = ctx
-        self.echo = _echo(ctx.request)
+        self.echo = echo_request(ctx.request)
         self.response_id = "resp_" + ctx.ident(scenario, "resp", 0, 48)
         options = ctx.request.get("stream_options")
         self.obfuscate = not (isinstance(options, dict) and options.get("include_obfuscation") is False)
@@ -239,43 +61,7 @@ class _Stream:
 
     def response(self, status: str) -> dict[str, Any]:
         """The Response object in `status` (in_progress while streaming, then the ending's status)."""
-        final = status != "in_progress"
-        ending = self.scenario.ending
-        echo = self.echo
-        return {
-            "id": self.response_id,
-            "object": "response",
-            "created_at": self.ctx.created,
-            "status": status,
-            "background": echo["background"],
-            "completed_at": self.ctx.created + 1 if status == "completed" else None,
-            "error": _stream_error(self.scenario) if status == "failed" else None,
-            "incomplete_details": {"reason": _INCOMPLETE_REASON[ending]} if status == "incomplete" else None,
-            "instructions": echo["instructions"],
-            "max_output_tokens": echo["max_output_tokens"],
-            "max_tool_calls": echo["max_tool_calls"],
-            "model": self.ctx.model,
-            "output": [copy.deepcopy(self.done[i]) for i in sorted(self.done)] if final else [],
-            "parallel_tool_calls": echo["parallel_tool_calls"],
-            "presence_penalty": echo["presence_penalty"],
-            "frequency_penalty": echo["frequency_penalty"],
-            "previous_response_id": echo["previous_response_id"],
-            "prompt_cache_key": echo["prompt_cache_key"],
-            "reasoning": copy.deepcopy(echo["reasoning"]),
-            "safety_identifier": echo["safety_identifier"],
-            "service_tier": echo["service_tier"],
-            "store": echo["store"],
-            "temperature": echo["temperature"],
-            "text": copy.deepcopy(echo["text"]),
-            "tool_choice": copy.deepcopy(echo["tool_choice"]),
-            "tools": copy.deepcopy(echo["tools"]),
-            "top_logprobs": echo["top_logprobs"],
-            "top_p": echo["top_p"],
-            "truncation": echo["truncation"],
-            "usage": _usage(self.scenario.usage) if status in ("completed", "incomplete") else None,
-            "user": echo["user"],
-            "metadata": copy.deepcopy(echo["metadata"]),
-        }
+        return response_object(self.scenario, self.ctx, self.echo, self.response_id, status, self.done)
 
     # the items
     def add(self, index: int) -> None:
@@ -365,7 +151,7 @@ def _summary_part(text: str) -> dict[str, Any]:
 def _render(scenario: Scenario, ctx: RenderContext) -> _Stream:
     out = _Stream(scenario, ctx)
     status = _STATUS[scenario.ending]
-    plan = _plan(scenario)
+    plan = plan_events(scenario)
     out.emit("response.created", {"response": out.response("in_progress")})
     out.emit("response.in_progress", {"response": out.response("in_progress")})
     for kind, index, fragment in plan.actions:

@@ -1,0 +1,93 @@
+"""Planning a run: the scenario corpus, the rule groups that apply to each scenario, and the cases
+(`<scenario>::<group>`) of a run in gateway or client mode."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from callproof.harness.catalogue import RULES, STREAM_FAMILIES
+from callproof.harness.check import BODY_RULES
+from callproof.harness.judge import CaseSpec, expects_success, has_fault_rules
+from callproof.harness.scenario import ScenarioError, bundled_scenarios, load_scenarios
+
+__all__ = [
+    "CLIENT_GROUPS",
+    "GATEWAY_GROUPS",
+    "GROUP_PREFIX",
+    "ISOLATION",
+    "ISOLATION_SCENARIOS",
+    "gateway_groups",
+    "plan_cases",
+    "run_scenarios",
+]
+
+#: Rule groups of gateway mode: the six single-stream families, the expected outcome, then the sandwich rules.
+GATEWAY_GROUPS: tuple[str, ...] = (
+    *STREAM_FAMILIES, "expected", "translation", "ids", "faults", "streaming", "equivalence", "isolation",
+)
+CLIENT_GROUPS: tuple[str, ...] = ("expected", "client")
+#: A rule group (other than the stream families) -> the prefix of its rule ids.
+GROUP_PREFIX = {
+    "expected": "EXP-", "translation": "GW-REQ-", "ids": "GW-ID-", "faults": "GW-FAULT-",
+    "streaming": "GW-STREAM-", "equivalence": "GW-EQ-", "isolation": "GW-ISO-", "client": "CLI-",
+}
+#: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded).
+ISOLATION = "concurrent"
+ISOLATION_SCENARIOS = (
+    "timing_ttft_and_gaps", "timing_explicit_delays", "parallel_two_calls", "interleaved_round_robin",
+    "text_before_call", "one_call", "parallel_two_tools", "unicode_per_code_point",
+)
+_BODY_FAMILIES = frozenset(RULES[r].family for r in BODY_RULES)
+
+
+def gateway_groups(scenario: Any) -> list[str]:
+    """The rule groups that apply to a scenario in gateway mode (decided before it runs)."""
+    groups: list[str] = []
+    streamed = scenario.request.get("stream", True) is not False
+    http_error = any(f.kind == "http_error" and f.probability >= 1 for f in scenario.faults)
+    if not http_error:
+        groups += [f for f in STREAM_FAMILIES if streamed or f in _BODY_FAMILIES]
+    groups += ["expected", "translation"]
+    if scenario.expect.tool_calls and expects_success(scenario.expect.status):
+        groups.append("ids")
+    if has_fault_rules(scenario):
+        groups.append("faults")
+    if "timing" in scenario.tags:
+        groups.append("streaming")
+    if streamed and not scenario.faults and expects_success(scenario.expect.status):
+        groups.append("equivalence")
+    return groups
+
+
+def plan_cases(scenarios: Mapping[str, Any], mode: str, upstream_dialect: str) -> list[CaseSpec]:
+    """Every case of a run, in scenario order."""
+    served = "responses" if mode == "client" else upstream_dialect
+    specs: list[CaseSpec] = []
+    for scenario in scenarios.values():
+        if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):
+            continue
+        groups = CLIENT_GROUPS if mode == "client" else gateway_groups(scenario)
+        specs += [CaseSpec(scenario.id, g) for g in groups]
+    if mode == "gateway" and any(s in scenarios for s in ISOLATION_SCENARIOS):
+        specs.append(CaseSpec(ISOLATION, "isolation"))
+    return specs
+
+
+def run_scenarios(paths: Sequence[Path]) -> dict[str, Any]:
+    """The bundled corpus plus the user's scenario files (whose ids must not clash with bundled ones)."""
+    scenarios: dict[str, Any] = dict(bundled_scenarios())
+    if paths:
+        extra = load_scenarios(paths)
+        clash = sorted(set(extra) & set(scenarios))
+        if clash:
+            raise ScenarioError(f"--scenarios redefine bundled scenario ids {clash}; give your scenarios ids of "
+                                "their own")
+        scenarios.update(extra)
+    return scenarios
+
+
+def _playable(scenario: Any, dialect: str) -> bool:
+    """Raw scenarios replay bytes of one dialect: they only make sense where that dialect is what is served."""
+    return not scenario.raw or dialect in scenario.raw

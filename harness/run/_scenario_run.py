@@ -1,0 +1,36 @@
+"""One scenario played once against the implementation under test: everything its cases judge."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView
+from callproof.harness.scenario import Result
+
+__all__ = ["ScenarioRun"]
+
+
+@dataclass
+class ScenarioRun:
+    """One scenario played once: the request sent, what came back (gateway: the front's answer and what reached
+    the upstream; client: the adapter's result and the stream the mock wrote), or why it could not run.
+
+    Mutable on purpose: the harness fills it in as the play proceeds, and the equivalence group adds the
+    non-stream answer (`plain`) under `lock` on first use."""
+
+    scenario: Any
+    case: str
+    request: dict[str, Any]
+    seconds: float
+    error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    answer: FrontAnswer | None = None
+    upstream: UpstreamView | None = None
+    adapter: AdapterRun | None = None
+    adapter_result: Result | None = None
+    wire: Result | None = None
+    plain: FrontAnswer | None = None
+    charged: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)

@@ -1,0 +1,106 @@
+"""Judging a played scenario: the rules of one case's group, and the case's verdict (passed, failed with the
+timeline and excerpts of the failure, or skipped when no rule of the group applies)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from callproof.harness.catalogue import STREAM_FAMILIES, RuleResult
+from callproof.harness.judge import (
+    CaseResult,
+    CaseSpec,
+    Findings,
+    FrontAnswer,
+    check_client,
+    check_equivalence,
+    check_faults,
+    check_ids,
+    check_streaming,
+    check_translation,
+    excerpts,
+    expected_outcome,
+    timeline,
+)
+
+from ._config import RunConfig
+from ._plan import GROUP_PREFIX
+from ._scenario_run import ScenarioRun
+
+__all__ = ["group_results", "summary", "verdict"]
+
+
+def group_results(
+    spec: CaseSpec, run: ScenarioRun, config: RunConfig, plain: Callable[[ScenarioRun], FrontAnswer | None]
+) -> tuple[RuleResult, ...]:
+    """The results of the rules of `spec.group` on `run`; `plain` fetches the non-stream answer (equivalence)."""
+    if spec.group in STREAM_FAMILIES:
+        assert run.answer is not None
+        report = run.answer.report
+        if report is None:
+            return ()
+        return tuple(r for r in report.results if r.rule.family == spec.group)
+    findings = Findings()
+    scenario = run.scenario
+    if spec.group == "expected":
+        result = run.adapter_result if config.mode == "client" else run.answer.result if run.answer else None
+        if result is not None:
+            expected_outcome(findings, scenario.expect, result)
+    elif spec.group == "client":
+        assert run.adapter is not None and run.wire is not None
+        check_client(findings, scenario, run.adapter, run.adapter_result, run.wire)
+    else:
+        assert run.answer is not None and run.upstream is not None
+        if spec.group == "translation":
+            user_text = _user_text(run.request)
+            check_translation(findings, config.upstream_dialect, run.request, user_text, list(run.upstream.bodies))
+        elif spec.group == "ids":
+            check_ids(findings, scenario, run.answer.result)
+        elif spec.group == "faults":
+            check_faults(findings, scenario, run.answer)
+        elif spec.group == "streaming":
+            check_streaming(findings, run.answer, run.upstream)
+        elif spec.group == "equivalence":
+            answer = plain(run)
+            if answer is not None:
+                check_equivalence(findings, run.answer.result, answer)
+    prefix = GROUP_PREFIX[spec.group]
+    return tuple(r for r in findings.results() if r.rule.id.startswith(prefix))
+
+
+def verdict(
+    spec: CaseSpec, run: ScenarioRun, results: tuple[RuleResult, ...], seconds: float, details: dict[str, Any]
+) -> CaseResult:
+    """The case's result from its rules' results: skipped, passed, or failed with the evidence of the failure."""
+    if not any(r.outcome != "not-applicable" for r in results):
+        return CaseResult(spec, "skipped", results, f"no rule of group {spec.group!r} applies to what this "
+                          "scenario produced", seconds, details)
+    failed = [r for r in results if r.outcome == "failed"]
+    if not failed:
+        return CaseResult(spec, "passed", results, "", seconds, details)
+    rows: tuple[Mapping[str, Any], ...] = ()
+    cuts: dict[str, str] = {}
+    if run.answer is not None and run.answer.events:
+        rows = tuple(timeline(run.answer.events, run.answer.exchange.sent))
+        cuts = excerpts(run.answer.exchange.body, failed)
+    return CaseResult(spec, "failed", results, summary(failed), seconds, details, rows, cuts)
+
+
+def summary(failed: Sequence[RuleResult]) -> str:
+    """One paragraph per failed rule: its first violation (where), how many more, and the fix."""
+    lines = []
+    for result in failed:
+        first = result.violations[0] if result.violations else None
+        where = f" [{first.evidence.describe()}]" if first is not None else ""
+        message = first.message if first is not None else result.rule.statement
+        more = f" (+{result.count - 1} more)" if result.count > 1 else ""
+        lines.append(f"{result.rule.id} {result.rule.level}: {message}{where}{more}\n    fix: {result.rule.fix}")
+    return "\n".join(lines)
+
+
+def _user_text(request: Mapping[str, Any]) -> str:
+    """The text of the first user message (it carries the markers)."""
+    for item in request["input"]:
+        if item.get("type") == "message" and item.get("role") == "user":
+            return str(item["content"][0]["text"])
+    return ""
