@@ -22,13 +22,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
-from callproof.harness.report import OUTCOMES, Case, Report
+from callproof.harness.report import Case, Report
 
 from ._html_case import case_detail, first_to_open
 from ._text import LEVELS, ReportLike, as_report, e, plural, rule_chips, slug
 
 __all__ = ["render_html", "target_label"]
 
+#: The outcome filter's options, in this order.
+_OUTCOMES = ("passed", "failed", "error", "xfailed", "skipped")
 #: The worst outcome names a matrix cell: skipped only when every case was skipped.
 _SEVERITY = {"skipped": 0, "passed": 1, "xfailed": 2, "failed": 3, "error": 4}
 _CELL_TEXT = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "xfailed": "xfail", "skipped": "skip"}
@@ -153,7 +155,7 @@ def _filters(view: _View) -> str:
     families = sorted({r.family for c in view.cases for r in c.results if r.family})
     present = {c.outcome for c in view.cases}
     default = view.default_outcome()
-    outcome_options = [("not-passed", "not passed"), ("all", "all")] + [(o, o) for o in OUTCOMES if o in present]
+    outcome_options = [("not-passed", "not passed"), ("all", "all")] + [(o, o) for o in _OUTCOMES if o in present]
     options = "".join(f'<option value="{v}"{" selected" if v == default else ""}>{e(t)}</option>'
                       for v, t in outcome_options)
     levels = "".join(f'<option value="{lv}">{lv}</option>' for lv in LEVELS)

@@ -46,14 +46,14 @@ DOCS_URL = "https://github.com/callproof/callproof/blob/main/docs/rules.md"
 FAMILIES = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client")
 LEVELS = ("MUST", "SHOULD", "INFO")
 
-#: What a renderer accepts: the typed report, or its JSON (validated on the way in).
+#: What a renderer accepts: the typed report, or its JSON as `load_report` gives it.
 ReportLike: TypeAlias = Report | Mapping[str, Any]
 
 
 def as_report(report: ReportLike) -> Report:
-    """The typed report: given as it is, or read from its JSON (a `ReportError` names the JSON path when the JSON
-    is not a valid report)."""
-    return report if isinstance(report, Report) else Report.from_json(report)
+    """The typed report: given as it is, or built from its JSON. The JSON is trusted, not validated again: it was
+    validated where it was read (`load_report`, `read_report`), and a renderer must render any text it holds."""
+    return report if isinstance(report, Report) else Report.from_json(report, validate=False)
 
 
 # -- reading the report ---------------------------------------------------------------------------------------
