@@ -1,6 +1,8 @@
-"""callproof.reports: every report format, rendered from the JSON report alone (schemas/report.schema.json).
+"""callproof.reports: every report format, rendered from the report alone (schemas/report.schema.json): the typed
+`Report` (callproof.harness.report) or its JSON.
 
-    report = load_report(Path("report.json"))      # or the report.jsonl of a run cut off mid-way
+    report = read_report(Path("report.json"))      # or the report.jsonl of a run cut off mid-way; load_report
+                                                   # gives the same report as its JSON
     render_markdown(report)                        # PR comment / $GITHUB_STEP_SUMMARY, under 60,000 characters
     render_junit(report)                           # JUnit XML for CI test views
     render_html([report, other])                   # a standalone page; several reports side by side
@@ -12,14 +14,24 @@ The public API; the modules behind it are private and may change without notice.
 
 from __future__ import annotations
 
+from callproof.harness.report import (
+    Report,
+    ReportError,
+    read_report,
+    write_jsonl_case,
+    write_jsonl_footer,
+    write_jsonl_header,
+)
+
 from ._badge import badge_json, badge_svg
 from ._diff import ReportDiff, diff_markdown, diff_reports, diff_text
 from ._html import render_html
 from ._junit import render_junit
-from ._load import ReportError, load_report, write_jsonl_case, write_jsonl_footer, write_jsonl_header
+from ._load import load_report
 from ._markdown import render_markdown
 
 __all__ = [
+    "Report",
     "ReportDiff",
     "ReportError",
     "badge_json",
@@ -28,6 +40,7 @@ __all__ = [
     "diff_reports",
     "diff_text",
     "load_report",
+    "read_report",
     "render_html",
     "render_junit",
     "render_markdown",

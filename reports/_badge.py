@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from callproof.harness.report import Report
+
+from ._text import ReportLike, as_report
 
 __all__ = ["COLOURS", "badge_json", "badge_svg", "pass_percentage"]
 
@@ -41,18 +44,18 @@ class _Badge:
     colour: str  # a key of COLOURS
 
 
-def pass_percentage(report: Mapping[str, Any]) -> float | None:
+def pass_percentage(report: ReportLike) -> float | None:
     """(passed + xfailed) / (cases - skipped) * 100, or None when no case ran."""
-    summary: Mapping[str, int] = report["summary"]
-    ran = summary["cases"] - summary["skipped"]
+    summary = as_report(report).summary
+    ran = summary.cases - summary.skipped
     if ran <= 0:
         return None
-    return 100 * (summary["passed"] + summary["xfailed"]) / ran
+    return 100 * (summary.passed + summary.xfailed) / ran
 
 
-def _badge(report: Mapping[str, Any]) -> _Badge:
+def _badge(report: Report) -> _Badge:
     percent = pass_percentage(report)
-    if not report["complete"]:
+    if not report.complete:
         return _Badge(LABEL, "incomplete", "lightgrey")
     if percent is None:
         return _Badge(LABEL, "no cases", "lightgrey")
@@ -61,9 +64,9 @@ def _badge(report: Mapping[str, Any]) -> _Badge:
     return _Badge(LABEL, f"{shown}% pass", colour)
 
 
-def badge_json(report: Mapping[str, Any]) -> dict[str, Any]:
+def badge_json(report: ReportLike) -> dict[str, Any]:
     """The shields.io endpoint badge: `{"schemaVersion": 1, "label", "message", "color"}`."""
-    badge = _badge(report)
+    badge = _badge(as_report(report))
     return {"schemaVersion": 1, "label": badge.label, "message": badge.message, "color": badge.colour}
 
 
@@ -71,9 +74,9 @@ def _width(text: str) -> int:
     return math.ceil(sum(_WIDTHS.get(ch, 7.0) for ch in text)) + _PADDING
 
 
-def badge_svg(report: Mapping[str, Any]) -> str:
+def badge_svg(report: ReportLike) -> str:
     """The badge as a standalone SVG document (flat style, 20 px high, with a `<title>` for screen readers)."""
-    badge = _badge(report)
+    badge = _badge(as_report(report))
     left, right = _width(badge.label), _width(badge.message)
     total = left + right
     text = f"{badge.label}: {badge.message}"

@@ -9,11 +9,12 @@ passing in head, failing in base. A regression is any newly failing case.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from ._markdown import DOCS_URL, _code, _escape, _failed, _plural, _rule_link
+from callproof.harness.report import Case, Report
+
+from ._text import DOCS_URL, ReportLike, as_report, code, escape, plural, rule_link
 
 __all__ = ["CaseChange", "ReportDiff", "diff_markdown", "diff_reports", "diff_text"]
 
@@ -62,47 +63,48 @@ class ReportDiff:
         return tuple(c for c in self.still_failing if c.changed)
 
 
-def _rules(case: Mapping[str, Any] | None) -> set[str]:
-    return {str(r["rule"]) for r in _failed(case)} if case is not None else set()
+def _rules(case: Case | None) -> set[str]:
+    return {r.rule for r in case.failed} if case is not None else set()
 
 
-def _change(case_id: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None) -> CaseChange:
+def _change(case_id: str, base: Case | None, head: Case | None) -> CaseChange:
     before, after = _rules(base), _rules(head)
-    return CaseChange(case_id, base["outcome"] if base else None, head["outcome"] if head else None,
+    return CaseChange(case_id, base.outcome if base else None, head.outcome if head else None,
                       tuple(sorted(after - before)), tuple(sorted(before - after)))
 
 
-def _notes(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[str, ...]:
+def _notes(base: Report, head: Report) -> tuple[str, ...]:
     notes = []
     for name, report in (("base", base), ("head", head)):
-        if not report["complete"]:
+        if not report.complete:
             notes.append(f"the {name} run is incomplete: cases it did not reach count as absent")
-    if base["scenario_set"] != head["scenario_set"]:
-        notes.append(f"the runs used different scenario sets ({base['scenario_set']} and {head['scenario_set']})")
-    if base["profile"] != head["profile"]:
-        notes.append(f"the runs used different profiles ({base['profile']} and {head['profile']})")
+    if base.scenario_set != head.scenario_set:
+        notes.append(f"the runs used different scenario sets ({base.scenario_set} and {head.scenario_set})")
+    if base.profile != head.profile:
+        notes.append(f"the runs used different profiles ({base.profile} and {head.profile})")
     return tuple(notes)
 
 
-def diff_reports(base: Mapping[str, Any], head: Mapping[str, Any]) -> ReportDiff:
+def diff_reports(base: ReportLike, head: ReportLike) -> ReportDiff:
     """Compare the head run with the base run (two loaded reports)."""
-    before = {str(c["id"]): c for c in base["cases"]}
-    after = {str(c["id"]): c for c in head["cases"]}
+    base, head = as_report(base), as_report(head)
+    before = {c.id: c for c in base.cases}
+    after = {c.id: c for c in head.cases}
     newly_failing: list[CaseChange] = []
     newly_passing: list[CaseChange] = []
     still_failing: list[CaseChange] = []
     for case_id in sorted(before.keys() | after.keys()):
         old, new = before.get(case_id), after.get(case_id)
-        was_failing = old is not None and old["outcome"] in _FAILING
-        if new is not None and new["outcome"] in _FAILING:
+        was_failing = old is not None and old.outcome in _FAILING
+        if new is not None and new.outcome in _FAILING:
             (still_failing if was_failing else newly_failing).append(_change(case_id, old, new))
-        elif was_failing and new is not None and new["outcome"] in _PASSING:
+        elif was_failing and new is not None and new.outcome in _PASSING:
             newly_passing.append(_change(case_id, old, new))
     return ReportDiff(
         newly_failing=tuple(newly_failing), newly_passing=tuple(newly_passing), still_failing=tuple(still_failing),
         new_cases=tuple(sorted(after.keys() - before.keys())),
         removed_cases=tuple(sorted(before.keys() - after.keys())),
-        stale_baseline=tuple(sorted(i for i, c in after.items() if c.get("baseline") == "stale")),
+        stale_baseline=tuple(sorted(i for i, c in after.items() if c.baseline == "stale")),
         notes=_notes(base, head),
     )
 
@@ -110,8 +112,8 @@ def diff_reports(base: Mapping[str, Any], head: Mapping[str, Any]) -> ReportDiff
 def _headline(diff: ReportDiff) -> str:
     parts = [f"{len(diff.newly_failing)} newly failing", f"{len(diff.newly_passing)} newly passing",
              f"{len(diff.still_failing)} still failing ({len(diff.changed)} changed)",
-             f"{_plural(len(diff.new_cases), 'new case')}", f"{len(diff.removed_cases)} removed",
-             _plural(len(diff.stale_baseline), "stale baseline entry", "stale baseline entries")]
+             f"{plural(len(diff.new_cases), 'new case')}", f"{len(diff.removed_cases)} removed",
+             plural(len(diff.stale_baseline), "stale baseline entry", "stale baseline entries")]
     return ", ".join(parts)
 
 
@@ -141,15 +143,15 @@ def diff_text(diff: ReportDiff) -> str:
 
 
 def _rule_cell(change: CaseChange, docs_url: str) -> str:
-    return " ".join([*(f"+{_rule_link(r, docs_url)}" for r in change.added),
-                     *(f"-{_rule_link(r, docs_url)}" for r in change.removed)])
+    return " ".join([*(f"+{rule_link(r, docs_url)}" for r in change.added),
+                     *(f"-{rule_link(r, docs_url)}" for r in change.removed)])
 
 
 def _table(title: str, changes: Sequence[CaseChange], docs_url: str, rows: int) -> list[str]:
     if not changes:
         return []
     lines = [f"### {title} ({len(changes)})", "", "| case | outcome | rules |", "|---|---|---|"]
-    lines += [f"| {_code(c.id, in_table=True)} | {_escape(_outcomes(c, '→'))} | {_rule_cell(c, docs_url)} |"
+    lines += [f"| {code(c.id, in_table=True)} | {escape(_outcomes(c, '→'))} | {_rule_cell(c, docs_url)} |"
               for c in changes[:rows]]
     if len(changes) > rows:
         lines.append(f"| … and {len(changes) - rows} more | | |")
@@ -159,7 +161,7 @@ def _table(title: str, changes: Sequence[CaseChange], docs_url: str, rows: int) 
 def _list(title: str, ids: Sequence[str], rows: int) -> list[str]:
     if not ids:
         return []
-    lines = [f"### {title} ({len(ids)})", "", *(f"- {_code(i)}" for i in ids[:rows])]
+    lines = [f"### {title} ({len(ids)})", "", *(f"- {code(i)}" for i in ids[:rows])]
     if len(ids) > rows:
         lines.append(f"- … and {len(ids) - rows} more")
     return [*lines, ""]
@@ -167,8 +169,8 @@ def _list(title: str, ids: Sequence[str], rows: int) -> list[str]:
 
 def _markdown(diff: ReportDiff, docs_url: str, rows: int) -> str:
     icon, verdict = ("❌", "regression") if diff.regression else ("✅", "no regression")
-    lines = [f"## {icon} callproof diff: {verdict}", "", _escape(_headline(diff)) + ".", ""]
-    lines += [f"> {_escape(note)}" for note in diff.notes] + ([""] if diff.notes else [])
+    lines = [f"## {icon} callproof diff: {verdict}", "", escape(_headline(diff)) + ".", ""]
+    lines += [f"> {escape(note)}" for note in diff.notes] + ([""] if diff.notes else [])
     lines += _table("Newly failing", diff.newly_failing, docs_url, rows)
     lines += _table("Newly passing", diff.newly_passing, docs_url, rows)
     lines += _table("Still failing, changed", diff.changed, docs_url, rows)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
 
-from ._markdown import _failed, _fails_must
+from callproof.harness.report import Case, ReportEvidence, RuleOutcome
+
+from ._text import ReportLike, as_report, evidence_text, fails_run
 
 __all__ = ["render_junit"]
 
@@ -46,7 +47,7 @@ def _element(parent: ET.Element, tag: str, text: str | None = None, **attributes
     return child
 
 
-def _seconds(value: Any) -> str:
+def _seconds(value: float) -> str:
     return f"{float(value):.3f}"
 
 
@@ -61,103 +62,90 @@ def _timestamp(started_at: str) -> str | None:
     return moment.isoformat(timespec="seconds")
 
 
-def _evidence(evidence: Mapping[str, Any]) -> str:
-    parts = []
-    if "event_index" in evidence:
-        parts.append(f"event {evidence['event_index']}" + (f" ({evidence['event_type']})"
-                                                             if "event_type" in evidence else ""))
-    if "offset" in evidence:
-        parts.append(f"byte {evidence['offset']}")
-    if "path" in evidence:
-        parts.append(f"at {evidence['path']}")
-    if "expected" in evidence:
-        parts.append(f"expected {evidence['expected']!r}")
-    if "actual" in evidence:
-        parts.append(f"actual {evidence['actual']!r}")
-    return ", ".join(parts)
+def _evidence(evidence: ReportEvidence) -> str:
+    return evidence_text(evidence, kind=str, path=str, value=repr, sep=", ", say_absent=False)
 
 
-def _rule_text(result: Mapping[str, Any]) -> str:
-    lines = [f"{result['rule']} {result['level']} ({result['family']}): {result['message']}"]
-    if evidence := _evidence(result.get("evidence", {})):
+def _rule_text(result: RuleOutcome) -> str:
+    lines = [f"{result.rule} {result.level} ({result.family}): {result.message}"]
+    if evidence := _evidence(result.evidence):
         lines.append(f"    evidence: {evidence}")
-    if int(result.get("count", 1)) > 1:
-        lines.append(f"    {result['count']} violations in all")
-    for violation in result.get("violations", []):
-        lines.append(f"    also: {violation.get('message', '')}"
-                     + (f" [{_evidence(violation.get('evidence', {}))}]" if violation.get("evidence") else ""))
-    if result.get("fix"):
-        lines.append(f"    fix: {result['fix']}")
-    if result.get("excerpt"):
-        excerpt = str(result["excerpt"])[:_EXCERPT_CHARS]
+    if result.count > 1:
+        lines.append(f"    {result.count} violations in all")
+    for violation in result.violations:
+        lines.append(f"    also: {violation.message}"
+                     + (f" [{_evidence(violation.evidence)}]" if not violation.evidence.empty else ""))
+    if result.fix:
+        lines.append(f"    fix: {result.fix}")
+    if result.excerpt:
+        excerpt = result.excerpt[:_EXCERPT_CHARS]
         lines += ["    stream around it:", *("      " + line for line in excerpt.splitlines())]
     return "\n".join(lines)
 
 
-def _case_text(case: Mapping[str, Any], results: list[Mapping[str, Any]]) -> str:
-    body = [_rule_text(r) for r in results] or [str(case["message"])]
-    details = ", ".join(f"{k}={v}" for k, v in case.get("details", {}).items() if not isinstance(v, dict | list))
-    return "\n\n".join([*body, *([f"details: {details}"] if details else []), f"repro: {case['repro']}"]) + "\n"
+def _case_text(case: Case, results: Sequence[RuleOutcome]) -> str:
+    body = [_rule_text(r) for r in results] or [case.message]
+    details = ", ".join(f"{k}={v}" for k, v in case.details.items() if not isinstance(v, dict | list))
+    return "\n\n".join([*body, *([f"details: {details}"] if details else []), f"repro: {case.repro}"]) + "\n"
 
 
 def _first_line(text: str) -> str:
     return text.strip().split("\n", 1)[0]
 
 
-def _testcase(suite: ET.Element, case: Mapping[str, Any]) -> str:
+def _testcase(suite: ET.Element, case: Case) -> str:
     """Add the case; return what it counts as: passed, failure, error or skipped."""
-    element = _element(suite, "testcase", classname=f"callproof.{case['scenario']}", name=str(case["group"]),
-                       time=_seconds(case["duration_s"]))
-    outcome, failed = case["outcome"], _failed(case)
-    first = f"{failed[0]['rule']} {failed[0]['level']}: {failed[0]['message']}" if failed else str(case["message"])
+    element = _element(suite, "testcase", classname=f"callproof.{case.scenario}", name=case.group,
+                       time=_seconds(case.duration_s))
+    outcome, failed = case.outcome, case.failed
+    first = f"{failed[0].rule} {failed[0].level}: {failed[0].message}" if failed else case.message
     if outcome == "error":
-        _element(element, "error", _case_text(case, []), message=_first_line(str(case["message"])) or "error",
+        _element(element, "error", _case_text(case, []), message=_first_line(case.message) or "error",
                  type="callproof.error")
         return "error"
     if outcome == "skipped":
-        _element(element, "skipped", message=_first_line(str(case["message"])) or "skipped")
+        _element(element, "skipped", message=_first_line(case.message) or "skipped")
         return "skipped"
     if outcome == "xfailed":
         _element(element, "skipped", _case_text(case, failed), message="known failure (baseline)")
         return "skipped"
-    if outcome == "failed" and _fails_must(case):
+    if outcome == "failed" and fails_run(case):
         _element(element, "failure", _case_text(case, failed), message=_first_line(first),
-                 type=str(failed[0]["rule"]) if failed else "callproof.failure")
+                 type=failed[0].rule if failed else "callproof.failure")
         return "failure"
-    notes = [f"{r['level']} failure (reported, does not fail the run):\n{_rule_text(r)}" for r in failed]
-    if case.get("baseline") == "stale":
+    notes = [f"{r.level} failure (reported, does not fail the run):\n{_rule_text(r)}" for r in failed]
+    if case.baseline == "stale":
         notes.append("stale baseline entry: this case passes now; delete its line from the baseline file")
     if notes:
-        _element(element, "system-out", "\n\n".join(notes) + f"\n\nrepro: {case['repro']}\n")
+        _element(element, "system-out", "\n\n".join(notes) + f"\n\nrepro: {case.repro}\n")
     return "passed"
 
 
-def render_junit(report: Mapping[str, Any]) -> str:
+def render_junit(report: ReportLike) -> str:
     """The report as a JUnit XML document (UTF-8, with an XML declaration)."""
+    report = as_report(report)
     suite = ET.Element("testsuite", {"name": "callproof"})
     properties = _element(suite, "properties")
-    target: Mapping[str, Any] = report["target"]
-    for name, value in (("callproof_version", report["callproof_version"]), ("profile", report["profile"]),
-                        ("target", next((target[k] for k in ("command", "url", "app", "client") if k in target),
-                                        target["kind"])),
-                        ("scenario_set", report["scenario_set"]), ("complete", str(report["complete"]).lower())):
-        _element(properties, "property", name=name, value=str(value))
+    for name, value in (("callproof_version", report.callproof_version), ("profile", report.profile),
+                        ("target", report.target.named or report.target.kind),
+                        ("scenario_set", report.scenario_set), ("complete", str(report.complete).lower())):
+        _element(properties, "property", name=name, value=value)
     counts = {"passed": 0, "failure": 0, "error": 0, "skipped": 0}
-    for case in report["cases"]:
+    for case in report.cases:
         counts[_testcase(suite, case)] += 1
-    if not report["complete"]:
+    if not report.complete:
         run = _element(suite, "testcase", classname="callproof.run", name="complete", time="0.000")
-        _element(run, "error", f"The run was cut off before every case ran: {len(report['cases'])} cases finished. "
+        _element(run, "error", f"The run was cut off before every case ran: {len(report.cases)} cases finished. "
                                "Rerun it to judge the rest.\n",
                  message="incomplete run: cut off before every case ran", type="callproof.incomplete")
         counts["error"] += 1
-    tests = len(report["cases"]) + (0 if report["complete"] else 1)
+    tests = len(report.cases) + (0 if report.complete else 1)
     suite.set("tests", str(tests))
     suite.set("failures", str(counts["failure"]))
     suite.set("errors", str(counts["error"]))
     suite.set("skipped", str(counts["skipped"]))
-    suite.set("time", _seconds(report["duration_s"]))
-    if timestamp := _timestamp(str(report["started_at"])):
+    suite.set("time", _seconds(report.duration_s))
+    if timestamp := _timestamp(report.started_at):
         suite.set("timestamp", timestamp)
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from callproof.harness.report import Report
+
 __all__ = ["FORMATS", "add_diff_parser", "add_report_parser", "diff", "render", "report", "write_formats"]
 
 #: `callproof report --format` values and what they render.
@@ -40,7 +42,7 @@ def add_diff_parser(sub: Any) -> None:
     parser.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
 
 
-def render(fmt: str, reports: Sequence[Mapping[str, Any]]) -> str:
+def render(fmt: str, reports: Sequence[Report | Mapping[str, Any]]) -> str:
     """One format of one report (HTML takes several: a matrix)."""
     from callproof import reports as r
 
@@ -57,7 +59,7 @@ def render(fmt: str, reports: Sequence[Mapping[str, Any]]) -> str:
         return r.badge_svg(one)
     if fmt == "badge-json":
         return json.dumps(r.badge_json(one), indent=2) + "\n"
-    return json.dumps(one, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(one.to_json() if isinstance(one, Report) else one, indent=2, ensure_ascii=False) + "\n"
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -69,10 +71,10 @@ def _emit(text: str, output: Path | None) -> None:
 
 
 def report(args: argparse.Namespace) -> int:
-    from callproof.reports import ReportError, load_report
+    from callproof.reports import ReportError, read_report
 
     try:
-        loaded = [load_report(path) for path in args.reports]
+        loaded = [read_report(path) for path in args.reports]
         _emit(render(args.format, loaded), args.output)
     except (ReportError, ValueError) as exc:
         print(f"callproof report: {exc}", file=sys.stderr)
@@ -81,10 +83,10 @@ def report(args: argparse.Namespace) -> int:
 
 
 def diff(args: argparse.Namespace) -> int:
-    from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, load_report
+    from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, read_report
 
     try:
-        changes = diff_reports(load_report(args.base), load_report(args.head))
+        changes = diff_reports(read_report(args.base), read_report(args.head))
     except ReportError as exc:
         print(f"callproof diff: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -92,7 +94,7 @@ def diff(args: argparse.Namespace) -> int:
     return EXIT_FAILED if changes.regression else EXIT_OK
 
 
-def write_formats(data: Mapping[str, Any], outputs: Mapping[str, Path | None]) -> list[Path]:
+def write_formats(data: Report | Mapping[str, Any], outputs: Mapping[str, Path | None]) -> list[Path]:
     """Write each requested format (`md`, `junit`, `html`, `badge`) of a finished run's report."""
     written: list[Path] = []
     for fmt, path in outputs.items():

@@ -20,16 +20,19 @@ import pytest
 
 from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.judge import CaseResult, CaseSpec
-from callproof.harness.report import Baseline, BaselineError, load_baseline
-from callproof.harness.run import (
-    Harness,
-    RunConfig,
-    build_report,
-    case_json,
-    run_scenarios,
-    scenario_set_hash,
+from callproof.harness.report import (
+    Baseline,
+    BaselineError,
+    BaselineMark,
+    Case,
+    Report,
+    load_baseline,
+    write_jsonl_case,
+    write_jsonl_footer,
+    write_jsonl_header,
     write_report,
 )
+from callproof.harness.run import Harness, RunConfig, build_report, case_of, run_scenarios, scenario_set_hash
 
 __all__ = ["PROPERTY", "Collector", "Judged", "SuiteSession", "config_from_options", "plan", "verdict"]
 
@@ -84,10 +87,15 @@ def load_optional_baseline(path: str | None) -> Baseline | None:
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """A case's verdict and its report JSON (baseline applied)."""
+    """A case's verdict and its report case (baseline applied)."""
 
     result: CaseResult
-    data: dict[str, Any]
+    case: Case
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The case's report JSON, as it travels to the controller."""
+        return self.case.to_json()
 
 
 class SuiteSession:
@@ -105,19 +113,16 @@ class SuiteSession:
         return self._harness
 
     def judge(self, spec: CaseSpec) -> Judged:
-        """The verdict and its report JSON (with the baseline applied)."""
+        """The verdict and its report case (with the baseline applied)."""
         result = self.harness.judge(spec)
-        mark: str | None = None
+        mark: BaselineMark | None = None
         if self.baseline is not None and self.baseline.listed(spec.id):
             failed = [r.rule.id for r in result.failed]
             if result.outcome in ("failed", "error") and self.baseline.covers(spec.id, failed):
                 mark = "covered"
             elif result.outcome == "passed":
                 mark = "stale"
-        data = case_json(result, self.config, baseline=mark)
-        if mark == "covered":
-            data["outcome"] = "xfailed"
-        return Judged(result, data)
+        return Judged(result, case_of(result, self.config, baseline=mark))
 
     def close(self) -> None:
         if self._harness is not None:
@@ -128,26 +133,26 @@ def verdict(judged: Judged) -> None:
     """Turn a case's verdict into its pytest outcome: MUST failures fail, baseline-covered ones xfail, SHOULD and
     INFO failures pass (they are in the report and the terminal summary)."""
     __tracebackhide__ = True
-    result, data = judged.result, judged.data
-    if data.get("outcome") == "xfailed":
+    result, case = judged.result, judged.case
+    if case.outcome == "xfailed":
         pytest.xfail(f"known failure (baseline): {result.message.splitlines()[0] if result.message else ''}")
     if result.outcome == "skipped":
         pytest.skip(result.message)
     if result.outcome == "error":
         pytest.fail(f"{result.spec.id}: the IUT could not be run for this case: {result.message}", pytrace=False)
     if result.must_failed:
-        pytest.fail(f"{result.spec.id}:\n{result.message}\nrepro: {data['repro']}", pytrace=False)
+        pytest.fail(f"{result.spec.id}:\n{result.message}\nrepro: {case.repro}", pytrace=False)
 
 
 class Collector:
-    """The controller's view of the run, registered as a plugin: every case's JSON, then the report (also when
-    the run is interrupted, marked incomplete) and the terminal summary."""
+    """The controller's view of the run, registered as a plugin: every case, then the report (also when the run is
+    interrupted, marked incomplete) and the terminal summary."""
 
     def __init__(self, config: RunConfig, command: Sequence[str], path: Path | None) -> None:
         self.config = config
         self.command = list(command)
         self.path = path
-        self.cases: dict[str, dict[str, Any]] = {}
+        self.cases: dict[str, Case] = {}
         self.started = time.monotonic()
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         self._lines: IO[str] | None = None
@@ -158,20 +163,14 @@ class Collector:
         return None if self.path is None else self.path.with_suffix(".jsonl")
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        from callproof.reports import write_jsonl_header
-
         if self.lines_path is None:
             return
         self.lines_path.parent.mkdir(parents=True, exist_ok=True)
         self._lines = self.lines_path.open("w", encoding="utf-8")
-        head = {k: v for k, v in self.report(complete=False).items()
-                if k not in ("summary", "cases", "duration_s", "complete")}
-        write_jsonl_header(self._lines, head)
+        write_jsonl_header(self._lines, self.report(complete=False))
 
-    def _add(self, case: dict[str, Any]) -> None:
-        from callproof.reports import write_jsonl_case
-
-        self.cases[case["id"]] = case
+    def _add(self, case: Case) -> None:
+        self.cases[case.id] = case
         if self._lines is not None:
             write_jsonl_case(self._lines, case)
 
@@ -179,8 +178,8 @@ class Collector:
         found = False
         for key, value in report.user_properties:
             if key == PROPERTY and isinstance(value, str):
-                case = json.loads(value)
-                if case["id"] not in self.cases:  # each phase's report carries it: record it once
+                case = Case.from_json(json.loads(value))
+                if case.id not in self.cases:  # each phase's report carries it: record it once
                     self._add(case)
                 found = True
         if not found and report.failed and report.when == "setup":
@@ -190,16 +189,13 @@ class Collector:
         """A case whose setup failed before it was judged (a harness bug, never the IUT's doing): keep it."""
         case_id = report.nodeid.rsplit("[", 1)[-1].rstrip("]") if "[" in report.nodeid else report.nodeid
         scenario, _, group = case_id.partition("::")
-        self._add({
-            "id": case_id, "scenario": scenario, "group": group or "unknown", "front": "responses",
-            "upstream_dialect": None, "outcome": "error", "message": str(report.longrepr)[-4000:],
-            "duration_s": round(report.duration, 4), "results": [], "details": {}, "baseline": None,
-            "repro": f"callproof run {self.config.target_option()} -k '{case_id}'",
-        })
+        self._add(Case(
+            id=case_id, scenario=scenario, group=group or "unknown", outcome="error",
+            message=str(report.longrepr)[-4000:], duration_s=round(report.duration, 4), details={},
+            repro=f"callproof run {self.config.target_option()} -k '{case_id}'",
+        ))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        from callproof.reports import write_jsonl_footer
-
         complete = exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         if self._lines is not None:
             if complete:
@@ -218,7 +214,7 @@ class Collector:
         if self.path is not None:
             terminalreporter.write_line(f"report: {self.path}")
 
-    def report(self, *, complete: bool) -> dict[str, Any]:
+    def report(self, *, complete: bool) -> Report:
         scenarios = run_scenarios(self.config.scenario_paths)
         return build_report(
             self.config, list(self.cases.values()), started_at=self.started_at,
@@ -226,7 +222,7 @@ class Collector:
             scenario_hash=scenario_set_hash(scenarios.values()), complete=complete,
         )
 
-    def write(self, path: Path, *, complete: bool) -> dict[str, Any]:
+    def write(self, path: Path, *, complete: bool) -> Report:
         report = self.report(complete=complete)
         write_report(path, report)
         return report
@@ -235,12 +231,12 @@ class Collector:
         """The terminal summary: counts, SHOULD failures (which do not fail pytest), stale baseline entries."""
         counts: dict[str, int] = {}
         for case in self.cases.values():
-            counts[case["outcome"]] = counts.get(case["outcome"], 0) + 1
+            counts[case.outcome] = counts.get(case.outcome, 0) + 1
         lines = ["cases: " + ", ".join(f"{counts[k]} {k}" for k in sorted(counts))]
-        for case in sorted(self.cases.values(), key=lambda c: str(c["id"])):
-            should = [r for r in case["results"] if r["outcome"] == "failed" and r["level"] != "MUST"]
-            if should and case["outcome"] != "xfailed":
-                lines += [f"{r['level']} {r['rule']} failed in {case['id']}: {r['message']}" for r in should]
-            if case.get("baseline") == "stale":
-                lines.append(f"stale baseline entry: {case['id']} passes now; delete it from the baseline")
+        for case in sorted(self.cases.values(), key=lambda c: c.id):
+            should = [r for r in case.failed if r.level != "MUST"]
+            if should and case.outcome != "xfailed":
+                lines += [f"{r.level} {r.rule} failed in {case.id}: {r.message}" for r in should]
+            if case.baseline == "stale":
+                lines.append(f"stale baseline entry: {case.id} passes now; delete it from the baseline")
         return lines

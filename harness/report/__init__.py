@@ -1,12 +1,59 @@
-"""The report of a run: baselines of known failures (and, as a typed model, the report itself)."""
+"""The report of a run: the typed model (`Report`, `Case`, `RuleOutcome`, `Evidence`) with its JSON and JSON Lines
+files (schemas/report.schema.json), and baselines of known failures."""
 
 from __future__ import annotations
 
 from ._baseline import Baseline, BaselineError, format_baseline, load_baseline
+from ._files import read_report, write_jsonl_case, write_jsonl_footer, write_jsonl_header, write_report
+from ._model import (
+    ABSENT,
+    OUTCOMES,
+    REPORT_FORMAT,
+    Absent,
+    BaselineMark,
+    Case,
+    CaseOutcome,
+    Level,
+    Platform,
+    Report,
+    ReportEvidence,
+    ReportViolation,
+    RuleOutcome,
+    Summary,
+    Target,
+    TimelineEvent,
+)
+from ._validate import ReportError
+
+#: The report's evidence of a violation (named apart from the catalogue's `Evidence`, which the checkers produce).
+Evidence = ReportEvidence
 
 __all__ = [
+    "ABSENT",
+    "OUTCOMES",
+    "REPORT_FORMAT",
+    "Absent",
     "Baseline",
     "BaselineError",
+    "BaselineMark",
+    "Case",
+    "CaseOutcome",
+    "Evidence",
+    "Level",
+    "Platform",
+    "Report",
+    "ReportError",
+    "ReportEvidence",
+    "ReportViolation",
+    "RuleOutcome",
+    "Summary",
+    "Target",
+    "TimelineEvent",
     "format_baseline",
     "load_baseline",
+    "read_report",
+    "write_jsonl_case",
+    "write_jsonl_footer",
+    "write_jsonl_header",
+    "write_report",
 ]

@@ -8,7 +8,7 @@ from ._config import Dialect, Mode, RunConfig
 from ._exchange import exchange
 from ._harness import CLIENT_GROUPS, GATEWAY_GROUPS, Harness, run_scenarios
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
-from ._report import REPORT_FORMAT, build_report, case_json, scenario_set_hash, write_report
+from ._report import build_report, case_of, scenario_set_hash
 
 __all__ = [
     "AppIUT",
@@ -23,14 +23,12 @@ __all__ = [
     "InProcessClient",
     "LaunchedIUT",
     "Mode",
-    "REPORT_FORMAT",
     "RunConfig",
     "TargetIUT",
     "build_report",
-    "case_json",
+    "case_of",
     "exchange",
     "free_port",
     "run_scenarios",
     "scenario_set_hash",
-    "write_report",
 ]

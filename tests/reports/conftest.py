@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import xmlschema
 
+from callproof.harness.report import Case, Summary
 from callproof.reports import load_report
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -45,10 +46,9 @@ def incomplete() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def with_cases() -> WithCases:
-    from callproof.harness.run._report import _summary
-
     def build(report: Mapping[str, Any], cases: list[dict[str, Any]]) -> dict[str, Any]:
-        return {**copy.deepcopy(dict(report)), "summary": _summary(cases), "cases": cases}
+        summary = Summary.of(Case.from_json(c) for c in cases).to_json()
+        return {**copy.deepcopy(dict(report)), "summary": summary, "cases": cases}
 
     return build
 

@@ -51,8 +51,7 @@ HOSTILE = "<script>alert(1)</script>"
 def _run(defect: str | None) -> dict[str, Any]:
     """A real report: the fake gateway run through the harness as `callproof run --launch` runs it."""
     from callproof.harness.judge import CaseSpec
-    from callproof.harness.run import Harness, RunConfig
-    from callproof.harness.run._report import build_report, case_json, scenario_set_hash
+    from callproof.harness.run import Harness, RunConfig, build_report, case_of, scenario_set_hash
 
     launch = GATEWAY.replace("--upstream", f"--defect {defect} --upstream") if defect else GATEWAY
     config = RunConfig(launch=launch, case_timeout=15)
@@ -60,9 +59,9 @@ def _run(defect: str | None) -> dict[str, Any]:
     with Harness(config) as harness:
         results = [harness.judge(CaseSpec(*case.split("::"))) for case in CASES]
         scenario_hash = scenario_set_hash(harness.scenarios.values())
-    return build_report(config, [case_json(r, config) for r in results], started_at=started,
+    return build_report(config, [case_of(r, config) for r in results], started_at=started,
                         duration_s=time.monotonic() - clock, command=["callproof", "run", "--launch", launch],
-                        scenario_hash=scenario_hash)
+                        scenario_hash=scenario_hash).to_json()
 
 
 def _report(name: str, defect: str | None) -> dict[str, Any]:

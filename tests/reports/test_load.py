@@ -13,7 +13,7 @@ import pytest
 import xmlschema
 
 from callproof.harness import CallproofError
-from callproof.harness.run._report import _summary
+from callproof.harness.report import Case, Summary
 from callproof.reports import (
     ReportError,
     badge_json,
@@ -26,6 +26,11 @@ from callproof.reports import (
     write_jsonl_footer,
     write_jsonl_header,
 )
+
+
+def _summary(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    return Summary.of(Case.from_json(c) for c in cases).to_json()
+
 
 FAMILIES = {"framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client"}
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "report.schema.json").read_text("utf-8"))

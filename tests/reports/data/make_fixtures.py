@@ -107,11 +107,11 @@ def _cases(report: Path, wanted: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _merge(first: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    from callproof.harness.run._report import _summary
+    from callproof.harness.report import Case, Summary
 
     report: dict[str, Any] = json.loads(first.read_text(encoding="utf-8"))
     report["command"] = ["python", "tests/reports/data/make_fixtures.py"]
-    report["summary"] = _summary(cases)
+    report["summary"] = Summary.of(Case.from_json(c) for c in cases).to_json()
     report["cases"] = sorted(cases, key=lambda c: str(c["id"]))
     return report
 

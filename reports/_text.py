@@ -1,0 +1,164 @@
+"""What the renderers share: the typed report they read (`as_report`), escaping for Markdown and HTML, rule links
+and chips, plurals, and the evidence of a violation in words.
+
+Everything that comes from the implementation under test (messages, excerpts, values, commands) goes through an
+escape here: HTML-significant characters become entities, Markdown punctuation is backslash-escaped, table pipes
+are `\\|`, and code spans and fences are longer than any backtick run they hold.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeAlias
+
+from callproof.harness._types import JSONValue
+from callproof.harness.report import ABSENT, Case, Report, ReportEvidence, RuleOutcome
+
+__all__ = [
+    "DOCS_URL",
+    "FAMILIES",
+    "LEVELS",
+    "ReportLike",
+    "as_report",
+    "code",
+    "e",
+    "escape",
+    "evidence_text",
+    "fails_run",
+    "fence",
+    "json_text",
+    "level_class",
+    "one_line",
+    "plural",
+    "printable",
+    "rule_chips",
+    "rule_link",
+    "shorten",
+    "slug",
+]
+
+#: Where rule ids link to: `{DOCS_URL}#{rule id lower-case}` is the rule's section in docs/rules.md.
+DOCS_URL = "https://github.com/callproof/callproof/blob/main/docs/rules.md"
+#: Rule families in catalogue order (schemas/report.schema.json).
+FAMILIES = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client")
+LEVELS = ("MUST", "SHOULD", "INFO")
+
+#: What a renderer accepts: the typed report, or its JSON as `load_report` gives it.
+ReportLike: TypeAlias = Report | Mapping[str, Any]
+
+
+def as_report(report: ReportLike) -> Report:
+    """The typed report: given as it is, or built from its JSON. The JSON is trusted, not validated again: it was
+    validated where it was read (`load_report`, `read_report`), and a renderer must render any text it holds."""
+    return report if isinstance(report, Report) else Report.from_json(report, validate=False)
+
+
+# -- reading the report ---------------------------------------------------------------------------------------
+
+
+def fails_run(case: Case) -> bool:
+    """A failed case that fails the run: a MUST rule failed (or, defensively, no failed rule says why)."""
+    return case.outcome == "failed" and (not case.failed or case.failed_level("MUST"))
+
+
+def evidence_text(evidence: ReportEvidence, *, kind: Callable[[str], str], path: Callable[[str], str],
+                  value: Callable[[JSONValue], str], sep: str, say_absent: bool) -> str:
+    """The evidence in words: `event 4 (type) · byte 812 · at $.path · expected x · actual y`, each part formatted
+    by the renderer (`kind` the event type, `path` the JSON path, `value` the expected and actual values)."""
+    parts = []
+    if evidence.event_index is not None:
+        parts.append(f"event {evidence.event_index}"
+                     + (f" ({kind(evidence.event_type)})" if evidence.event_type is not None else ""))
+    if evidence.offset is not None:
+        parts.append(f"byte {evidence.offset}")
+    if evidence.path is not None:
+        parts.append(f"at {path(evidence.path)}")
+    if evidence.expected is not ABSENT:
+        parts.append(f"expected {value(evidence.expected)}")
+    if evidence.actual is not ABSENT:
+        parts.append(f"actual {value(evidence.actual)}")
+    elif evidence.expected is not ABSENT and say_absent:
+        parts.append("actual: absent")
+    return sep.join(parts)
+
+
+# -- text and Markdown -------------------------------------------------------------------------------------------
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def one_line(text: str) -> str:
+    return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
+
+
+def escape(text: str) -> str:
+    """User-controlled text as inline Markdown that renders literally, also inside a table cell."""
+    text = html.escape(one_line(text), quote=False)
+    return re.sub(r"([\\`*_\[\]|~])", r"\\\1", text)
+
+
+def code(text: str, *, in_table: bool = False) -> str:
+    """An inline Markdown code span that shows `text` literally, whatever backticks it holds."""
+    text = one_line(text) or " "
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    if in_table:
+        text = text.replace("|", "\\|")  # GFM splits cells on pipes even inside code spans
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def printable(text: str) -> str:
+    """Control characters (but newlines and tabs) made visible, so a raw stream excerpt shows what was sent."""
+    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def fence(text: str, info: str = "") -> str:
+    """A fenced Markdown code block holding `text` verbatim: the fence is longer than any backtick run inside."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}"
+
+
+def rule_link(rule: str, docs_url: str) -> str:
+    """A rule id as a Markdown link to its section of docs/rules.md."""
+    return f"[`{rule}`]({docs_url}#{rule.lower()})"
+
+
+def json_text(value: JSONValue) -> str:
+    """A JSON value as a person reads it: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+# -- HTML ----------------------------------------------------------------------------------------------------------
+
+
+def e(value: object) -> str:
+    """Text or an attribute value, HTML-escaped."""
+    return html.escape(str(value), quote=True)
+
+
+def slug(text: str) -> str:
+    """Text as a piece of an HTML id."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:120] or "x"
+
+
+def level_class(level: str) -> str:
+    return f"l-{level}" if level in LEVELS else "l-INFO"
+
+
+def rule_chips(results: Iterable[RuleOutcome]) -> str:
+    """Each rule as an HTML chip coloured by its level."""
+    return "".join(f'<span class="rule {level_class(r.level)}" title="{e(r.level)} {e(r.family)}">{e(r.rule)}</span>'
+                   for r in results)
