@@ -47,13 +47,14 @@ def add_parser(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from callproof.mock_server import serve_forever  # start-up guard: starlette and uvicorn only for this command
+    # start-up guard: starlette and uvicorn load only for this command
+    from callproof.mock_server import ExposedControlError, serve_forever
 
     try:
         scenarios = corpus(args.scenarios, args.bundled)
         serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict, seed=args.seed,
                       journal_path=args.journal, speed=args.speed)
-    except ScenarioError as exc:
+    except (ScenarioError, ExposedControlError) as exc:
         print(f"callproof mock: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except OSError as exc:
