@@ -159,6 +159,7 @@ def serve_forever(
     host: str = "127.0.0.1",
     port: int = 0,
     scenario_paths: Iterable[Path] = (),
+    scenarios: Mapping[str, Scenario] | None = None,
     strict: bool = False,
     seed: int = 0,
     journal_path: Path | None = None,
@@ -167,7 +168,8 @@ def serve_forever(
     control: bool = True,
     control_token: str | None = None,
 ) -> None:
-    """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly.
+    """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly. Serves `scenarios` when given,
+    else the files of `scenario_paths`, else the bundled corpus.
 
     Raises `ScenarioError` for bad scenario files, `ExposedControlError` for a non-loopback address whose control
     API would be open to anyone, and `OSError` when the address cannot be bound."""
@@ -180,8 +182,9 @@ def serve_forever(
                 "or --no-control")
         logging.getLogger("callproof.mock").warning(
             "listening on %s: reachable from other machines; the mock is a test double, not a server to expose", host)
-    paths = list(scenario_paths)
-    scenarios = load_scenarios(paths) if paths else bundled_scenarios()
+    if scenarios is None:
+        paths = list(scenario_paths)
+        scenarios = load_scenarios(paths) if paths else bundled_scenarios()
     journal = Journal(journal_path) if journal_path is not None else None
     stop = threading.Event()
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from callproof.harness.catalogue import CATALOGUE, FAMILIES, Rule
+from callproof.harness.scenario import bundled_scenarios
 
 __all__ = ["rules_document", "scenarios_document"]
 
@@ -74,8 +75,6 @@ def _expect_summary(expect: Any) -> str:
 
 def scenarios_document() -> str:
     """docs/scenarios.md: every bundled scenario by feature, with what it sends and what it expects."""
-    from callproof.mock_server import bundled_scenarios
-
     scenarios = list(bundled_scenarios().values())
     lines = ["# The scenario corpus", "", _GENERATED, "",
              f"{len(scenarios)} scenarios in {len({s.feature for s in scenarios})} feature files under `scenarios/`; "

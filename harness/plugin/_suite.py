@@ -1,5 +1,5 @@
 """What the bundled suite (`pytest --pyargs callproof.suite`, `callproof run`) does inside pytest, kept out of the
-thin plugin module: options to a `RunConfig`, one harness per process (so one per pytest-xdist worker), turning a
+thin plugin module: one harness per process (so one per pytest-xdist worker), turning a
 case's verdict into a pytest outcome, and the controller-side collection that writes the report.
 
 Cases travel from workers to the controller as JSON in the test reports' `user_properties`, so the controller
@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 import pytest
 
-from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.judge import CaseResult, CaseSpec
 from callproof.harness.report import (
     Baseline,
@@ -33,43 +32,16 @@ from callproof.harness.report import (
     write_report,
 )
 from callproof.harness.run import Harness, RunConfig, build_report, case_of, run_scenarios, scenario_set_hash
+from callproof.harness.scenario import ScenarioError
 
-__all__ = ["PROPERTY", "Collector", "Judged", "SuiteSession", "config_from_options", "plan", "verdict"]
+__all__ = ["PROPERTY", "Collector", "Judged", "SuiteSession", "load_optional_baseline", "plan", "verdict"]
 
 #: The user_properties key carrying a case's JSON from the process that ran it to the controller.
 PROPERTY = "callproof_case"
-_DIALECTS = ("chat", "responses", "anthropic")
-
-
-def config_from_options(option: Callable[[str], Any], invocation_dir: Path) -> RunConfig | None:
-    """The run configuration from pytest options; None when no implementation under test is named."""
-    names = ("launch", "target", "app", "client_cmd", "client")
-    given = {n: option(f"callproof_{n}") for n in names}
-    if not any(given.values()):
-        return None
-    profile = option("callproof_profile") or "openai"
-    if profile not in PROFILES:
-        raise pytest.UsageError(f"--callproof-profile {profile!r} is not a profile; use one of {', '.join(PROFILES)}")
-    dialect = option("callproof_upstream_dialect")
-    if dialect not in _DIALECTS:
-        raise pytest.UsageError(f"--callproof-upstream-dialect {dialect!r}: use one of {', '.join(_DIALECTS)}")
-    paths = tuple(Path(p) if Path(p).is_absolute() else invocation_dir / p for p in option("callproof_scenarios") or ())
-    config = RunConfig(
-        **given, upstream_dialect=dialect, front_url=option("callproof_front_url"),
-        ready_url=option("callproof_ready_url"), case_timeout=float(option("callproof_case_timeout")),
-        model=option("callproof_model"), scenario_paths=paths, profile=cast(Profile, profile),
-        mock_port=int(option("callproof_mock_port")),
-    )
-    problem = config.problem()
-    if problem is not None:
-        raise pytest.UsageError(problem.replace("--", "--callproof-"))
-    return config
 
 
 def plan(config: RunConfig) -> list[CaseSpec]:
     """The cases of a run (scenario files are read; nothing is started)."""
-    from callproof.mock_server import ScenarioError
-
     try:
         return Harness(config).cases()
     except ScenarioError as exc:

@@ -4,7 +4,7 @@ exchanges, client adapters, and the harness that plans, runs and judges the case
 from __future__ import annotations
 
 from ._client import ClientAdapter, CommandClient, InProcessClient
-from ._config import Dialect, Mode, RunConfig
+from ._config import ConfigError, Dialect, Mode, RunConfig
 from ._exchange import exchange
 from ._harness import CLIENT_GROUPS, GATEWAY_GROUPS, Harness, run_scenarios
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
@@ -15,6 +15,7 @@ __all__ = [
     "CLIENT_GROUPS",
     "ClientAdapter",
     "CommandClient",
+    "ConfigError",
     "Dialect",
     "GATEWAY_GROUPS",
     "Gateway",

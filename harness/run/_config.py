@@ -4,17 +4,28 @@ pytest options."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from callproof.harness._types import Dialect
-from callproof.harness.catalogue import Profile
+from callproof.harness._errors import CallproofError
+from callproof.harness._options import IUT_OPTIONS, OPTIONS
+from callproof.harness._types import DIALECTS, Dialect
+from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.scenario import DEFAULT_MODEL
 
-__all__ = ["Dialect", "Mode", "RunConfig"]
+__all__ = ["ConfigError", "Dialect", "Mode", "RunConfig"]
 
 Mode = Literal["gateway", "client"]
+
+
+#: The RunConfig fields naming the implementation under test, from the option table.
+_IUT: tuple[str, ...] = tuple(o.name for o in IUT_OPTIONS)
+
+
+class ConfigError(CallproofError):
+    """The options do not make a run; the message names them by their command-line flags."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,13 +48,39 @@ class RunConfig:
     mock_port: int = 0
     cwd: Path | None = None
 
+    @classmethod
+    def from_options(cls, value: Callable[[str], Any], cwd: Path) -> RunConfig | None:
+        """The configuration from option values (argparse's or pytest's), read by their names in the option table
+        (`harness/_options.py`); None when no implementation under test is named. Relative scenario paths are
+        resolved against `cwd`. Raises `ConfigError` when the options do not make a run."""
+        if not any(value(o.name) for o in IUT_OPTIONS):
+            return None
+        fields: dict[str, Any] = {}
+        for entry in OPTIONS:
+            if entry.field is None:
+                continue
+            given = value(entry.name)
+            fields[entry.field] = entry.default if given is None else given
+        if fields["profile"] not in PROFILES:
+            raise ConfigError(f"--profile {fields['profile']!r} is not a profile; use one of {', '.join(PROFILES)}")
+        if fields["upstream_dialect"] not in DIALECTS:
+            raise ConfigError(f"--upstream-dialect {fields['upstream_dialect']!r}: use one of {', '.join(DIALECTS)}")
+        fields["scenario_paths"] = tuple(cwd / p for p in fields["scenario_paths"] or ())  # absolute paths stay
+        fields["case_timeout"] = float(fields["case_timeout"])
+        fields["mock_port"] = int(fields["mock_port"])
+        config = cls(**fields)
+        problem = config.problem()
+        if problem is not None:
+            raise ConfigError(problem)
+        return config
+
     @property
     def mode(self) -> Mode:
         return "client" if (self.client_cmd or self.client) else "gateway"
 
     def problem(self) -> str | None:
         """Why this configuration cannot run, or None."""
-        given = [n for n in ("launch", "target", "app", "client_cmd", "client") if getattr(self, n)]
+        given = [n for n in _IUT if getattr(self, n)]
         if not given:
             return ("no implementation under test: give one of --launch 'CMD {upstream} {port}', --target URL, "
                     "--app module:attr, --client-cmd CMD or --client module:function")
@@ -59,7 +96,7 @@ class RunConfig:
 
     def target_option(self) -> str:
         """The option that names the IUT, shell-quoted, for repro commands."""
-        for name in ("launch", "target", "app", "client_cmd", "client"):
+        for name in _IUT:
             value = getattr(self, name)
             if value:
                 return f"--{name.replace('_', '-')} {shlex.quote(value)}"
@@ -68,7 +105,7 @@ class RunConfig:
     def target_json(self) -> dict[str, Any]:
         kind = "client" if self.mode == "client" else "gateway"
         out: dict[str, Any] = {"kind": kind}
-        for name in ("launch", "target", "app", "client_cmd", "client"):
+        for name in _IUT:
             value = getattr(self, name)
             if value:
                 out[{"launch": "command", "target": "url", "client_cmd": "command"}.get(name, name)] = value

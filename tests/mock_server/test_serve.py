@@ -100,17 +100,25 @@ def test_callproof_mock_prints_its_url_serves_and_exits_0_on_signal(tmp_path: Pa
     assert [r["scenario"] for r in records if r["kind"] == "request"] == ["one_call", None]
 
 
-def test_callproof_mock_serves_the_given_scenario_files_only(tmp_path: Path) -> None:
+def _mine(tmp_path: Path, sid: str = "mine_hello") -> Path:
     path = tmp_path / "mine.json"
     path.write_text(json.dumps({
         "feature": "mine", "description": "one scenario of my own",
-        "scenarios": [{"id": "mine_hello", "description": "says hi", "output": [{"type": "text", "text": "hi"}],
+        "scenarios": [{"id": sid, "description": "says hi", "output": [{"type": "text", "text": "hi"}],
                        "request": {"input": [{"role": "user", "text": "hi"}]}, "expect": {"status": "completed"}}],
     }))
-    proc, url = _start_cli("--scenarios", str(path))
+    return path
+
+
+@pytest.mark.parametrize(("flags", "bundled"), [((), True), (("--no-bundled",), False)])
+def test_callproof_mock_serves_the_given_scenario_files_besides_the_bundled_ones(
+    tmp_path: Path, flags: tuple[str, ...], bundled: bool
+) -> None:
+    proc, url = _start_cli("--scenarios", str(_mine(tmp_path)), *flags)
     try:
         rows = httpx.get(url.removesuffix("/v1") + "/_callproof/scenarios", timeout=TIMEOUT).json()["scenarios"]
-        assert [r["id"] for r in rows] == ["mine_hello"]
+        ids = {r["id"] for r in rows}
+        assert "mine_hello" in ids and ("one_call" in ids) is bundled and (len(ids) > 1) is bundled
     finally:
         proc.terminate()
         proc.communicate(timeout=20)
@@ -121,6 +129,7 @@ def test_callproof_mock_serves_the_given_scenario_files_only(tmp_path: Path) -> 
     ("args", "message"),
     [
         (["--scenarios", "/nonexistent/x.json"], "cannot read"),
+        (["--no-bundled"], "--no-bundled leaves no scenario: give your files with --scenarios PATH"),
         (["--speed", "0"], "speed must be a positive number"),
         (["--port", "70000"], "port must be 0..65535"),
     ],

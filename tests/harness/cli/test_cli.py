@@ -159,3 +159,30 @@ def test_scenarios_reports_a_bad_user_file(tmp_path: Path, capsys: pytest.Captur
     assert main(["scenarios", "--scenarios", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"callproof scenarios: {bad}: not valid JSON") and "Traceback" not in err
+
+
+def _mine(tmp_path: Path, sid: str) -> Path:
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"feature": "mine", "description": "mine", "scenarios": [
+        {"id": sid, "description": "says hi", "output": [{"type": "text", "text": "hi"}],
+         "request": {"input": [{"role": "user", "text": "hi"}]}, "expect": {"status": "completed"}}]}))
+    return path
+
+
+def test_scenarios_adds_user_files_to_the_bundled_corpus_unless_no_bundled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _mine(tmp_path, "mine_hello")
+    assert main(["scenarios", "--scenarios", str(path), "--format", "json"]) == 0
+    ids = {r["id"] for r in json.loads(capsys.readouterr().out)}
+    assert {"mine_hello", "one_call"} <= ids
+    assert main(["scenarios", "--scenarios", str(path), "--no-bundled", "--format", "json"]) == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == ["mine_hello"]
+
+
+def test_scenarios_refuses_user_ids_that_clash_with_bundled_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scenarios", "--scenarios", str(_mine(tmp_path, "one_call"))]) == 2
+    assert "redefine bundled scenario ids ['one_call']" in capsys.readouterr().err
+    assert main(["scenarios", "--scenarios", str(_mine(tmp_path, "one_call")), "--no-bundled"]) == 0

@@ -139,7 +139,7 @@ def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert outcomes(report) == {"one_call::expected": "passed", "fault_http_429::faults": "passed"}
     done, _ = run(tmp_path, "--target", "http://127.0.0.1:9/v1/responses")
-    assert done.returncode == 2 and "--callproof-target needs --callproof-mock-port PORT" in done.stderr
+    assert done.returncode == 2 and done.stderr.startswith("callproof run: --target needs --mock-port PORT")
 
 
 def test_app_mode_serves_an_asgi_gateway_in_process(tmp_path: Path) -> None:

@@ -1,0 +1,195 @@
+"""The options of a run, declared once: `callproof run` and `callproof fuzz` flags (argparse, harness/cli) and the
+`--callproof-*` pytest options (harness/plugin) are generated from `OPTIONS`, and `RunConfig.from_options` reads
+the ones that fill a `RunConfig` field from either.
+
+A table entry is named by its `RunConfig`-style identifier (`client_cmd`): the command line spells it `--client-cmd`
+(or its own `flags`), pytest `--callproof-client-cmd` with dest `callproof_client_cmd`. This module is data only:
+the pytest plugin imports it on start-up, so it loads nothing of the runner.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from callproof.harness._types import DIALECTS
+from callproof.harness.catalogue import PROFILES
+from callproof.harness.scenario import DEFAULT_MODEL
+
+__all__ = [
+    "IUT_OPTIONS",
+    "OPTIONS",
+    "Kind",
+    "Option",
+    "Surface",
+    "option",
+    "options_for",
+    "positive_float",
+    "positive_int",
+    "plugin_dest",
+    "plugin_flag",
+    "plugin_text",
+]
+
+#: Where an option is offered: `callproof run`, `callproof fuzz`, the pytest plugin.
+Surface = Literal["run", "fuzz", "pytest"]
+#: `value` takes one value; `many` one or more, repeatable (a list); `true` / `false` is a switch storing that.
+Kind = Literal["value", "many", "true", "false"]
+
+_RUN: frozenset[Surface] = frozenset({"run"})
+_FUZZ: frozenset[Surface] = frozenset({"fuzz"})
+_ALL: frozenset[Surface] = frozenset({"run", "fuzz", "pytest"})
+_RUN_PYTEST: frozenset[Surface] = frozenset({"run", "pytest"})
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1 (an argparse `type`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number of seconds above 0 (an argparse `type`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a run. `help` names other options by their command-line flags (`--mock-port`); pytest shows
+    them as `--callproof-mock-port`. `pytest_default` differs from `default` only where pytest has no value of its
+    own (`report`: none written unless asked); `ini` names the pytest ini setting that supplies the default when the
+    option is not given (the effective default is still `default`)."""
+
+    name: str
+    help: str
+    surfaces: frozenset[Surface]
+    metavar: str | None = None
+    type: Callable[[str], Any] | None = None
+    default: Any = None
+    choices: tuple[str, ...] | None = None
+    kind: Kind = "value"
+    flags: tuple[str, ...] = ()
+    iut: bool = False
+    field: str | None = None
+    pytest_default: Any = None
+    ini: str | None = None
+
+    @property
+    def cli_flags(self) -> tuple[str, ...]:
+        """The command-line flags: `flags`, else `--<name>` with dashes."""
+        return self.flags or (f"--{self.name.replace('_', '-')}",)
+
+
+def _option(name: str, help: str, surfaces: frozenset[Surface], **kw: Any) -> Option:
+    """An option filling the `RunConfig` field of its name when it is offered to pytest (as `run` passes it on)."""
+    kw.setdefault("field", name)
+    kw.setdefault("pytest_default", [] if kw.get("kind") == "many" else kw.get("default"))
+    return Option(name, help, surfaces, **kw)
+
+
+#: Every option, in --help order. The IUT options are mutually exclusive: the commands require exactly one.
+OPTIONS: tuple[Option, ...] = (
+    _option("launch", "gateway command to start, with {upstream}, {upstream_root} and {port} placeholders "
+            "(e.g. 'python gw.py --upstream {upstream} --port {port}')", _ALL, metavar="CMD", iut=True),
+    _option("target", "front URL of a gateway already running (pointed at the mock on --mock-port)", _ALL,
+            metavar="URL", iut=True),
+    _option("app", "ASGI gateway app, served in-process on uvicorn", _ALL, metavar="MODULE:ATTR", iut=True),
+    _option("client_cmd", "client adapter program (docs/adapters.md)", _ALL, metavar="CMD", iut=True),
+    _option("client", "in-process client adapter function", _ALL, metavar="MODULE:FUNCTION", iut=True),
+    Option("front", "the front dialect (responses)", _RUN, default="responses", choices=("responses",)),
+    _option("upstream_dialect", "dialect the mock serves the gateway as its upstream (default chat)", _ALL,
+            default="chat", choices=DIALECTS),
+    _option("front_url", "where a launched gateway serves the Responses front (default %(default)s)", _ALL,
+            metavar="TEMPLATE", default="http://127.0.0.1:{port}/v1/responses"),
+    _option("ready_url", "URL that answers 2xx once a launched gateway is ready (default: its port accepts)", _ALL,
+            metavar="TEMPLATE"),
+    _option("case_timeout", "seconds a case may take before the IUT counts as hung (default 30)", _ALL,
+            metavar="S", type=positive_float, default=30.0),
+    _option("model", "model name sent to the IUT (scenario selection never depends on it)", _ALL, metavar="NAME",
+            default=DEFAULT_MODEL),
+    _option("mock_port", "port of the mock upstream (default: a free one; fix it with --target)", _ALL,
+            metavar="PORT", type=int, default=0),
+    Option("keyword", "only cases matching this pytest -k expression", _RUN, metavar="EXPR", flags=("-k",)),
+    Option("workers", "parallel workers (pytest-xdist; a number or auto)", _RUN, metavar="N", default="0",
+           flags=("-n",)),
+    _option("scenarios", "your scenario files or folders, besides the bundled corpus", _RUN_PYTEST, metavar="PATH",
+            type=Path, kind="many", field="scenario_paths"),
+    _option("profile", "rules and schema variant (default openai)", _ALL, choices=PROFILES, default="openai",
+            pytest_default=None, ini="callproof_profile"),
+    _option("baseline", "known failures that do not fail the run (docs/cli.md: baselines)", _RUN_PYTEST,
+            metavar="FILE", type=Path, field=None),
+    Option("write_baseline", "write this run's failures as a baseline file (to adopt callproof on a gateway with "
+           "bugs)", _RUN, metavar="FILE", type=Path),
+    _option("report", "write the JSON report here (OUT.jsonl beside it is written as cases finish); `callproof run` "
+            "writes report.json unless told", _RUN_PYTEST, metavar="OUT.json", type=Path, default=Path("report.json"),
+            field=None, pytest_default=None),
+    Option("md", "also write the Markdown report (PR comment)", _RUN, metavar="OUT.md", type=Path),
+    Option("junit", "also write JUnit XML", _RUN, metavar="OUT.xml", type=Path),
+    Option("html", "also write the self-contained HTML report", _RUN, metavar="OUT.html", type=Path),
+    Option("badge", "also write an SVG badge", _RUN, metavar="OUT.svg", type=Path),
+    Option("verbose", "one line per case", _RUN, kind="true", default=False, flags=("-v", "--verbose")),
+    Option("max_examples", "scenarios to generate at most (default 100)", _FUZZ, metavar="N", type=positive_int,
+           default=100),
+    Option("time", "stop generating after this long (default 60; shrinking a failure goes on)", _FUZZ,
+           metavar="SECONDS", type=positive_float, default=60.0),
+    Option("seed", "replay the examples of an earlier run (default: a random seed, printed)", _FUZZ, metavar="N",
+           type=int),
+    Option("out", "folder for the scenario file of a failure (default: the current folder)", _FUZZ, metavar="DIR",
+           type=Path, default=Path()),
+    Option("quirks", "generate only upstream streams that follow their spec (no split names, missing ids, ...): "
+           "for pass-through proxies", _FUZZ, kind="false", default=True, flags=("--no-quirks",)),
+)
+
+#: The options naming the implementation under test (give exactly one).
+IUT_OPTIONS: tuple[Option, ...] = tuple(o for o in OPTIONS if o.iut)
+
+
+def options_for(surface: Surface) -> tuple[Option, ...]:
+    """The options one surface offers, in table order."""
+    return tuple(o for o in OPTIONS if surface in o.surfaces)
+
+
+def option(name: str) -> Option:
+    """The table entry of this name."""
+    for entry in OPTIONS:
+        if entry.name == name:
+            return entry
+    raise KeyError(name)
+
+
+def plugin_flag(entry: Option) -> str:
+    return f"--callproof-{entry.name.replace('_', '-')}"
+
+
+def plugin_dest(entry: Option) -> str:
+    return f"callproof_{entry.name}"
+
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z-]*)")
+
+
+def plugin_text(text: str) -> str:
+    """A help text or message naming the options' command-line flags, with those flags spelled as pytest options
+    (`--mock-port` becomes `--callproof-mock-port`; other flags, like a gateway's own `--port`, are left alone)."""
+    names = {o.name for o in options_for("pytest")}
+
+    def spell(match: re.Match[str]) -> str:
+        name = match.group(1).replace("-", "_")
+        return plugin_flag(option(name)) if name in names else match.group(0)
+
+    return _FLAG.sub(spell, text)

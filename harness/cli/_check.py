@@ -1,0 +1,67 @@
+"""`callproof check`: captured streams or bodies against the rule catalogue."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import BinaryIO, cast
+
+from callproof.harness._errors import InputError
+from callproof.harness._version import __version__
+from callproof.harness.catalogue import FRONTS, PROFILES, Profile
+from callproof.harness.check import check_capture, format_report
+
+from ._exit import ExitCode
+from ._options import Subparsers
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    check = subparsers.add_parser(
+        "check",
+        help="check captured streams or bodies against the rule catalogue",
+        description="Check raw SSE text as captured off the wire (or a non-stream JSON body), rule by rule.",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE", help="capture file, or - for standard input")
+    check.add_argument("--front", choices=("auto", *FRONTS), default="auto",
+                       help="the dialect of the capture (default: detected from its first event)")
+    check.add_argument("--profile", choices=PROFILES, default="openai", help="rules and schema variant")
+    check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def _open(path: str) -> BinaryIO:
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    outcome = ExitCode.OK
+    documents = []
+    for path in args.files:
+        name = "<stdin>" if path == "-" else path
+        try:
+            stream = _open(path)
+            try:
+                report = check_capture(stream, name, front=args.front, profile=cast(Profile, args.profile))
+            finally:
+                if stream is not sys.stdin.buffer:
+                    stream.close()
+        except InputError as exc:
+            print(f"callproof check: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
+        if not report.conformant:
+            outcome = ExitCode.FAILED
+        if args.format == "json":
+            documents.append({"file": name, **report.to_json()})
+        else:
+            print(format_report(report, name))
+    if args.format == "json":
+        json.dump({"callproof_version": __version__, "checks": documents}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return outcome

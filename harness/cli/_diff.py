@@ -1,0 +1,36 @@
+"""`callproof diff`: compare two runs case by case."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, read_report
+
+from ._exit import ExitCode
+from ._options import Subparsers
+from ._report import emit
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser(
+        "diff", help="compare two reports: newly failing, newly passing, stale baseline entries",
+        description="Compare a base run with a head run case by case. Exit 1 when a case newly fails.",
+    )
+    parser.add_argument("base", type=Path, metavar="BASE", help="the report of the base run")
+    parser.add_argument("head", type=Path, metavar="HEAD", help="the report of the head run")
+    parser.add_argument("--format", choices=("md", "text"), default="text", help="output format (default text)")
+    parser.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        changes = diff_reports(read_report(args.base), read_report(args.head))
+    except ReportError as exc:
+        print(f"callproof diff: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    emit(diff_markdown(changes) if args.format == "md" else diff_text(changes), args.output)
+    return ExitCode.FAILED if changes.regression else ExitCode.OK

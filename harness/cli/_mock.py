@@ -1,0 +1,64 @@
+"""`callproof mock`: the scripted mock upstream in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from callproof.harness.scenario import ScenarioError
+
+from ._exit import ExitCode
+from ._options import Subparsers
+from ._scenarios import add_corpus_options, corpus
+
+__all__ = ["add_parser", "run"]
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
+    return value
+
+
+def _speed(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"speed must be a positive number, got {text}")
+    return value
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    mock = subparsers.add_parser(
+        "mock",
+        help="run the scripted mock upstream",
+        description="Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT or "
+                    "SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.",
+    )
+    mock.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    mock.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+    add_corpus_options(mock)
+    mock.add_argument("--strict", action="store_true",
+                      help="answer 404 (listing the nearest ids) when no scenario matches, instead of `default`")
+    mock.add_argument("--seed", type=int, default=0, help="seed of fault probabilities and jitter (default 0)")
+    mock.add_argument("--journal", type=Path, metavar="FILE.jsonl", help="append the journal to this file")
+    mock.add_argument("--speed", type=_speed, default=1.0, help="divide every scripted delay by FACTOR (default 1)")
+
+
+def run(args: argparse.Namespace) -> int:
+    # start-up guard: starlette and uvicorn load only for this command
+    from callproof.mock_server import ExposedControlError, serve_forever
+
+    try:
+        scenarios = corpus(args.scenarios, args.bundled)
+        serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict, seed=args.seed,
+                      journal_path=args.journal, speed=args.speed)
+    except (ScenarioError, ExposedControlError) as exc:
+        print(f"callproof mock: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except OSError as exc:
+        print(f"callproof mock: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}; "
+              "pick another --port (0 chooses a free one)", file=sys.stderr)
+        return ExitCode.USAGE
+    return ExitCode.OK
