@@ -277,10 +277,11 @@ class AppIUT:
         return self.front_template.format(upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
 
     def start(self) -> None:
+        # Start-up guard: respx, uvicorn and the mock's respx route load only for an --app IUT.
         import respx
         import uvicorn
 
-        from callproof.mock_server import route_to_mock
+        from callproof.mock_server import route_to_mock  # the start-up guard above
 
         if self._thread is not None and self._thread.is_alive():
             return
