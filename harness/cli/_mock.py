@@ -44,16 +44,40 @@ def add_parser(subparsers: Subparsers) -> None:
     mock.add_argument("--seed", type=int, default=0, help="seed of fault probabilities and jitter (default 0)")
     mock.add_argument("--journal", type=Path, metavar="FILE.jsonl", help="append the journal to this file")
     mock.add_argument("--speed", type=_speed, default=1.0, help="divide every scripted delay by FACTOR (default 1)")
+    control = mock.add_mutually_exclusive_group()
+    control.add_argument("--control-token", metavar="TOKEN",
+                         help="require `Authorization: Bearer TOKEN` on the control API (journal, scenarios, reset); "
+                              "needed with a --host beyond loopback")
+    control.add_argument("--no-control", dest="control", action="store_false",
+                         help="serve no control API but /_callproof/health")
+
+
+def _journal_problem(path: Path | None) -> str | None:
+    """Why the journal file cannot be appended to, checked before the server binds (else it looks like a port
+    problem)."""
+    if path is None:
+        return None
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        return f"cannot write the journal {path}: {exc.strerror or exc}"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
     # start-up guard: starlette and uvicorn load only for this command
     from callproof.mock_server import ExposedControlError, serve_forever
 
+    problem = _journal_problem(args.journal)
+    if problem is not None:
+        print(f"callproof mock: {problem}", file=sys.stderr)
+        return ExitCode.USAGE
     try:
         scenarios = corpus(args.scenarios, args.bundled)
         serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict, seed=args.seed,
-                      journal_path=args.journal, speed=args.speed)
+                      journal_path=args.journal, speed=args.speed, control=args.control,
+                      control_token=args.control_token)
     except (ScenarioError, ExposedControlError) as exc:
         print(f"callproof mock: {exc}", file=sys.stderr)
         return ExitCode.USAGE

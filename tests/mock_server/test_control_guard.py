@@ -5,7 +5,10 @@ non-loopback address needs a token (or no control API). Against real uvicorn ser
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -95,3 +98,15 @@ def test_serving_beyond_loopback_needs_a_token_or_no_control() -> None:
     with pytest.raises(ExposedControlError, match=r"--host 0\.0\.0\.0 exposes the mock .* --control-token TOKEN or "
                        r"--no-control"):
         serve_forever(host="0.0.0.0", port=0)
+
+
+def test_cli_mock_refuses_an_exposed_control_api_and_an_unwritable_journal(tmp_path: Path) -> None:
+    exposed = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "mock", "--host", "0.0.0.0"],
+                             capture_output=True, text=True, timeout=60)
+    assert exposed.returncode == 2 and "Traceback" not in exposed.stderr
+    assert exposed.stderr.startswith("callproof mock: --host 0.0.0.0 exposes the mock beyond this machine")
+    journal = tmp_path / "missing" / "journal.jsonl"
+    unwritable = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "mock", "--journal", str(journal)],
+                                capture_output=True, text=True, timeout=60)
+    assert unwritable.returncode == 2
+    assert unwritable.stderr == f"callproof mock: cannot write the journal {journal}: No such file or directory\n"
