@@ -52,7 +52,7 @@ def _template() -> dict[str, Any]:
         if line.startswith("data: ") and '"response.completed"' in line:
             response: dict[str, Any] = json.loads(line[6:])["response"]
             return response
-    raise SystemExit(f"{TEMPLATE}: no response.completed event (run `python examples/captures/generate.py`)")
+    raise SystemExit(f"{TEMPLATE}: no response.completed event (the capture is committed; restore it from git)")
 
 
 def _hex(seed: str) -> str:

@@ -49,7 +49,7 @@ def corpus() -> tuple[list[bytes], int, dict[str, int]]:
     """(streams, events, events per round by capture): the captures repeated to >= TARGET_EVENTS events."""
     paths = sorted(CAPTURES.glob("*.sse"))
     if not paths:
-        raise SystemExit(f"no captures in {CAPTURES}: run `python examples/captures/generate.py`")
+        raise SystemExit(f"no captures in {CAPTURES}: the captures are committed; restore them from git")
     streams = [p.read_bytes() for p in paths]
     mix = {p.stem: len(parse_sse(s)[0]) for p, s in zip(paths, streams, strict=True)}
     per_round = sum(mix.values())

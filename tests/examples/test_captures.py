@@ -1,16 +1,18 @@
-"""The bundled example captures (examples/captures/): every ok capture passes every rule, every broken one
-fails exactly the rule its file name gives, every rule of the catalogue has a broken capture, and the files
-are what examples/captures/generate.py writes."""
+"""The bundled example captures (examples/captures/), described as data: one manifest per capture set
+(examples/captures/<front>/<profile>/manifest.json, validated by examples/captures/manifest.schema.json) lists every
+capture file, whether it is ok or broken, and the rules a broken one must fail. Every file is listed exactly once,
+every ok capture passes every rule, every broken one fails exactly the rules its manifest names, and every stream
+rule of the catalogue has a broken capture."""
 
 from __future__ import annotations
 
-import importlib.util
-import re
-import sys
+import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, Literal, cast
 
+import jsonschema
 import pytest
 
 from callproof.harness import RULES, CheckReport, check_body, check_bytes
@@ -18,65 +20,72 @@ from callproof.harness.catalogue._catalogue import STREAM_RULES
 from callproof.harness.catalogue._rule import Front, Profile
 
 CAPTURES = Path(__file__).resolve().parents[2] / "examples" / "captures"
-GENERATOR = CAPTURES / "generate.py"
-#: The profile directories of each front (chat and anthropic are profile-independent: `openai` only).
-PROFILE_DIRS: dict[str, tuple[str, ...]] = {
-    "responses": ("openai", "open-responses", "lenient"),
-    "chat": ("openai",),
-    "anthropic": ("openai",),
-}
-SLUG = r"[a-z0-9]+(?:-[a-z0-9]+)*"
-OK_NAME = re.compile(SLUG)
-BROKEN_NAME = re.compile(rf"(?P<rule>[A-Z]+(?:-[A-Z]+)?-\d{{3}})--{SLUG}")
-SUFFIXES = (".sse", ".json")
+SCHEMA_FILE = CAPTURES / "manifest.schema.json"
+SCHEMA: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+MANIFESTS = sorted(CAPTURES.glob("*/*/manifest.json"))
+CASES_FILE = Path(__file__).resolve().parent / "data" / "manifest_cases.json"
+CASES_SCHEMA = Path(__file__).resolve().parents[1] / "schema_cases.schema.json"
+CASES: list[dict[str, Any]] = json.loads(CASES_FILE.read_text(encoding="utf-8"))
+
+Kind = Literal["ok", "broken"]
 
 
 @dataclass(frozen=True, slots=True)
 class Capture:
-    """One file examples/captures/<front>/<profile>/<ok|broken>/<name>.<sse|json>."""
+    """One capture file as its manifest lists it."""
 
     path: Path
+    manifest: Path
     front: Front
     profile: Profile
-    kind: str
+    kind: Kind
+    fails: tuple[str, ...]
+    description: str
 
     @property
     def id(self) -> str:
         """`responses/openai/broken/RSP-SEQ-003--gap`."""
         return self.path.relative_to(CAPTURES).with_suffix("").as_posix()
 
-    @property
-    def rule(self) -> str:
-        match = BROKEN_NAME.fullmatch(self.path.stem)
-        assert match is not None, self.id
-        return match["rule"]
+
+def _read(manifest: Path) -> dict[str, Any]:
+    return cast(dict[str, Any], json.loads(manifest.read_text(encoding="utf-8")))
+
+
+def _captures(manifest: Path) -> list[Capture]:
+    doc = _read(manifest)
+    return [
+        Capture(
+            path=manifest.parent / entry["file"],
+            manifest=manifest,
+            front=doc["front"],
+            profile=doc["profile"],
+            kind=entry["kind"],
+            fails=tuple(entry["fails"]),
+            description=entry["description"],
+        )
+        for entry in doc["captures"]
+    ]
 
 
 def _capture_files() -> list[Path]:
-    return sorted(p for p in CAPTURES.glob("*/*/*/*") if p.suffix in SUFFIXES)
+    """Every file under examples/captures/ but the manifests and their schema."""
+    return sorted(
+        p for p in CAPTURES.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.name != "manifest.json" and p != SCHEMA_FILE
+    )
 
 
-def _parse(path: Path) -> Capture | None:
-    """The capture at `path`, or None when its place or name is wrong (test_capture_file_names says why)."""
-    front, profile, kind = path.relative_to(CAPTURES).parts[:3]
-    if profile not in PROFILE_DIRS.get(front, ()) or kind not in ("ok", "broken"):
-        return None
-    pattern = OK_NAME if kind == "ok" else BROKEN_NAME
-    if pattern.fullmatch(path.stem) is None:
-        return None
-    return Capture(path, cast(Front, front), cast(Profile, profile), kind)
-
-
-ALL = [c for c in map(_parse, _capture_files()) if c is not None]
+ALL = [c for m in MANIFESTS for c in _captures(m)]
 OK = [c for c in ALL if c.kind == "ok"]
 BROKEN = [c for c in ALL if c.kind == "broken"]
-#: Every ok capture under its own profile; OpenAI Responses ok captures also under `lenient`.
+#: Every ok capture under its own profile, and under each profile its manifest's `ok_also_pass_under` names.
 OK_RUNS = [
     *(pytest.param(c, c.profile, id=c.id) for c in OK),
     *(
-        pytest.param(c, "lenient", id=f"{c.id}@lenient")
+        pytest.param(c, profile, id=f"{c.id}@{profile}")
         for c in OK
-        if (c.front, c.profile) == ("responses", "openai")
+        for profile in _read(c.manifest).get("ok_also_pass_under", [])
     ),
 ]
 
@@ -96,42 +105,60 @@ def _describe(report: CheckReport) -> str:
     return "\n".join(lines)
 
 
+# -- the manifest schema ---------------------------------------------------------------------------------------
+def test_manifest_schema_is_valid_draft_2020_12() -> None:
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_manifest_schema_cases_are_valid() -> None:
+    jsonschema.validate(CASES, json.loads(CASES_SCHEMA.read_text(encoding="utf-8")))
+    assert {c["schema_ref"] for c in CASES} == {SCHEMA_FILE.name}
+    assert {c["valid"] for c in CASES} == {True, False}, "the cases show the schema accepting and rejecting"
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["description"])
+def test_manifest_schema_case(case: dict[str, Any]) -> None:
+    errors = list(jsonschema.Draft202012Validator(SCHEMA).iter_errors(case["data"]))
+    assert (errors == []) is case["valid"], [e.message for e in errors] or "accepted"
+
+
+# -- the manifests -----------------------------------------------------------------------------------------------
 def test_the_captures_are_found() -> None:
+    assert len(MANIFESTS) == 5
     assert len(OK) >= 20 and len(BROKEN) >= len(STREAM_RULES)
 
 
-@pytest.mark.parametrize("path", _capture_files(), ids=lambda p: p.relative_to(CAPTURES).as_posix())
-def test_capture_file_names(path: Path) -> None:
-    front, profile, kind, name = path.relative_to(CAPTURES).parts
-    assert front in PROFILE_DIRS, f"unknown front directory {front!r}"
-    assert profile in PROFILE_DIRS[front], f"{front} has no profile directory {profile!r}"
-    assert kind in ("ok", "broken"), f"{kind!r} is neither ok nor broken"
-    if kind == "ok":
-        assert OK_NAME.fullmatch(path.stem), f"{name!r} is not a lower-case slug"
-        return
-    match = BROKEN_NAME.fullmatch(path.stem)
-    assert match is not None, f"{name!r} is not <RULE-ID>--<slug>"
-    rule = RULES.get(match["rule"])
-    assert rule is not None, f"{match['rule']} is not a rule of the catalogue"
-    assert rule.applies(cast(Front, front), cast(Profile, profile)), (
-        f"{rule.id} does not apply to front {front} under profile {profile}"
-    )
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda p: p.parent.relative_to(CAPTURES).as_posix())
+def test_manifest_is_valid_and_in_its_directory(manifest: Path) -> None:
+    doc = _read(manifest)
+    jsonschema.validate(doc, SCHEMA)
+    assert manifest.parent.relative_to(CAPTURES).parts == (doc["front"], doc["profile"])
+    assert any(entry["kind"] == "ok" for entry in doc["captures"]), "every capture set has ok captures"
 
 
-def test_no_stray_files() -> None:
-    stray = [
-        p.relative_to(CAPTURES).as_posix()
-        for p in CAPTURES.rglob("*")
-        if p.is_file() and p != GENERATOR and "__pycache__" not in p.parts and p not in set(_capture_files())
-    ]
-    assert stray == []
+def test_every_capture_file_is_listed_exactly_once() -> None:
+    listed = Counter(c.path for c in ALL)
+    twice = sorted(p.relative_to(CAPTURES).as_posix() for p, n in listed.items() if n > 1)
+    assert twice == []
+    unlisted = sorted(p.relative_to(CAPTURES).as_posix() for p in _capture_files() if p not in listed)
+    assert unlisted == [], "add these files to their manifest.json"
 
 
-@pytest.mark.parametrize(("front", "profile"), [(f, p) for f, ps in PROFILE_DIRS.items() for p in ps])
-def test_every_profile_directory_has_ok_captures(front: str, profile: str) -> None:
-    assert [c for c in OK if (c.front, c.profile) == (front, profile)]
+@pytest.mark.parametrize("capture", ALL, ids=lambda c: c.id)
+def test_listed_capture_exists_and_its_rules_apply(capture: Capture) -> None:
+    assert capture.path.is_file(), f"{capture.id}: listed in {capture.manifest.name} but missing"
+    for rule_id in capture.fails:
+        rule = RULES.get(rule_id)
+        assert rule is not None, f"{rule_id} is not a rule of the catalogue"
+        assert rule.applies(capture.front, capture.profile), (
+            f"{rule.id} does not apply to front {capture.front} under profile {capture.profile}"
+        )
+    if capture.kind == "broken":
+        assert capture.path.stem.split("--")[0] in capture.fails, "a broken file name starts with a rule it fails"
 
 
+# -- the captures against the checker ----------------------------------------------------------------------------
 @pytest.mark.parametrize(("capture", "profile"), OK_RUNS)
 def test_ok_capture_passes_every_rule(capture: Capture, profile: Profile) -> None:
     report = _check(capture, profile)
@@ -139,15 +166,15 @@ def test_ok_capture_passes_every_rule(capture: Capture, profile: Profile) -> Non
 
 
 @pytest.mark.parametrize("capture", BROKEN, ids=lambda c: c.id)
-def test_broken_capture_fails_exactly_its_rule(capture: Capture) -> None:
+def test_broken_capture_fails_exactly_its_rules(capture: Capture) -> None:
     report = _check(capture, capture.profile)
-    assert report.failed_rules == (capture.rule,), _describe(report)
-    result = next(r for r in report.results if r.rule.id == capture.rule)
-    assert result.outcome == "failed" and result.violations
-    for violation in result.violations:
-        assert violation.rule == capture.rule
-        assert violation.message.strip(), "a violation without a message"
-        assert violation.evidence.to_json(), f"no evidence for {violation.message!r}"
+    assert sorted(report.failed_rules) == sorted(capture.fails), _describe(report)
+    for result in report.failed:
+        assert result.outcome == "failed" and result.violations
+        for violation in result.violations:
+            assert violation.rule == result.rule.id
+            assert violation.message.strip(), "a violation without a message"
+            assert violation.evidence.to_json(), f"no evidence for {violation.message!r}"
 
 
 #: Rules shown failing by a test elsewhere instead of a bundled capture, with the reason.
@@ -158,25 +185,6 @@ ELSEWHERE = {
 
 def test_every_stream_rule_has_a_broken_capture() -> None:
     """Harness rules (families 7-9) are shown failing by the broken fakes (tests/harness/run/test_mutations.py)."""
-    covered = {c.rule for c in BROKEN} | set(ELSEWHERE)
+    covered = {rule for c in BROKEN for rule in c.fails} | set(ELSEWHERE)
     missing = [rule.id for rule in STREAM_RULES if rule.id not in covered]
     assert missing == [], f"rules without a broken capture: {', '.join(missing)}"
-
-
-def test_the_generator_writes_exactly_the_bundled_captures(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("_captures_generate", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    sys.dont_write_bytecode, saved = True, sys.dont_write_bytecode
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.dont_write_bytecode = saved
-        del sys.modules[spec.name]
-    written: list[Path] = module.generate(tmp_path)
-    generated = {p.relative_to(tmp_path).as_posix() for p in written}
-    bundled = {p.relative_to(CAPTURES).as_posix() for p in _capture_files()}
-    assert sorted(generated ^ bundled) == [], "run `python examples/captures/generate.py`"
-    stale = [n for n in sorted(generated) if (tmp_path / n).read_bytes() != (CAPTURES / n).read_bytes()]
-    assert stale == [], "run `python examples/captures/generate.py`"
