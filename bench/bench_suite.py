@@ -33,7 +33,7 @@ from callproof.mock_server.dialects._render import Dialect, RenderContext
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_S = 20.0
 LAUNCH = f"{sys.executable} {ROOT / 'examples' / 'gateway.py'} --upstream {{upstream}} --port {{port}}"
-PASSTHROUGH = f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'passthrough.py'} --upstream {{upstream}} --port {{port}}"
+PASSTHROUGH = f"{sys.executable} -m tests.fakes.passthrough --upstream {{upstream}} --port {{port}}"
 
 
 def _once(workers: str, out: Path, *, launch: str = LAUNCH, dialect: str = "chat", name: str = "gateway",

@@ -13,9 +13,11 @@ from typing import Any
 
 import yaml
 
+from tests import fakes
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-GATEWAY = f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'gateways.py'}"
+GATEWAY = fakes.command("gateways")
 _EXPR = re.compile(r"\$\{\{\s*(inputs|steps)\.([\w-]+)(?:\.outputs\.([\w-]+))?\s*\}\}")
 
 
@@ -39,7 +41,7 @@ def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, d
     github_output, summary = cwd / "github_output", cwd / "step_summary"
     github_output.write_text("", encoding="utf-8")
     summary.touch()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
     env |= {k: expand(str(v)) for k, v in step.get("env", {}).items()}
     env |= {"GITHUB_OUTPUT": str(github_output), "GITHUB_STEP_SUMMARY": str(summary),
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}

@@ -1,7 +1,7 @@
 """Fake clients under test for the client runner (docs/spec/contracts.md §5): one correct, the others broken on purpose.
 
-    python tests/fakes/clients.py                        # the correct reference client
-    python tests/fakes/clients.py --defect first_call_only
+    python -m tests.fakes.clients                        # the correct reference client
+    python -m tests.fakes.clients --defect first_call_only
 
 Each run reads one Responses request body on stdin, sends it to `$CALLPROOF_BASE_URL/responses` and prints one
 result object (`text`, `tool_calls`, `error`, `incomplete`). `ReferenceClient` uses httpx and a hand-written SSE

@@ -2,7 +2,7 @@
 the harness catches it. Each class overrides one method; its docstring names the defect and the rule that must
 fail.
 
-    python tests/fakes/gateways.py --defect buffering --upstream http://127.0.0.1:PORT/v1 --port N
+    python -m tests.fakes.gateways --defect buffering --upstream http://127.0.0.1:PORT/v1 --port N
 
 Without --defect the correct gateway of `--upstream-dialect` (chat by default) runs unchanged. `DEFECTS` maps
 each defect name to its class.
@@ -10,40 +10,18 @@ each defect name to its class.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import httpx
 from starlette.responses import Response
 
-GATEWAY_PATH = Path(__file__).resolve().parents[2] / "examples" / "gateway.py"
+from examples.gateway import Gateway, Item, Json, Turn, create_app, parser, serve
 
-
-def _load_gateway() -> ModuleType:
-    """examples/gateway.py by path: examples/ is not a package, and this file also runs as a script."""
-    name = "callproof_example_gateway"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, GATEWAY_PATH)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the class is created
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-if TYPE_CHECKING:
-    from examples.gateway import Gateway, Item, Json, Turn, create_app, parser, serve
-else:
-    _gateway = _load_gateway()
-    Gateway, create_app, parser, serve = _gateway.Gateway, _gateway.create_app, _gateway.parser, _gateway.serve
-
-__all__ = ["DEFECTS", "GATEWAY_PATH", "create_app", "main"]
+__all__ = ["DEFECTS", "create_app", "main"]
 
 
 def _without(front: Json, key: str) -> Json:

@@ -1,7 +1,7 @@
 """A pass-through proxy: the Responses front forwarded byte for byte to a Responses upstream, for the harness's
 `--upstream-dialect responses` (everything it streams is what the mock wrote, as it arrives).
 
-    python tests/fakes/passthrough.py --upstream http://127.0.0.1:PORT/v1 --port N
+    python -m tests.fakes.passthrough --upstream http://127.0.0.1:PORT/v1 --port N
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -28,11 +27,12 @@ import jsonschema
 import pytest
 
 from callproof.reports._html import render_html
+from tests import fakes
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
-GATEWAY = f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'gateways.py'} --upstream {{upstream}} --port {{port}}"
+GATEWAY = fakes.launch()
 #: The fallback runs: a reassembly failure whose evidence points at an event of the case's timeline, an expected
 #: failure without an event, and a case that passes.
 CASES = ("interleaved_round_robin::reassembly", "interleaved_round_robin::expected", "one_call::identity")

@@ -15,19 +15,19 @@ from typing import Any
 
 import jsonschema
 
+from tests import fakes
+
 ROOT = Path(__file__).resolve().parents[3]
 CALLPROOF = Path(sys.executable).parent / "callproof"
-FAKES = ROOT / "tests" / "fakes"
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
 
 
 def gateway(defect: str | None = None) -> str:
-    flag = f" --defect {defect}" if defect else ""
-    return f"{sys.executable} {FAKES / 'gateways.py'}{flag} --upstream {{upstream}} --port {{port}}"
+    return fakes.launch("gateways", defect)
 
 
 def run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
     done = subprocess.run([str(CALLPROOF), "run", *args], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300, check=False)
     path = tmp_path / "report.json"
@@ -101,7 +101,7 @@ def test_write_baseline_then_run_against_it(tmp_path: Path) -> None:
 
 
 def test_client_mode_with_an_adapter_program(tmp_path: Path) -> None:
-    done, report = run(tmp_path, "--client-cmd", f"{sys.executable} {FAKES / 'clients.py'}",
+    done, report = run(tmp_path, "--client-cmd", fakes.command("clients"),
                        "-k", "parallel_two_calls or fault_http_500")
     assert done.returncode == 0, done.stdout + done.stderr
     assert outcomes(report) == {"parallel_two_calls::expected": "passed", "parallel_two_calls::client": "passed",
@@ -123,8 +123,8 @@ def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
     from callproof.harness.run._iut import free_port
 
     mock_port, port = free_port(), free_port()
-    gw = subprocess.Popen([sys.executable, str(FAKES / "gateways.py"), "--upstream",
-                           f"http://127.0.0.1:{mock_port}/v1", "--port", str(port)])
+    gw = subprocess.Popen([sys.executable, "-m", "tests.fakes.gateways", "--upstream",
+                           f"http://127.0.0.1:{mock_port}/v1", "--port", str(port)], env=fakes.env())
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -143,7 +143,6 @@ def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
 
 
 def test_app_mode_serves_an_asgi_gateway_in_process(tmp_path: Path) -> None:
-    (tmp_path / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
     done, report = run(tmp_path, "--app", "tests.fakes.gateway_app:app", "-k", "timing_explicit_delays")
     assert done.returncode == 0, done.stdout + done.stderr
     got = outcomes(report)

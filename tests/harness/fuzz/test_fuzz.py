@@ -20,24 +20,19 @@ from hypothesis import HealthCheck, given, settings
 from callproof.harness.fuzz import expect_of, parse_generated, scenario_documents
 from callproof.harness.scenario._scenario import FunctionCall
 from callproof.mock_server import Scenario, load_scenarios
+from tests import fakes
 
 ROOT = Path(__file__).resolve().parents[3]
 CALLPROOF = Path(sys.executable).parent / "callproof"
-FAKES = ROOT / "tests" / "fakes"
 #: The bound the issue sets: a defect is found and shrunk within this.
 BUDGET_S = 60.0
 
 
-def gateway(defect: str | None = None) -> str:
-    flag = f" --defect {defect}" if defect else ""
-    return f"{sys.executable} {FAKES / 'gateways.py'}{flag} --upstream {{upstream}} --port {{port}}"
-
-
-PASSTHROUGH = f"{sys.executable} {FAKES / 'passthrough.py'} --upstream {{upstream}} --port {{port}}"
+PASSTHROUGH = fakes.launch("passthrough")
 
 
 def callproof(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
     return subprocess.run([str(CALLPROOF), *args], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300, check=False)
 
@@ -82,7 +77,7 @@ def replayed_rules(tmp_path: Path, launch: str, path: Path, scenario_id: str) ->
     ("first_name_fragment", 2, {"EXP-001"}),
 ])
 def test_fuzz_finds_and_shrinks_a_gateway_defect(tmp_path: Path, defect: str, seed: int, rules: set[str]) -> None:
-    launch = gateway(defect)
+    launch = fakes.launch("gateways", defect)
     start = time.monotonic()
     done = callproof(tmp_path, "fuzz", "--launch", launch, "--seed", str(seed), "--time", "50", "--out", "found")
     elapsed = time.monotonic() - start
@@ -122,7 +117,8 @@ def test_fuzz_finds_nothing_in_a_conformant_gateway(tmp_path: Path) -> None:
 
 
 def test_fuzz_finds_nothing_in_the_reference_gateway(tmp_path: Path) -> None:
-    done = callproof(tmp_path, "fuzz", "--launch", gateway(), "--max-examples", "15", "--seed", "1", "--out", "found")
+    done = callproof(tmp_path, "fuzz", "--launch", fakes.launch(), "--max-examples", "15", "--seed", "1",
+                     "--out", "found")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no failure found in 15 examples" in done.stdout
 
@@ -139,12 +135,12 @@ def test_fuzz_stops_generating_after_time(tmp_path: Path) -> None:
 def test_fuzz_usage_and_setup_errors_exit_2(tmp_path: Path) -> None:
     done = callproof(tmp_path, "fuzz")
     assert done.returncode == 2 and "one of the arguments --launch --target --app --client-cmd --client" in done.stderr
-    done = callproof(tmp_path, "fuzz", "--launch", gateway(), "--max-examples", "0")
+    done = callproof(tmp_path, "fuzz", "--launch", fakes.launch(), "--max-examples", "0")
     assert done.returncode == 2 and "--max-examples: must be at least 1, got 0" in done.stderr
     done = callproof(tmp_path, "fuzz", "--target", "http://127.0.0.1:9/v1/responses")
     assert done.returncode == 2 and "--target needs --mock-port PORT" in done.stderr
     (tmp_path / "a_file").write_text("", encoding="utf-8")
-    done = callproof(tmp_path, "fuzz", "--launch", gateway(), "--out", "a_file")
+    done = callproof(tmp_path, "fuzz", "--launch", fakes.launch(), "--out", "a_file")
     assert done.returncode == 2 and "--out a_file is a file; give a folder" in done.stderr
     done = callproof(tmp_path, "fuzz", "--launch", f"{sys.executable} -c \"raise SystemExit('no config file')\"")
     assert done.returncode == 2, done.stdout + done.stderr

@@ -5,22 +5,27 @@ tests (`callproof_scenario` with the `callproof` marker)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+from tests import fakes
+
 ROOT = Path(__file__).resolve().parents[3]
-FAKE = ROOT / "tests" / "fakes" / "gateways.py"
 SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
 SUITE = ["-p", "callproof", "-p", "no:cacheprovider", "--pyargs", "callproof.suite"]
 
 
 def gateway(defect: str | None = None) -> str:
-    flag = f" --defect {defect}" if defect else ""
-    return f"{sys.executable} {FAKE}{flag} --upstream {{upstream}} --port {{port}}"
+    return fakes.launch("gateways", defect)
+
+
+@pytest.fixture(autouse=True)
+def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytester runs in a temporary directory: `python -m tests.fakes...` finds the repository on PYTHONPATH."""
+    monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
 
 
 def report_of(path: Path) -> dict[str, Any]:

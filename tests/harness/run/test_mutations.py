@@ -5,7 +5,6 @@ on 127.0.0.1, exactly as `callproof run` runs them. The table is printed at the 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,21 @@ from callproof.harness._types import Dialect
 from callproof.harness.judge import CaseResult, CaseSpec
 from callproof.harness.run import Harness, RunConfig
 from callproof.mock_server import bundled_scenarios
+from tests import fakes
+from tests.fakes import clients, gateways
 
-ROOT = Path(__file__).resolve().parents[3]
-FAKES = ROOT / "tests" / "fakes"
 TABLE = json.loads((Path(__file__).parent / "data" / "mutations.json").read_text(encoding="utf-8"))
-GATEWAY = f"{sys.executable} {FAKES / 'gateways.py'} --upstream {{upstream}} --port {{port}}"
-CLIENT = f"{sys.executable} {FAKES / 'clients.py'}"
 FEATURES = sorted({s.feature for s in bundled_scenarios().values()})
 #: Raw scenarios replay bytes of one dialect as they are: not a gateway's upstream (the harness leaves them out).
 GATEWAY_FEATURES = [f for f in FEATURES if f != "raw"]
 #: The upstream dialects the reference gateway speaks (examples/gateway.py DIALECTS).
 GATEWAY_DIALECTS: tuple[Dialect, ...] = ("chat", "anthropic")
+
+
+@pytest.fixture(autouse=True)
+def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m tests.fakes...` resolves whatever the working directory."""
+    monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
 
 
 def _spec(case_id: str) -> CaseSpec:
@@ -62,8 +65,7 @@ def _row(record: Any, kind: str, defect: str, rules: Sequence[str], caught: set[
 
 @pytest.mark.parametrize("entry", TABLE["gateway"], ids=lambda e: e["defect"])
 def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -> None:
-    config = RunConfig(launch=GATEWAY.replace("--upstream", f"--defect {entry['defect']} --upstream"),
-                       case_timeout=15)
+    config = RunConfig(launch=fakes.launch("gateways", entry["defect"]), case_timeout=15)
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "gateway", entry["defect"], entry["rules"], caught)
@@ -73,7 +75,7 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
 
 @pytest.mark.parametrize("entry", TABLE["client"], ids=lambda e: e["defect"])
 def test_broken_client_is_caught(entry: dict[str, Any], record_property: Any) -> None:
-    config = RunConfig(client_cmd=f"{CLIENT} --defect {entry['defect']}", case_timeout=3)
+    config = RunConfig(client_cmd=fakes.command("clients", entry["defect"]), case_timeout=3)
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "client", entry["defect"], entry["rules"], caught)
@@ -88,24 +90,17 @@ def test_every_harness_rule_is_shown_failing_by_a_fake() -> None:
 
 
 def test_every_defect_of_the_fakes_is_in_the_table() -> None:
-    import importlib.util
-
-    for kind, name in (("gateway", "gateways"), ("client", "clients")):
-        spec = importlib.util.spec_from_file_location(f"_fakes_{name}", FAKES / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
+    for kind, module in (("gateway", gateways), ("client", clients)):
         listed = {e["defect"] for e in TABLE[kind]}
         defects = set(module.DEFECTS) - {"dies_on_large_arguments"}  # an IUT crash is an error, not a rule
-        assert defects == listed, f"{name}.py defects without a table row, or rows without a defect"
+        assert defects == listed, f"{module.__name__} defects without a table row, or rows without a defect"
         for cls in module.DEFECTS.values():
             assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
 
 
 def _reference_gateway(dialect: Dialect) -> RunConfig:
     """The reference gateway (examples/gateway.py, unbroken) in front of a `dialect` upstream."""
-    return RunConfig(launch=f"{GATEWAY} --upstream-dialect {dialect}", upstream_dialect=dialect, case_timeout=15)
+    return RunConfig(launch=f"{fakes.launch()} --upstream-dialect {dialect}", upstream_dialect=dialect, case_timeout=15)
 
 
 @pytest.mark.parametrize("dialect", GATEWAY_DIALECTS)
@@ -125,7 +120,7 @@ def test_the_reference_client_passes_every_case(feature: str) -> None:
     assert _not_passed(RunConfig(client="tests.fakes.clients:run", case_timeout=15), feature) == []
 
 
-PASSTHROUGH = f"{sys.executable} {FAKES / 'passthrough.py'} --upstream {{upstream}} --port {{port}}"
+PASSTHROUGH = fakes.launch("passthrough")
 
 
 @pytest.mark.parametrize("feature", ["basic", "parallel", "interleaved", "timing", "http_errors", "multi_turn",

@@ -53,13 +53,13 @@ def _launch(script: str, *args: str) -> list[str]:
 
 
 def _client(defect: str) -> list[str]:
-    return ["--client-cmd", f"{PYTHON} tests/fakes/clients.py --defect {defect}"]
+    return ["--client-cmd", f"{PYTHON} -m tests.fakes.clients --defect {defect}"]
 
 
 FAILING = [
     # A pass-through proxy over a Responses upstream hands the mock's fault and quirk scenarios to the front as
     # they are: framing, sequence, lifecycle, identity, reassembly, expected and gateway rules fail.
-    Run(_launch("tests/fakes/passthrough.py"), options=["--upstream-dialect", "responses"],
+    Run(_launch("-m tests.fakes.passthrough"), options=["--upstream-dialect", "responses"],
         baseline="duplicate_call_ids::identity RSP-ID-008\ntext_only::identity  # fixed since: a stale entry\n",
         cases=["fault_disconnect_after_bytes::framing", "fault_disconnect_after_bytes::lifecycle",
                "fault_malformed::framing", "fault_malformed::sequence", "fault_malformed::reassembly",
@@ -69,11 +69,11 @@ FAILING = [
                "one_call::identity", "text_only::expected"]),
     Run(_launch("tests/reports/data/make_fixtures.py serve"), options=["--upstream-dialect", "responses"],
         cases=["one_call::schema"]),
-    Run(_launch("tests/fakes/gateways.py", "--defect no_sequence_numbers"), cases=["one_call::sequence"]),
-    Run(_launch("tests/fakes/gateways.py", "--defect drops_retry_after"), cases=["fault_http_429::faults"]),
-    Run(_launch("tests/fakes/gateways.py", "--defect drops_parallel_flag"),
+    Run(_launch("-m tests.fakes.gateways", "--defect no_sequence_numbers"), cases=["one_call::sequence"]),
+    Run(_launch("-m tests.fakes.gateways", "--defect drops_retry_after"), cases=["fault_http_429::faults"]),
+    Run(_launch("-m tests.fakes.gateways", "--defect drops_parallel_flag"),
         cases=["parallel_calls_disabled::translation"]),
-    Run(_launch("tests/fakes/gateways.py", "--defect dies_on_large_arguments"), cases=["large_arguments::expected"]),
+    Run(_launch("-m tests.fakes.gateways", "--defect dies_on_large_arguments"), cases=["large_arguments::expected"]),
     Run(_client("drops_call_id"), cases=["one_call::client"]),
     Run(_client("swallows_errors"), cases=["fault_http_500::client"]),
     Run(_client("first_call_only"), cases=["parallel_two_calls::expected"]),

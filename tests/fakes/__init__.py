@@ -1,0 +1,41 @@
+"""Test fakes: deliberately simple gateways and clients under test, correct and broken (README.md).
+
+Each fake is a module of this package, run as `python -m tests.fakes.<module>` with the repository root as the
+working directory; from another directory, put the root on PYTHONPATH (`env()`). `command()` and `launch()` spell
+those command lines for the harness's `--client-cmd` and `--launch`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["ROOT", "Fake", "command", "env", "launch"]
+
+#: The repository root: `-m tests.fakes.<module>` resolves from here.
+ROOT = Path(__file__).resolve().parents[2]
+
+Fake = Literal["clients", "gateways", "passthrough"]
+
+
+def command(fake: Fake, defect: str | None = None) -> str:
+    """`<this python> -m tests.fakes.<fake> [--defect DEFECT]`."""
+    flag = f" --defect {defect}" if defect else ""
+    return f"{sys.executable} -m tests.fakes.{fake}{flag}"
+
+
+def launch(fake: Literal["gateways", "passthrough"] = "gateways", defect: str | None = None) -> str:
+    """A `--launch` command: the fake gateway (one `defect`, or none) in front of the harness's mock upstream."""
+    return f"{command(fake, defect)} --upstream {{upstream}} --port {{port}}"
+
+
+def env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`base` (default: os.environ) with the repository root first on PYTHONPATH, so that the commands above
+    work from any working directory."""
+    environ = dict(os.environ if base is None else base)
+    paths = [str(ROOT), *(p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    environ["PYTHONPATH"] = os.pathsep.join(paths)
+    return environ
