@@ -1,34 +1,22 @@
-"""The check pipeline itself: incremental feeding, decoded events, bodies, bounded evidence."""
+"""The check pipeline itself, shared by the three fronts: incremental feeding, decoded events, bounded evidence,
+framing issues and oversize events. Each front's own rules: test_responses.py, test_chat.py, test_anthropic.py."""
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
-from callproof.harness import StreamChecker, check_body, check_bytes, check_events, parse_sse
+from callproof.harness import StreamChecker, check_bytes, check_events, parse_sse
 from callproof.harness.check._front import KEEP_PER_RULE
+from tests.harness.check.support import captures, decoded, fed_byte_by_byte, violations
 
-CAPTURES = Path(__file__).resolve().parents[3] / "examples" / "captures"
-OK = sorted((CAPTURES / "responses" / "openai" / "ok").glob("*.sse"))
-BROKEN = sorted((CAPTURES / "responses" / "openai" / "broken").glob("*.sse"))
-
-
-def _violations(report: object) -> list[tuple[str, str, object]]:
-    from callproof.harness import CheckReport
-
-    assert isinstance(report, CheckReport)
-    return [(r.rule.id, v.message, v.evidence) for r in report.results for v in r.violations]
+OK = captures("responses", "ok")
+BROKEN = captures("responses", "broken")
 
 
 def test_one_byte_at_a_time_gives_the_same_report() -> None:
     for path in [*OK[:3], *BROKEN[:12]]:
         data = path.read_bytes()
-        whole = check_bytes(data)
-        checker = StreamChecker("responses", "openai")
-        for i in range(len(data)):
-            checker.feed(data[i : i + 1])
-        assert _violations(checker.close()) == _violations(whole), path.name
+        assert violations(fed_byte_by_byte(data, "responses")) == violations(check_bytes(data)), path.name
 
 
 def test_close_is_idempotent() -> None:
@@ -38,26 +26,12 @@ def test_close_is_idempotent() -> None:
 
 
 def test_decoded_events_are_checked_without_framing_rules() -> None:
-    events = [json.loads(e.data) for e in parse_sse(OK[0].read_bytes())[0]]
+    events = decoded(OK[0].read_bytes())
     report = check_events(events)
     assert report.kind == "events" and report.events == len(events)
     assert report.failed_rules == ()
     framing = [r for r in report.results if r.rule.family == "framing"]
     assert framing and all(r.outcome == "not-applicable" for r in framing)
-
-
-def test_decoded_events_still_fail_stream_rules() -> None:
-    events = [json.loads(e.data) for e in parse_sse(OK[0].read_bytes())[0]]
-    report = check_events(events[:-1])  # the terminal event dropped
-    assert report.failed_rules == ("RSP-LIFE-002",)
-
-
-def test_body_rules_only_apply_to_bodies() -> None:
-    body = next((CAPTURES / "responses" / "openai" / "ok").glob("*.json")).read_bytes()
-    report = check_body(body)
-    assert report.kind == "json" and report.conformant and report.failed_rules == ()
-    applied = {r.rule.id for r in report.results if r.outcome != "not-applicable"}
-    assert "RSP-SCHEMA-003" in applied and "RSP-SEQ-003" not in applied
 
 
 def test_evidence_is_bounded_but_every_violation_is_counted() -> None:
@@ -90,10 +64,3 @@ def test_an_event_over_the_size_limit_is_skipped_and_reported() -> None:
     assert report.conformant  # INFO never fails a check
     (violation,) = next(r for r in report.results if r.rule.id == "SSE-006").violations
     assert violation.evidence.offset == first_end
-
-
-def test_lenient_accepts_the_open_responses_error_then_failed_ending() -> None:
-    capture = CAPTURES / "responses" / "open-responses" / "ok" / "error-then-failed.sse"
-    data = capture.read_bytes().replace(b"data: [DONE]\n\n", b"")
-    assert check_bytes(data, profile="lenient").failed_rules == ()
-    assert "RSP-LIFE-003" in check_bytes(data, profile="openai").failed_rules

@@ -1,20 +1,44 @@
-"""Arguments streamed in more deltas than one joined run holds (the checker joins deltas in runs to bound memory)."""
+"""The Responses front checker (harness/check/_responses.py): its stream and body rules through the check entry
+points, profile differences, and arguments streamed in more deltas than one joined run holds (the checker joins
+deltas in runs to bound memory)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from callproof.harness import check_events, parse_sse
+from callproof.harness import check_body, check_bytes, check_events
+from tests.harness.check.support import CAPTURES, captures, decoded
 
-CAPTURE = Path(__file__).resolve().parents[3] / "examples" / "captures" / "responses" / "openai" / "ok" / "one-call.sse"
+OK = captures("responses", "ok")
+ONE_CALL = CAPTURES / "responses" / "openai" / "ok" / "one-call.sse"
 ARGUMENTS = json.dumps({"note": "abcdefghij" * 100})  # 1,012 characters: one delta each, several joined runs
+
+
+def test_decoded_events_still_fail_stream_rules() -> None:
+    events = decoded(OK[0].read_bytes())
+    report = check_events(events[:-1])  # the terminal event dropped
+    assert report.failed_rules == ("RSP-LIFE-002",)
+
+
+def test_body_rules_only_apply_to_bodies() -> None:
+    (body,) = captures("responses", "ok", ".json")
+    report = check_body(body.read_bytes())
+    assert report.kind == "json" and report.conformant and report.failed_rules == ()
+    applied = {r.rule.id for r in report.results if r.outcome != "not-applicable"}
+    assert "RSP-SCHEMA-003" in applied and "RSP-SEQ-003" not in applied
+
+
+def test_lenient_accepts_the_open_responses_error_then_failed_ending() -> None:
+    capture = CAPTURES / "responses" / "open-responses" / "ok" / "error-then-failed.sse"
+    data = capture.read_bytes().replace(b"data: [DONE]\n\n", b"")
+    assert check_bytes(data, profile="lenient").failed_rules == ()
+    assert "RSP-LIFE-003" in check_bytes(data, profile="openai").failed_rules
 
 
 def _one_call(deltas: list[str], done: str) -> list[dict[str, Any]]:
     """one-call.sse with the call's argument deltas and final arguments replaced, sequence numbers renumbered."""
-    events = [json.loads(e.data) for e in parse_sse(CAPTURE.read_bytes())[0]]
+    events: list[dict[str, Any]] = decoded(ONE_CALL.read_bytes())
     first = next(i for i, e in enumerate(events) if e["type"] == "response.function_call_arguments.delta")
     template = events[first]
     kept = [e for e in events if e["type"] != "response.function_call_arguments.delta"]

@@ -1,0 +1,58 @@
+"""The Chat Completions front checker (harness/check/_chat.py): incremental feeding, decoded chunks, the body rules,
+and evidence that points at the chunk at fault. Every rule's broken capture: tests/examples/test_captures.py."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from callproof.harness import check_body, check_bytes, check_events
+from tests.harness.check.support import CAPTURES, captures, decoded, fed_byte_by_byte, violations
+
+PARALLEL = CAPTURES / "chat" / "openai" / "ok" / "parallel-calls.sse"
+
+
+@pytest.mark.parametrize("path", [*captures("chat", "ok"), *captures("chat", "broken")], ids=lambda p: p.name)
+def test_one_byte_at_a_time_gives_the_same_report(path: Path) -> None:
+    data = path.read_bytes()
+    assert violations(fed_byte_by_byte(data, "chat")) == violations(check_bytes(data, front="chat"))
+
+
+def test_decoded_chunks_are_checked_without_framing_rules() -> None:
+    """Decoded chunks carry no [DONE]: CHAT-FRAME-001 does not apply to them, like the SSE rules."""
+    report = check_events(decoded(PARALLEL.read_bytes()), front="chat")
+    assert report.kind == "events" and report.failed_rules == ()
+    not_applicable = {r.rule.id for r in report.results if r.outcome == "not-applicable"}
+    assert {"CHAT-FRAME-001", "SSE-001", "SSE-003"} <= not_applicable
+
+
+def test_a_missing_finish_reason_is_caught_in_decoded_chunks() -> None:
+    events = decoded(PARALLEL.read_bytes())
+    finish = next(i for i, e in enumerate(events) if e["choices"] and e["choices"][0].get("finish_reason"))
+    assert check_events(events[:finish] + events[finish + 1 :], front="chat").failed_rules == ("CHAT-FIN-001",)
+
+
+def test_a_duplicate_call_id_points_at_the_second_call() -> None:
+    events = copy.deepcopy(decoded(PARALLEL.read_bytes()))
+    starts = [
+        (index, call)
+        for index, event in enumerate(events) if event["choices"]
+        for call in event["choices"][0]["delta"].get("tool_calls", []) if "id" in call
+    ]
+    (_, first), (second_index, second) = starts
+    second["id"] = first["id"]
+    report = check_events(events, front="chat")
+    assert report.failed_rules == ("CHAT-TC-004",)
+    (violation,) = report.failed[0].violations
+    assert violation.evidence.event_index == second_index
+    assert violation.evidence.path == "$.choices[0].delta.tool_calls[0].id"
+
+
+def test_body_rules_only_apply_to_bodies() -> None:
+    (body,) = captures("chat", "ok", ".json")
+    report = check_body(body.read_bytes(), front="chat")
+    assert report.kind == "json" and report.failed_rules == ()
+    applied = {r.rule.id for r in report.results if r.outcome != "not-applicable"}
+    assert "CHAT-SCHEMA-002" in applied and not applied & {"CHAT-FRAME-001", "CHAT-FIN-001", "CHAT-SCHEMA-001"}
