@@ -10,8 +10,3 @@ def test_all_is_sorted_and_complete() -> None:
     public = {name for name in vars(reports) if not name.startswith("_")} - {"annotations"}
     modules = {name for name in public if type(getattr(reports, name)).__name__ == "module"}
     assert public - modules == set(reports.__all__)
-
-
-def test_every_export_resolves() -> None:
-    for name in reports.__all__:
-        assert getattr(reports, name) is not None

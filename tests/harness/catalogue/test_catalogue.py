@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from callproof.harness import CATALOGUE, RULES, rules_for
+from callproof.harness import CATALOGUE, RULES, Rule, rules_for
 from callproof.harness.catalogue._rule import FAMILIES, FRONTS, LEVELS, PROFILES
 from callproof.harness.cli._docs import rules_document
 
@@ -28,10 +28,7 @@ def test_ids_are_unique_and_well_formed() -> None:
 
 
 @pytest.mark.parametrize("rule", CATALOGUE, ids=lambda r: r.id)
-def test_rule_metadata_is_complete(rule: object) -> None:
-    from callproof.harness import Rule
-
-    assert isinstance(rule, Rule)
+def test_rule_metadata_is_complete(rule: Rule) -> None:
     assert rule.level in LEVELS and rule.family in FAMILIES
     assert rule.fronts and rule.fronts <= set(FRONTS)
     assert rule.profiles and rule.profiles <= set(PROFILES)
