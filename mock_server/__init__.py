@@ -5,8 +5,9 @@ from __future__ import annotations
 from callproof.harness.scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
 
 from ._app import create_app
+from ._clock import Clock, RealClock, VirtualClock
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
-from ._player import Clock, Plan, RealClock, VirtualClock, Write, make_plan
+from ._player import Plan, Write, make_plan
 from ._respx import route_to_mock
 from ._serve import ExposedControlError, MockServer, is_loopback, serve_forever
 

@@ -26,8 +26,9 @@ from starlette.types import Scope
 from callproof.harness._version import __version__
 from callproof.harness.scenario import Scenario, bundled_scenarios
 
+from ._clock import Clock, RealClock
 from ._journal import Journal, case_tag
-from ._player import Clock, Plan, RealClock, error_plan, make_plan
+from ._player import Plan, error_plan, make_plan
 from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 
 # anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a

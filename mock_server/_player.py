@@ -26,26 +26,22 @@ fault's default for that parameter.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import random
 import re
-import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 from callproof.harness.scenario import Fault, Scenario
 
+from ._clock import Clock
 from .dialects import Frame, RenderContext, Renderer
 
 __all__ = [
     "FAULT_KINDS",
-    "Clock",
     "Plan",
-    "RealClock",
-    "VirtualClock",
     "Write",
     "error_plan",
     "make_plan",
@@ -76,55 +72,6 @@ _DEFAULT_MESSAGES = {
 }
 _STREAM_ERROR = {"code": "server_error", "message": "The upstream failed mid-stream (injected by the callproof mock)."}
 _SEQUENCE = re.compile(rb'"sequence_number":\s*\d+')
-
-
-# -- clocks ------------------------------------------------------------------------------------------------
-
-
-class Clock(Protocol):
-    """Monotonic time in seconds and sleeping until an absolute deadline on the same scale."""
-
-    def now(self) -> float: ...
-
-    async def sleep_until(self, deadline: float) -> None: ...
-
-
-class RealClock:
-    """The event loop's monotonic clock; sleeping to absolute deadlines keeps a long stream free of drift."""
-
-    __slots__ = ()
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    async def sleep_until(self, deadline: float) -> None:
-        delay = deadline - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
-
-
-class VirtualClock:
-    """A clock that jumps to every deadline at once: plays a plan in no real time, with exact timestamps.
-
-    In-process tests of timing logic use it with `create_app(clock=VirtualClock())` and read the exact offsets
-    from the journal. `sleeps` lists every deadline slept until, in order."""
-
-    __slots__ = ("_now", "sleeps")
-
-    def __init__(self, start: float = 0.0) -> None:
-        self._now = start
-        self.sleeps: list[float] = []
-
-    def now(self) -> float:
-        return self._now
-
-    def advance(self, seconds: float) -> None:
-        self._now += seconds
-
-    async def sleep_until(self, deadline: float) -> None:
-        self.sleeps.append(deadline)
-        self._now = max(self._now, deadline)
-        await asyncio.sleep(0)
 
 
 # -- plans -------------------------------------------------------------------------------------------------
