@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeAlias
 
-from callproof.harness._types import JSONValue
+from callproof.harness._types import DIALECTS, Dialect, JSONValue
 
 __all__ = [
     "FAMILIES",
@@ -27,7 +27,7 @@ __all__ = [
 #: How much a failed rule matters: MUST fails the run, SHOULD is reported, INFO is advice.
 Level = Literal["MUST", "SHOULD", "INFO"]
 #: The API dialect a stream speaks (docs/spec/contracts.md §2).
-Front = Literal["responses", "chat", "anthropic"]
+Front: TypeAlias = Dialect
 #: Which rules and schema variants apply (docs/spec/contracts.md §2).
 Profile = Literal["openai", "open-responses", "lenient"]
 #: The rule families of docs/spec/contracts.md §7: six a single stream can be checked for, then the expected outcome of
@@ -38,7 +38,7 @@ Family = Literal[
 Outcome = Literal["passed", "failed", "not-applicable"]
 
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")
-FRONTS: tuple[Front, ...] = ("responses", "chat", "anthropic")
+FRONTS: tuple[Front, ...] = DIALECTS
 PROFILES: tuple[Profile, ...] = ("openai", "open-responses", "lenient")
 STREAM_FAMILIES: tuple[Family, ...] = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly")
 FAMILIES: tuple[Family, ...] = (*STREAM_FAMILIES, "expected", "gateway", "client")
