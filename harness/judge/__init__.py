@@ -21,9 +21,12 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
+from ._judgeable import NO_RESULT, NO_STREAM, adapter_problem, answer_problem, what_arrived
 from ._translation import check_translation
 
 __all__ = [
+    "NO_RESULT",
+    "NO_STREAM",
     "AdapterRun",
     "CaseOutcome",
     "CaseResult",
@@ -31,6 +34,8 @@ __all__ = [
     "Findings",
     "FrontAnswer",
     "UpstreamView",
+    "adapter_problem",
+    "answer_problem",
     "check_client",
     "check_equivalence",
     "check_faults",
@@ -47,4 +52,5 @@ __all__ = [
     "protocol_problem",
     "read_answer",
     "timeline",
+    "what_arrived",
 ]

@@ -76,6 +76,9 @@ class CommandClient:
         if process.returncode != 0:
             return AdapterRun(None, f"the adapter exited with status {process.returncode}", _tail(err), seconds)
         text = out.decode("utf-8", "replace").strip()
+        if not text:
+            return AdapterRun(None, "the adapter exited 0 and printed nothing on stdout: print one result object",
+                              _tail(err), seconds)
         try:
             value = json.loads(text)
         except ValueError:

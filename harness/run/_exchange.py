@@ -40,8 +40,9 @@ def exchange(
                     return Exchange(url, body, sent, status, head, tuple(chunks),
                                     f"no end of the answer within the case timeout of {timeout:g} s", True)
     except httpx.TimeoutException:
+        what = "no answer" if status is None else "no end of the answer"
         return Exchange(url, body, sent, status, head, tuple(chunks),
-                        f"no answer within the case timeout of {timeout:g} s", True)
+                        f"{what} within the case timeout of {timeout:g} s", True)
     except httpx.HTTPError as exc:
         reason = str(exc) or type(exc).__name__
         return Exchange(url, body, sent, status, head, tuple(chunks), f"{type(exc).__name__}: {reason}")

@@ -25,6 +25,8 @@ from callproof.harness.judge import (
     Findings,
     FrontAnswer,
     UpstreamView,
+    adapter_problem,
+    answer_problem,
     check_isolation,
     content_times,
     read_answer,
@@ -187,6 +189,7 @@ class Harness:
                            terminal=answer.result.terminal)
         if answer.exchange.timed_out:
             run.details["timed_out"] = answer.exchange.error
+        run.unjudged = answer_problem(answer, run.scenario)
         if not iut.alive():
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")
@@ -199,6 +202,7 @@ class Harness:
             run.error, run.details["setup_error"] = str(exc), True
             return
         run.adapter = outcome
+        run.unjudged = adapter_problem(outcome)
         run.adapter_result = result_of_adapter(outcome.result) if outcome.result is not None else None
         journal = self.mock.journal
         requests = journal.requests(case=run.case)
@@ -280,8 +284,14 @@ class Harness:
         check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
         results = findings.results()
         failed = [r for r in results if r.outcome == "failed"]
-        return CaseResult(spec, "failed" if failed else "passed", results, summary(failed),
-                          time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
+        details = {"scenarios": [s.id for s in chosen]}
+        unjudged = [f"{s.id}: {why}" for s, a, _ in answers if a is not None
+                    for why in [answer_problem(a, s)] if why is not None]
+        if unjudged and not failed:  # no verdict without evidence: every concurrent answer must be judgeable
+            return CaseResult(spec, "error", (), "\n".join(unjudged), time.monotonic() - start, details)
+        message = "\n".join([summary(failed), *unjudged]) if failed else ""
+        return CaseResult(spec, "failed" if failed else "passed", results, message, time.monotonic() - start,
+                          details)
 
     def iter_judged(self, specs: Sequence[CaseSpec]) -> Iterator[CaseResult]:
         for spec in specs:

@@ -15,7 +15,8 @@ __all__ = ["ScenarioRun"]
 @dataclass
 class ScenarioRun:
     """One scenario played once: the request sent, what came back (gateway: the front's answer and what reached
-    the upstream; client: the adapter's result and the stream the mock wrote), or why it could not run.
+    the upstream; client: the adapter's result and the stream the mock wrote), or why it could not run (`error`),
+    or why what came back cannot be judged (`unjudged`: no verdict without evidence).
 
     Mutable on purpose: the harness fills it in as the play proceeds, and the equivalence group adds the
     non-stream answer (`plain`) under `lock` on first use."""
@@ -25,6 +26,7 @@ class ScenarioRun:
     request: dict[str, Any]
     seconds: float
     error: str | None = None
+    unjudged: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     answer: FrontAnswer | None = None
     upstream: UpstreamView | None = None

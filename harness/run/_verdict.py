@@ -1,5 +1,6 @@
-"""Judging a played scenario: the rules of one case's group, and the case's verdict (passed, failed with the
-timeline and excerpts of the failure, or skipped when no rule of the group applies)."""
+"""Judging a played scenario: the rules of one case's group, and the case's verdict (docs/report.md#outcomes):
+passed, failed with the timeline and excerpts of the failure, skipped (with why) when no rule of the group applies
+to what the IUT did, or error when what came back cannot be judged (no verdict without evidence)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,14 @@ from callproof.harness.judge import (
     excerpts,
     expected_outcome,
     timeline,
+    what_arrived,
 )
 
 from ._config import RunConfig
 from ._plan import GROUP_PREFIX
 from ._scenario_run import ScenarioRun
 
-__all__ = ["group_results", "summary", "verdict"]
+__all__ = ["group_results", "skip_reason", "summary", "verdict"]
 
 
 def group_results(
@@ -60,7 +62,7 @@ def group_results(
             check_faults(findings, scenario, run.answer)
         elif spec.group == "streaming":
             check_streaming(findings, run.answer, run.upstream)
-        elif spec.group == "equivalence":
+        elif spec.group == "equivalence" and run.unjudged is None:  # an unjudgeable stream has no half to compare
             answer = plain(run)
             if answer is not None:
                 check_equivalence(findings, run.answer.result, answer)
@@ -71,19 +73,39 @@ def group_results(
 def verdict(
     spec: CaseSpec, run: ScenarioRun, results: tuple[RuleResult, ...], seconds: float, details: dict[str, Any]
 ) -> CaseResult:
-    """The case's result from its rules' results: skipped, passed, or failed with the evidence of the failure."""
-    if not any(r.outcome != "not-applicable" for r in results):
-        return CaseResult(spec, "skipped", results, f"no rule of group {spec.group!r} applies to what this "
-                          "scenario produced", seconds, details)
+    """The case's result from its rules' results: skipped, passed, failed with the evidence of the failure, or,
+    when the run gave nothing judgeable (`run.unjudged`), error, or failed where a MUST rule failed anyway."""
     failed = [r for r in results if r.outcome == "failed"]
-    if not failed:
-        return CaseResult(spec, "passed", results, "", seconds, details)
     rows: tuple[Mapping[str, Any], ...] = ()
     cuts: dict[str, str] = {}
     if run.answer is not None and run.answer.events:
         rows = tuple(timeline(run.answer.events, run.answer.exchange.sent))
         cuts = excerpts(run.answer.exchange.body, failed)
+    if run.unjudged is not None:
+        if not any(r.rule.level == "MUST" for r in failed):  # nothing judged may pass, nor pass on SHOULDs only
+            message = "\n".join([run.unjudged, summary(failed)]) if failed else run.unjudged
+            return CaseResult(spec, "error", tuple(failed), message, seconds, details, rows, cuts)
+        return CaseResult(spec, "failed", results, f"{summary(failed)}\n{run.unjudged}", seconds, details, rows,
+                          cuts)
+    if not any(r.outcome != "not-applicable" for r in results):
+        return CaseResult(spec, "skipped", results, skip_reason(spec, run), seconds, details)
+    if not failed:
+        return CaseResult(spec, "passed", results, "", seconds, details)
     return CaseResult(spec, "failed", results, summary(failed), seconds, details, rows, cuts)
+
+
+def skip_reason(spec: CaseSpec, run: ScenarioRun) -> str:
+    """Why no rule of the case's group applies to what the IUT did (a skipped case always says why)."""
+    answer = run.answer
+    if spec.group in STREAM_FAMILIES and answer is not None and answer.report is None:
+        return (f"the IUT answered {what_arrived(answer)} before streaming, a way to fail that this scenario "
+                f"allows: there is no stream for the {spec.group} rules")
+    if spec.group == "ids" and answer is not None and not answer.result.calls:
+        return "the IUT completed no tool call, so no call id to compare (the expected group judges the calls)"
+    if spec.group == "streaming":
+        return ("the upstream's content came in too short a burst, with no scripted pause, to tell streaming "
+                "from buffering")
+    return f"no rule of group {spec.group!r} applies to what this scenario produced"
 
 
 def summary(failed: Sequence[RuleResult]) -> str:

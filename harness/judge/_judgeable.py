@@ -1,0 +1,70 @@
+"""Whether an answer can be judged at all (no verdict without evidence, docs/report.md#outcomes).
+
+A stream request answered with an HTML page, an empty or undecodable stream, a stream still open at the case
+timeout: the rules of a case would find nothing to apply to, and a rule applied to nothing passes. Such an answer
+is *unjudgeable*: its cases are `error` (or `failed`, where a MUST rule found a defect in what did arrive), never
+`passed` or `skipped`, and the message names what arrived.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._adapter import AdapterRun
+from ._expected import expects_success
+from ._gateway import FrontAnswer
+
+__all__ = ["NO_RESULT", "NO_STREAM", "adapter_problem", "answer_problem", "what_arrived"]
+
+#: How the reason of an unjudgeable gateway answer, and of an adapter run without a result, begin.
+NO_STREAM = "no judgeable stream"
+NO_RESULT = "no result to judge"
+
+
+def what_arrived(answer: FrontAnswer) -> str:
+    """What came back, in one phrase: 'HTTP 200 text/html, 162 bytes, 0 events'."""
+    exchange = answer.exchange
+    kind = exchange.headers.get("content-type", "").split(";")[0].strip() or "no content-type"
+    events = len(answer.events)
+    last = f" (the last {answer.events[-1].type!r})" if events else ""
+    size = len(exchange.body)
+    return (f"HTTP {exchange.status} {kind}, {size} byte{'' if size == 1 else 's'}, "
+            f"{events} event{'' if events == 1 else 's'}{last}")
+
+
+def answer_problem(answer: FrontAnswer, scenario: Any) -> str | None:
+    """Why the front's answer to `scenario` cannot be judged, naming what arrived; None when it can.
+
+    Unjudgeable: an answer cut off by the case timeout (even after some events: the stream was not complete, so
+    no stream rule can certify it); an HTTP error where the scenario expects success (where it expects a failure,
+    an HTTP error is a legitimate way to fail, judged by the expected and fault rules); for a stream request, a
+    body that is not `text/event-stream` or an event stream with no event; for a non-stream request, a body that
+    is not a JSON object."""
+    exchange = answer.exchange
+    streamed = scenario.request.get("stream", True) is not False
+    noun = "stream" if streamed else "body"
+    head = f"{NO_STREAM}" if streamed else "no judgeable body"
+    if exchange.timed_out:
+        return f"{head}: {exchange.error or 'the case timed out'}; {what_arrived(answer)} had arrived"
+    status = exchange.status or 0
+    if status >= 400:
+        if not expects_success(scenario.expect.status):
+            return None
+        return (f"{head}: {what_arrived(answer)}, an HTTP error where the scenario expects a "
+                f"{scenario.expect.status} {noun}")
+    if streamed and not exchange.is_sse:
+        return f"{head}: a stream request was answered with {what_arrived(answer)}, not text/event-stream"
+    if streamed and not answer.events:
+        return f"{head}: {what_arrived(answer)}: nothing the stream rules can apply to"
+    if not streamed and exchange.is_sse:
+        return f"{head}: a non-stream request was answered with {what_arrived(answer)}, not a JSON body"
+    if not streamed and not isinstance(exchange.json(), dict):
+        return f"{head}: {what_arrived(answer)}, not a JSON object"
+    return None
+
+
+def adapter_problem(run: AdapterRun) -> str | None:
+    """Why a client adapter run gave nothing to judge (no output, not the protocol, crash, timeout), or None."""
+    if run.result is not None:
+        return None
+    return f"{NO_RESULT}: {run.problem or 'the adapter printed no result'}"
