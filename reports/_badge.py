@@ -5,7 +5,8 @@ The pass percentage is (passed + xfailed) / (cases - skipped): the cases that ra
 passed or failed only as the baseline expects. A case with only SHOULD failures is `failed` and counts against it,
 like an `error`. It is rounded down, so 100% means every case that ran passed. Colour: brightgreen at 100%, green
 from 95%, yellow from 80%, orange from 50%, red below; lightgrey for "incomplete" (a run cut off before every case
-ran) and "no cases" (nothing ran).
+ran) and "no cases" (the report holds none); red "nothing judged" when every case is an `error` or skipped (no
+case was judged: the run exits 1).
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def _badge(report: Report) -> _Badge:
     percent = pass_percentage(report)
     if not report.complete:
         return _Badge(LABEL, "incomplete", "lightgrey")
+    if report.summary.cases and not report.summary.judged:  # every case an error or skipped: the run exits 1
+        return _Badge(LABEL, "nothing judged", "red")
     if percent is None:
         return _Badge(LABEL, "no cases", "lightgrey")
     shown = math.floor(percent)

@@ -25,7 +25,7 @@ from importlib.resources import files
 from callproof.harness.report import Case, Report
 
 from ._html_case import case_detail, first_to_open
-from ._text import LEVELS, ReportLike, as_report, e, plural, rule_chips, slug
+from ._text import LEVELS, ReportLike, as_report, e, must_failures, plural, rule_chips, slug
 
 __all__ = ["render_html", "target_label"]
 
@@ -96,16 +96,20 @@ class _View:
         return self.report.complete
 
     def verdict(self) -> tuple[str, str, str]:
-        """(css class, verdict, why), following the exit code: a MUST failure or an error is not conformant."""
-        must = sum(1 for c in self.cases if _fails_must(c))
+        """(css class, verdict, why), following the exit code: a MUST failure or an error is not conformant, and a
+        run that judged no case is "nothing judged", never conformant."""
+        failures = must_failures(self.cases)
         errors = sum(1 for c in self.cases if c.outcome == "error")
         should = sum(1 for c in self.cases if c.outcome == "failed" and not _fails_must(c))
         xfailed = sum(1 for c in self.cases if c.outcome == "xfailed")
-        why = [f"{plural(must, 'case')} failed a MUST rule"] if must else []
-        why += [f"{plural(errors, 'case')} could not be run"] if errors else []
+        why = [failures] if failures else []
+        why += [f"{plural(errors, 'case')} could not be judged"] if errors else []
         why += [f"{plural(should, 'case')} failed SHOULD rules only"] if should else []
         why += [f"{plural(xfailed, 'known failure')} covered by the baseline"] if xfailed else []
-        if must or errors:
+        nothing = self.report.nothing_judged()
+        if nothing is not None:
+            return "v-fail", "nothing judged", f"no case was judged: {nothing}"
+        if failures or errors:
             return "v-fail", "not conformant", "; ".join(why)
         if not self.cases:
             return "v-incomplete", "no cases", "the report holds no case"

@@ -31,6 +31,7 @@ from ._text import (
     evidence_text,
     fails_run,
     fence,
+    must_failures,
     one_line,
     plural,
     printable,
@@ -86,10 +87,14 @@ def _verdict(report: Report) -> list[str]:
     cases, summary = report.cases, report.summary
     must = sum(fails_run(c) for c in cases)
     errors = summary.error
-    problems = [plural(must, "MUST failure")] if must else []
+    failures = must_failures(cases)
+    problems = [failures] if failures else []
     problems += [plural(errors, "error")] if errors else []
+    nothing = report.nothing_judged()
     if not cases:
         title = "⚠️ callproof: no cases ran"
+    elif nothing is not None:
+        title = "❌ callproof: nothing judged"
     elif problems:
         title = f"❌ callproof: {', '.join(problems)}"
     elif report.complete:
@@ -97,6 +102,9 @@ def _verdict(report: Report) -> list[str]:
     else:
         title = "⚠️ callproof: no failures so far (incomplete run)"
     lines = [f"## {title}", ""]
+    if nothing is not None:
+        lines += ["> [!CAUTION]", f"> **No case was judged**: {escape(nothing)}. A verdict needs evidence: fix what "
+                  "the errors name, or select cases that apply to this implementation.", ""]
     if not report.complete:
         lines += ["> [!WARNING]",
                   f"> **Incomplete run**: the run was cut off before every case ran; this report covers the "
@@ -190,7 +198,7 @@ def _section(case: Case, docs_url: str) -> str:
     title = ", ".join(f"{r.rule} ({r.level})" for r in failed) or case.outcome
     lines = [f"<details><summary><code>{html.escape(case.id)}</code>: {html.escape(title)}</summary>", ""]
     if case.outcome == "error" or not failed:
-        lines += [f"**{'Could not be run' if case.outcome == 'error' else 'Failed'}**:", "",
+        lines += [f"**{'Not judged' if case.outcome == 'error' else 'Failed'}**:", "",
                   fence(printable(shorten(case.message, _EXCERPT_CHARS))), ""]
     for result in failed:
         lines.append(f"**{rule_link(result.rule, docs_url)}** {escape(result.level)}: "

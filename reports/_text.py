@@ -31,6 +31,7 @@ __all__ = [
     "fence",
     "json_text",
     "level_class",
+    "must_failures",
     "one_line",
     "plural",
     "printable",
@@ -62,6 +63,16 @@ def as_report(report: ReportLike) -> Report:
 def fails_run(case: Case) -> bool:
     """A failed case that fails the run: a MUST rule failed (or, defensively, no failed rule says why)."""
     return case.outcome == "failed" and (not case.failed or case.failed_level("MUST"))
+
+
+def must_failures(cases: Iterable[Case]) -> str | None:
+    """'3 MUST rules failed in 9 cases': distinct failed MUST rules, and the cases that fail the run; None when no
+    case fails it."""
+    failing = [c for c in cases if fails_run(c)]
+    if not failing:
+        return None
+    rules = {r.rule for c in failing for r in c.failed if r.level == "MUST"}
+    return f"{plural(len(rules), 'MUST rule')} failed in {plural(len(failing), 'case')}"
 
 
 def evidence_text(evidence: ReportEvidence, *, kind: Callable[[str], str], path: Callable[[str], str],

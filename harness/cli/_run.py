@@ -1,8 +1,8 @@
 """`callproof run`: the bundled suite from the command line. It drives pytest in this process (so `-k`, `-n` and
 the JUnit/xdist machinery are pytest's own), isolated from any pytest configuration in the current directory,
 then reads the report the run wrote to decide the exit code (docs/cli.md#exit-codes): 0 conformant, or only
-baseline-listed failures; 1 a MUST rule failed or a case could not be run; 2 usage or setup error (bad option, the
-IUT never started, `-k` matched nothing).
+baseline-listed failures; 1 a MUST rule failed, a case could not be judged, or no case was judged at all; 2 usage
+or setup error (bad option, the IUT never started, `-k` matched nothing).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from callproof.harness.report import format_baseline
+from callproof.harness.report import Case, format_baseline, nothing_judged
 from callproof.harness.run import ConfigError
 
 from ._exit import ExitCode
@@ -102,6 +102,10 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
         first = setup[0]["message"].splitlines()[0]
         print(f"callproof run: setup error in {len(setup)} case(s): {first}", file=sys.stderr)
         return ExitCode.USAGE
+    nothing = nothing_judged(Case.from_json(c) for c in cases)
+    if nothing is not None:
+        print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)
+        return ExitCode.FAILED
     blocking = [c for c in cases if c["outcome"] == "error"
                 or (c["outcome"] == "failed" and any(r["outcome"] == "failed" and r["level"] == "MUST"
                                                      for r in c["results"]))]

@@ -26,6 +26,7 @@ from callproof.harness.report import (
     Case,
     Report,
     load_baseline,
+    nothing_judged,
     write_jsonl_case,
     write_jsonl_footer,
     write_jsonl_header,
@@ -169,6 +170,8 @@ class Collector:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         complete = exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        if exitstatus == pytest.ExitCode.OK and nothing_judged(self.cases.values()):  # no verdict without evidence
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self._lines is not None:
             if complete:
                 write_jsonl_footer(self._lines, time.monotonic() - self.started)
@@ -205,6 +208,8 @@ class Collector:
         for case in self.cases.values():
             counts[case.outcome] = counts.get(case.outcome, 0) + 1
         lines = ["cases: " + ", ".join(f"{counts[k]} {k}" for k in sorted(counts))]
+        nothing = nothing_judged(self.cases.values())
+        lines += [f"no case was judged: {nothing}"] if nothing else []
         for case in sorted(self.cases.values(), key=lambda c: c.id):
             should = [r for r in case.failed if r.level != "MUST"]
             if should and case.outcome != "xfailed":

@@ -22,6 +22,7 @@ from ._model import (
     Summary,
     Target,
     TimelineEvent,
+    nothing_judged,
 )
 from ._validate import ReportError
 
@@ -51,6 +52,7 @@ __all__ = [
     "TimelineEvent",
     "format_baseline",
     "load_baseline",
+    "nothing_judged",
     "read_report",
     "write_jsonl_case",
     "write_jsonl_footer",

@@ -38,6 +38,7 @@ __all__ = [
     "Summary",
     "Target",
     "TimelineEvent",
+    "nothing_judged",
 ]
 
 #: The report format this callproof reads and writes (the report's `format`).
@@ -280,6 +281,11 @@ class Summary:
     def from_json(cls, data: Mapping[str, Any]) -> Summary:
         return cls(**{k: data[k] for k in _COUNTS})
 
+    @property
+    def judged(self) -> int:
+        """Cases whose rules were applied to evidence (passed, failed, xfailed); an error or a skip judged nothing."""
+        return self.passed + self.failed + self.xfailed
+
     def to_json(self) -> dict[str, JSONValue]:
         return {k: getattr(self, k) for k in _COUNTS}
 
@@ -395,6 +401,24 @@ class Report:
             "complete": self.complete, "summary": self.summary.to_json(), "cases": [c.to_json() for c in self.cases],
         }
 
+    def nothing_judged(self) -> str | None:
+        """Why this run judged no case (every case an error or skipped), in one line; None when one was judged."""
+        return nothing_judged(self.cases)
+
     def header_json(self) -> dict[str, JSONValue]:
         """What the JSON Lines header holds: every top-level key but those known only at the end of the run."""
         return {k: v for k, v in self.to_json().items() if k not in REBUILT}
+
+
+def nothing_judged(cases: Iterable[Case]) -> str | None:
+    """Why no case of these was judged, in one line (counts, then the first error or skip's reason); None when a
+    case was judged, or there is no case at all (which callers report on their own)."""
+    cases = tuple(cases)
+    summary = Summary.of(cases)
+    if summary.judged or not cases:
+        return None
+    counts = [f"{summary.error} error{'' if summary.error == 1 else 's'}"] if summary.error else []
+    counts += [f"{summary.skipped} skipped"] if summary.skipped else []
+    first = next((c for c in sorted(cases, key=lambda c: (c.outcome != "error", c.id)) if c.message), None)
+    why = f"; {first.id}: {first.message.splitlines()[0]}" if first is not None else ""
+    return f"{summary.cases} case{'' if summary.cases == 1 else 's'}: {', '.join(counts)}{why}"

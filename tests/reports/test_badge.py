@@ -34,7 +34,9 @@ def _report(base: dict[str, Any], *, passed: int, failed: int = 0, skipped: int 
     ({"passed": 0, "failed": 3}, "0% pass", "red"),
     ({"passed": 90, "xfailed": 10}, "100% pass", "brightgreen"),  # baseline-covered failures count as passing
     ({"passed": 9, "skipped": 90, "failed": 1}, "90% pass", "yellow"),  # skipped cases are left out
-    ({"passed": 0, "skipped": 4}, "no cases", "lightgrey"),
+    ({"passed": 0, "skipped": 4}, "nothing judged", "red"),  # no verdict without evidence: never "no cases"
+    ({"passed": 0, "error": 7}, "nothing judged", "red"),  # not "0% pass" either: no case was judged
+    ({"passed": 0, "error": 1, "xfailed": 1}, "50% pass", "orange"),  # a baseline-covered failure was judged
     ({"passed": 0}, "no cases", "lightgrey"),
 ])
 def test_message_and_colour(passing: dict[str, Any], counts: dict[str, int], message: str, colour: str) -> None:

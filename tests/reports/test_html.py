@@ -199,6 +199,25 @@ def test_an_incomplete_run_has_a_banner(passing: dict[str, Any], incomplete: dic
     assert "Incomplete run" in render_html([passing, incomplete])
 
 
+def test_the_verdict_counts_rules_and_cases_and_never_calls_nothing_conformant(
+    failing: dict[str, Any], passing: dict[str, Any]
+) -> None:
+    page = render_html([failing])
+    failing_cases = [c for c in failing["cases"] if c["outcome"] == "failed"
+                     and any(r["outcome"] == "failed" and r["level"] == "MUST" for r in c["results"])]
+    rules = {r["rule"] for c in failing_cases for r in c["results"]
+             if r["outcome"] == "failed" and r["level"] == "MUST"}
+    assert ('<span class="verdict v-fail">not conformant</span>' in page
+            and f"{len(rules)} MUST rules failed in {len(failing_cases)} cases; 1 case could not be judged" in page)
+    skipped = copy.deepcopy(passing)
+    skipped["cases"] = [{**c, "outcome": "skipped", "results": [], "message": "does not apply"}
+                        for c in skipped["cases"][:7]]
+    skipped["summary"] = {**skipped["summary"], "cases": 7, "passed": 0, "skipped": 7}
+    page = render_html([skipped])
+    assert '<span class="verdict v-fail">nothing judged</span>' in page and "conformant" not in page
+    assert f"no case was judged: 7 cases: 7 skipped; {skipped['cases'][0]['id']}: does not apply" in page
+
+
 def test_the_offending_event_is_highlighted(failing: dict[str, Any]) -> None:
     case, result, event = _offending(failing)
     page = render_html([failing])

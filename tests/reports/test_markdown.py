@@ -3,6 +3,7 @@ cap, and escaping of everything the implementation under test controls."""
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,9 +21,12 @@ def _failed_rules(report: Mapping[str, Any]) -> set[str]:
     return {r["rule"] for c in report["cases"] for r in c["results"] if r["outcome"] == "failed"}
 
 
-def _must_failures(report: Mapping[str, Any]) -> int:
-    return sum(c["outcome"] == "failed" and any(r["outcome"] == "failed" and r["level"] == "MUST"
-                                                for r in c["results"]) for c in report["cases"])
+def _must_failures(report: Mapping[str, Any]) -> tuple[int, int]:
+    """(distinct MUST rules failed, cases they fail) among the cases that fail the run."""
+    failing = [c for c in report["cases"] if c["outcome"] == "failed"
+               and any(r["outcome"] == "failed" and r["level"] == "MUST" for r in c["results"])]
+    rules = {r["rule"] for c in failing for r in c["results"] if r["outcome"] == "failed" and r["level"] == "MUST"}
+    return len(rules), len(failing)
 
 
 def _section(markdown: str, heading: str) -> str:
@@ -48,7 +52,9 @@ def test_verdict_of_a_failing_run(failing: dict[str, Any]) -> None:
     markdown = render_markdown(failing)
     summary = failing["summary"]
     first = markdown.splitlines()[0]
-    assert first == f"## ❌ callproof: {_must_failures(failing)} MUST failures, {summary['error']} error"
+    rules, cases = _must_failures(failing)
+    assert rules != cases  # the fixture tells the two counts apart
+    assert first == f"## ❌ callproof: {rules} MUST rules failed in {cases} cases, {summary['error']} error"
     counts = f"{summary['cases']} cases: {summary['passed']} passed, {summary['failed']} failed (1 SHOULD only)"
     assert counts in markdown
     assert "1 known failure (baseline)" in markdown
@@ -61,6 +67,28 @@ def test_verdict_of_a_passing_run(passing: dict[str, Any]) -> None:
     assert markdown.startswith("## ✅ callproof: conformant\n")
     assert "### Failed rules" not in markdown and "<details>" not in markdown
     assert "| **all** |" in markdown and "100%" in markdown
+
+
+def test_the_headline_counts_failed_rules_and_cases_apart(failing: dict[str, Any], with_cases: WithCases) -> None:
+    case = next(c for c in failing["cases"] if c["id"] == "fault_http_429::faults")  # fails GW-FAULT-002 alone
+    copies = [{**copy.deepcopy(case), "id": f"fault_http_429_{n}::faults"} for n in range(9)]
+    first = render_markdown(with_cases(failing, copies)).splitlines()[0]
+    assert first == "## ❌ callproof: 1 MUST rule failed in 9 cases"
+
+
+@pytest.mark.parametrize("outcome", ["error", "skipped"])
+def test_a_run_that_judged_nothing_is_never_conformant(
+    passing: dict[str, Any], with_cases: WithCases, outcome: str
+) -> None:
+    cases = [{**copy.deepcopy(c), "outcome": outcome, "results": [], "message": f"why {n}"}
+             for n, c in enumerate(passing["cases"][:7])]
+    markdown = render_markdown(with_cases(passing, cases))
+    assert markdown.startswith("## ❌ callproof: nothing judged\n")
+    assert "conformant" not in markdown
+    counts = "7 errors" if outcome == "error" else "7 skipped"
+    first = cases[0]["id"].replace("_", "\\_")
+    assert f"> **No case was judged**: 7 cases: {counts}; {first}: why 0." in markdown
+    assert f"7 cases: 0 passed, 0 failed, {counts}." in markdown
 
 
 def test_an_incomplete_run_has_a_banner(incomplete: dict[str, Any], passing: dict[str, Any]) -> None:
@@ -126,7 +154,7 @@ def test_a_section_holds_evidence_excerpt_and_repro(failing: dict[str, Any]) -> 
 def test_error_cases_show_their_message(failing: dict[str, Any]) -> None:
     markdown = render_markdown(failing)
     section = markdown[markdown.index("<code>large_arguments::expected</code>"):]
-    assert "**Could not be run**:\n\n```\nthe IUT did not answer" in section
+    assert "**Not judged**:\n\n```\nthe IUT did not answer" in section
 
 
 # -- size cap -------------------------------------------------------------------------------------------------
