@@ -32,14 +32,15 @@ def what_arrived(answer: FrontAnswer) -> str:
             f"{events} event{'' if events == 1 else 's'}{last}")
 
 
-def answer_problem(answer: FrontAnswer, scenario: Any) -> str | None:
+def answer_problem(answer: FrontAnswer, scenario: Any, *, upstream_called: bool = True) -> str | None:
     """Why the front's answer to `scenario` cannot be judged, naming what arrived; None when it can.
 
     Unjudgeable: an answer cut off by the case timeout (even after some events: the stream was not complete, so
-    no stream rule can certify it); an HTTP error where the scenario expects success (where it expects a failure,
-    an HTTP error is a legitimate way to fail, judged by the expected and fault rules); for a stream request, a
-    body that is not `text/event-stream` or an event stream with no event; for a non-stream request, a body that
-    is not a JSON object."""
+    no stream rule can certify it); an HTTP error where the scenario expects success, or where the IUT never
+    called its upstream (`upstream_called`: the mock received no request for the case) — where the scenario
+    expects the upstream to fail and it was called, an HTTP error is a legitimate way to pass the failure on,
+    judged by the expected and fault rules; for a stream request, a body that is not `text/event-stream` or an
+    event stream with no event; for a non-stream request, a body that is not a JSON object."""
     exchange = answer.exchange
     streamed = scenario.request.get("stream", True) is not False
     noun = "stream" if streamed else "body"
@@ -49,7 +50,9 @@ def answer_problem(answer: FrontAnswer, scenario: Any) -> str | None:
     status = exchange.status or 0
     if status >= 400:
         if not expects_success(scenario.expect.status):
-            return None
+            if upstream_called:
+                return None
+            return f"{head}: {what_arrived(answer)}, an HTTP error without a request to the upstream"
         return (f"{head}: {what_arrived(answer)}, an HTTP error where the scenario expects a "
                 f"{scenario.expect.status} {noun}")
     if streamed and not exchange.is_sse:

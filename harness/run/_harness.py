@@ -189,7 +189,7 @@ class Harness:
                            terminal=answer.result.terminal)
         if answer.exchange.timed_out:
             run.details["timed_out"] = answer.exchange.error
-        run.unjudged = answer_problem(answer, run.scenario)
+        run.unjudged = answer_problem(answer, run.scenario, upstream_called=bool(run.upstream.bodies))
         if not iut.alive():
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")

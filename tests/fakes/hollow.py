@@ -1,9 +1,9 @@
 """Hollow gateways: fronts that answer a request without a stream callproof can judge, for the tests that prove
 no such answer passes anything (issue 12, "no verdict without evidence"). Stdlib only, so they start at once.
 
-    python -m tests.fakes.hollow --answer html --port N
+    python -m tests.fakes.hollow --defect html --port N
 
-`--answer` (see ANSWERS):
+`--defect` (see DEFECTS; each is a way to answer without a judgeable stream):
 
 - `html`: HTTP 502 `text/html`, an nginx error page (ignores the request);
 - `html200`: the same page with status 200 (a proxy's landing page in front of the gateway);
@@ -23,7 +23,7 @@ import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-ANSWERS = ("html", "html200", "stall", "noise", "empty", "json")
+DEFECTS = ("html", "html200", "stall", "noise", "empty", "json")
 NGINX = (b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1>"
          b"</center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n")
 CREATED = {"type": "response.created", "sequence_number": 0, "response": {
@@ -75,12 +75,12 @@ def handler(answer: str, megabytes: float) -> type[BaseHTTPRequestHandler]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--answer", choices=ANSWERS, required=True)
+    parser.add_argument("--defect", choices=DEFECTS, required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--megabytes", type=float, default=50.0)
     parser.add_argument("--upstream", help="ignored: a hollow gateway never calls its upstream")
     args = parser.parse_args(argv)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler(args.answer, args.megabytes))
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler(args.defect, args.megabytes))
     server.daemon_threads = True
     server.serve_forever()
     return 0
