@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
 from tests import fakes
 
@@ -147,3 +149,105 @@ def test_app_mode_serves_an_asgi_gateway_in_process(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     got = outcomes(report)
     assert got["timing_explicit_delays::streaming"] == "passed" and set(got.values()) == {"passed"}
+
+
+# -- no verdict without evidence (docs/report.md#outcomes) ------------------------------------------------------
+
+
+def by_id(report: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    assert report is not None
+    return {c["id"]: c for c in report["cases"]}
+
+
+NGINX_502 = "HTTP 502 text/html, 157 bytes, 0 events"
+
+
+@pytest.mark.parametrize(("defect", "why"), [
+    ("html", f"{NGINX_502}, an HTTP error where the scenario expects a completed stream"),
+    ("html200", "a stream request was answered with HTTP 200 text/html, 157 bytes, 0 events, not text/event-stream"),
+    ("json", "a stream request was answered with HTTP 200 application/json, 2 bytes, 0 events, not "
+             "text/event-stream"),
+    ("empty", "HTTP 200 text/event-stream, 0 bytes, 0 events: nothing the stream rules can apply to"),
+])
+def test_an_answer_without_a_stream_passes_and_skips_no_group(tmp_path: Path, defect: str, why: str) -> None:
+    done, report = run(tmp_path, "--launch", fakes.launch("hollow", defect), "-k", "one_call")
+    assert done.returncode == 1, done.stdout + done.stderr
+    cases = by_id(report)
+    assert len(cases) == 10 and {c["outcome"] for c in cases.values()} <= {"error", "failed"}
+    errors = {k for k, c in cases.items() if c["outcome"] == "error"}
+    assert {"one_call::identity", "one_call::reassembly", "one_call::sequence", "one_call::equivalence",
+            "one_call::ids"} <= errors
+    assert {cases[k]["message"] for k in errors} == {f"no judgeable stream: {why}"}
+    for case in cases.values():  # a failed case names the MUST rule that failed, then why nothing else was judged
+        if case["outcome"] == "failed":
+            assert any(r["outcome"] == "failed" and r["level"] == "MUST" for r in case["results"])
+            assert case["message"].endswith(f"\nno judgeable stream: {why}")
+
+
+def test_selecting_only_unjudgeable_cases_exits_1_in_one_line(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", fakes.launch("hollow", "html"), "-k", "one_call::framing")
+    assert done.returncode == 1 and outcomes(report) == {"one_call::framing": "error"}
+    assert done.stderr.splitlines() == [
+        "callproof run: no case was judged: 1 case: 1 error; one_call::framing: no judgeable stream: "
+        f"{NGINX_502}, an HTTP error where the scenario expects a completed stream"]
+
+
+def test_an_http_error_without_an_upstream_request_is_no_legitimate_failure(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", fakes.launch("hollow", "html"), "-k", "fault_stream_error")
+    assert done.returncode == 1
+    cases = by_id(report)
+    assert cases["fault_stream_error::translation"]["outcome"] == "failed"  # GW-REQ-001: it never called upstream
+    others = {c["outcome"] for k, c in cases.items() if k != "fault_stream_error::translation"}
+    assert others == {"error"} and cases["fault_stream_error::expected"]["message"] == (
+        f"no judgeable stream: {NGINX_502}, an HTTP error without a request to the upstream")
+
+
+def test_a_stream_that_stalls_after_response_created_is_judged_nothing(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", fakes.launch("hollow", "stall"), "-k", "one_call", "--case-timeout",
+                       "1")
+    assert done.returncode == 1
+    cases = by_id(report)
+    assert {c["outcome"] for c in cases.values()} <= {"error", "failed"}
+    for group in ("framing", "identity", "reassembly", "sequence", "equivalence"):
+        case = cases[f"one_call::{group}"]
+        assert case["outcome"] == "error"
+        assert re.fullmatch(r"no judgeable stream: no end of the answer within the case timeout of 1 s; HTTP 200 "
+                            r"text/event-stream, \d+ bytes, 1 event \(the last 'response.created'\) had arrived",
+                            case["message"]), case["message"]
+        assert [e["type"] for e in case["timeline"]] == ["response.created"]  # the evidence of what did arrive
+        assert case["details"]["timed_out"] == "no end of the answer within the case timeout of 1 s"
+
+
+def test_50_mb_of_random_bytes_pass_no_group(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", fakes.launch("hollow", "noise"), "-k",
+                       "one_call and (framing or schema or sequence or identity or reassembly or equivalence)")
+    assert done.returncode == 1
+    cases = by_id(report)
+    assert cases["one_call::framing"]["outcome"] == "failed"
+    assert next(r["rule"] for r in cases["one_call::framing"]["results"] if r["outcome"] == "failed") == "SSE-001"
+    for group in ("schema", "sequence", "identity", "reassembly", "equivalence"):
+        assert cases[f"one_call::{group}"]["outcome"] == "error"
+        assert cases[f"one_call::{group}"]["message"] == (
+            "no judgeable stream: HTTP 200 text/event-stream, 50000000 bytes, 0 events: nothing the stream rules "
+            "can apply to")
+
+
+SILENT = f"{sys.executable} -c pass"
+NO_RESULT = ("no result to judge: the adapter exited 0 and printed nothing on stdout: print one result object")
+
+
+def test_an_adapter_that_prints_nothing_is_never_conformant(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "one_call::expected", "--md", "out.md")
+    assert done.returncode == 1
+    assert outcomes(report) == {"one_call::expected": "error"}
+    assert done.stderr.splitlines() == [
+        f"callproof run: no case was judged: 1 case: 1 error; one_call::expected: {NO_RESULT}"]
+    markdown = (tmp_path / "out.md").read_text(encoding="utf-8")
+    assert markdown.startswith("## ❌ callproof: nothing judged\n") and "conformant" not in markdown
+    done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "expected and parallel")
+    assert done.returncode == 1
+    assert len(outcomes(report)) == 7 and set(outcomes(report).values()) == {"error"}
+    assert done.stderr.startswith("callproof run: no case was judged: 7 cases: 7 errors; ")
+    done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "one_call")
+    client = by_id(report)["one_call::client"]  # the client rules judge it: CLI-001, the protocol was not kept
+    assert client["outcome"] == "failed" and client["message"].endswith(f"\n{NO_RESULT}")
