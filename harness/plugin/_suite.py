@@ -112,7 +112,7 @@ def verdict(judged: Judged) -> None:
     if result.outcome == "skipped":
         pytest.skip(result.message)
     if result.outcome == "error":
-        pytest.fail(f"{result.spec.id}: the IUT could not be run for this case: {result.message}", pytrace=False)
+        pytest.fail(f"{result.spec.id}: not judged: {result.message}", pytrace=False)
     if result.must_failed:
         pytest.fail(f"{result.spec.id}:\n{result.message}\nrepro: {case.repro}", pytrace=False)
 

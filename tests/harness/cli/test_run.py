@@ -251,3 +251,19 @@ def test_an_adapter_that_prints_nothing_is_never_conformant(tmp_path: Path) -> N
     done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "one_call")
     client = by_id(report)["one_call::client"]  # the client rules judge it: CLI-001, the protocol was not kept
     assert client["outcome"] == "failed" and client["message"].endswith(f"\n{NO_RESULT}")
+
+
+def test_a_run_whose_cases_were_all_skipped_exits_1(tmp_path: Path) -> None:
+    burst = {"feature": "burst", "description": "a timing scenario too short to judge streaming", "scenarios": [{
+        "id": "burst_text", "description": "one text delta, tagged timing", "tags": ["timing"],
+        "output": [{"type": "text", "text": "Paris.", "chunk": {"size": 64}}],
+        "request": {"input": [{"role": "user", "text": "What is the capital of France?"}]},
+        "expect": {"status": "completed", "text": "Paris."}}]}
+    (tmp_path / "burst.json").write_text(json.dumps(burst), encoding="utf-8")
+    done, report = run(tmp_path, "--launch", gateway(), "--scenarios", "burst.json", "-k", "burst_text::streaming",
+                       "--badge", "badge.svg")
+    assert done.returncode == 1 and outcomes(report) == {"burst_text::streaming": "skipped"}
+    assert done.stderr.splitlines() == [
+        "callproof run: no case was judged: 1 case: 1 skipped; burst_text::streaming: the upstream's content came in "
+        "too short a burst, with no scripted pause, to tell streaming from buffering"]
+    assert ">nothing judged</text>" in (tmp_path / "badge.svg").read_text(encoding="utf-8")

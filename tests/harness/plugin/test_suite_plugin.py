@@ -157,3 +157,35 @@ def test_users_own_test_with_the_scenario_fixture(pytester: pytest.Pytester) -> 
     result = pytester.runpytest("-p", "callproof")
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(["*callproof_scenario needs @pytest.mark.callproof(scenario='<id>')*"])
+
+
+BURST = {"feature": "burst", "description": "a timing scenario too short to judge streaming", "scenarios": [{
+    "id": "burst_text", "description": "one text delta, tagged timing: too short a stream to tell buffering apart",
+    "tags": ["timing"], "output": [{"type": "text", "text": "Paris.", "chunk": {"size": 64}}],
+    "request": {"input": [{"role": "user", "text": "What is the capital of France?"}]},
+    "expect": {"status": "completed", "text": "Paris."},
+}]}
+
+
+def test_a_run_that_judged_nothing_fails(pytester: pytest.Pytester) -> None:
+    """Every selected case skipped (here the streaming group, which needs a longer upstream stream): no verdict
+    without evidence, so pytest exits 1 and the summary says why."""
+    (pytester.path / "burst.json").write_text(json.dumps(BURST), encoding="utf-8")
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-scenarios", "burst.json",
+                                "--callproof-report", "report.json", "-k", "burst_text::streaming")
+    result.assert_outcomes(skipped=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["no case was judged: 1 case: 1 skipped; burst_text::streaming: the upstream's "
+                                 "content came in too short a burst, with no scripted pause, to tell streaming from "
+                                 "buffering"])
+    assert report_of(pytester.path / "report.json")["summary"]["skipped"] == 1
+
+
+def test_an_unjudgeable_answer_fails_in_pytest_naming_what_arrived(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", fakes.launch("hollow", "html200"),
+                                "-k", "one_call::identity")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*one_call::identity: not judged: no judgeable stream: a stream request was answered with HTTP 200 "
+        "text/html, 157 bytes, 0 events, not text/event-stream*",
+        "no case was judged: 1 case: 1 error; one_call::identity: no judgeable stream: *"])
