@@ -6,7 +6,7 @@ One `<testsuite name="callproof">`, one `<testcase classname="callproof.<scenari
   every failed rule with its evidence, stream excerpt and fix, then the repro command);
 - a case whose only failures are SHOULD (or INFO) rules passes, with the failures as `<system-out>` notes: they
   do not fail a run;
-- an `error` case gets an `<error>` (the IUT could not be run for it);
+- an `error` case gets an `<error>` (nothing could be judged: the IUT could not be run, or gave no judgeable answer);
 - skipped cases and baseline-covered failures (`xfailed`, message "known failure (baseline)") get `<skipped>`;
 - a stale baseline entry is a `<system-out>` note on its passing testcase.
 

@@ -12,7 +12,7 @@ class ExitCode(IntEnum):
 
     #: conformant (or nothing newly failing, or no failure found)
     OK = 0
-    #: a MUST rule failed, a case could not be run, a case newly fails, a fuzz failure was found
+    #: a MUST rule failed, a case could not be judged or none was, a case newly fails, a fuzz failure was found
     FAILED = 1
     #: usage or setup error, reported in one line on standard error
     USAGE = 2

@@ -28,7 +28,9 @@ class CaseSpec:
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     """The verdict on one case. `outcome` follows the rules: failed when any rule (MUST or SHOULD) failed, error
-    when the IUT could not be run for it; `details` holds extra evidence (stderr tail, answer status...)."""
+    when nothing could be judged (the IUT could not be run, or gave no judgeable answer: docs/report.md#outcomes),
+    skipped when the group does not apply to what the IUT did (`message` says why); `details` holds extra evidence
+    (stderr tail, answer status...)."""
 
     spec: CaseSpec
     outcome: CaseOutcome

@@ -4,7 +4,9 @@ each case's rules. The pytest plugin and `callproof run` are thin layers over th
 
 A case is `<scenario>::<group>`: the scenario runs once (cached), and each group judges its own rules on that
 run. Nothing an IUT does raises out of here: a start failure, a crash, a hang become an `error` case with the
-IUT's stderr tail; a wrong answer becomes failed rules. The cases are planned in `_plan`, each played scenario
+IUT's stderr tail; an answer with nothing to judge (no judgeable stream, no adapter result) makes every case of
+its scenario `error`, or `failed` where a MUST rule failed anyway (docs/report.md#outcomes); a wrong answer becomes
+failed rules. The cases are planned in `_plan`, each played scenario
 kept in a `_scenario_run.ScenarioRun`, and each case judged in `_verdict`.
 """
 
