@@ -38,6 +38,8 @@ _ISSUE_RULES: Mapping[str, str] = {
     "empty-data-block": "SSE-005",
     "oversize-event": "SSE-006",
 }
+#: An event without an `event:` line: one rule per level, the profile picks (docs/spec/sse.md §5.5).
+_UNNAMED_RULES = ("RSP-FRAME-004", "RSP-FRAME-005", "ANT-FRAME-002")
 _DONE = "[DONE]"
 _FEED = 64 * 1024
 
@@ -145,6 +147,11 @@ class StreamChecker:
         self._report: CheckReport | None = None
         self._check_type = front != "chat"
         self._id_seen = False
+        rules = _rule_ids(front, profile)
+        #: The rule a data-less `event:` block fails: SSE-007 (MUST) where the OpenAI SDK is the reference.
+        self._empty_rule = "SSE-007" if "SSE-007" in rules else "SSE-005"
+        #: The rule an event without an `event:` line fails on this front and profile, if any.
+        self._unnamed_rule = next((r for r in _UNNAMED_RULES if r in rules), None)
 
     def feed(self, chunk: bytes, arrival: float | None = None) -> None:
         for event in self._parser.feed(chunk, arrival):
@@ -156,7 +163,7 @@ class StreamChecker:
             self._parser.close()
             self._drain_issues()
             for kind, count in self._parser.dropped.items():
-                self._sink.add_uncounted(_ISSUE_RULES[kind], count)
+                self._sink.add_uncounted(self._issue_rule(kind), count)
             self._checker.finish(self._last)
             self._report = _report(
                 self.front, self.profile, "sse", self._sink, self._count, self._parser.bytes_seen
@@ -166,8 +173,23 @@ class StreamChecker:
     def _drain_issues(self) -> None:
         issues: list[FramingIssue] = self._parser.issues
         for issue in issues[self._issues_seen :]:
-            self._sink.add(_ISSUE_RULES[issue.kind], issue.detail, Evidence(offset=issue.offset))
+            self._sink.add(self._issue_rule(issue.kind), issue.detail, Evidence(offset=issue.offset))
         self._issues_seen = len(issues)
+
+    def _unnamed(self, meta: EventMeta) -> None:
+        """An event without an `event:` line; the first is reported with its evidence, the rest counted."""
+        rule = self._unnamed_rule
+        if rule is None or meta.sse_type is not None:
+            return
+        if self._sink.counts.get(rule):
+            self._sink.add_uncounted(rule, 1)
+            return
+        self._sink.add(rule, f"event #{meta.index} has no `event:` line (later events without one are counted, "
+                       f"not listed); write `event: {meta.type or '<type>'}` before its data", meta.evidence())
+
+    def _issue_rule(self, kind: str) -> str:
+        rule = _ISSUE_RULES[kind]
+        return self._empty_rule if rule == "SSE-005" else rule
 
     def _event(self, event: SSEEvent) -> None:
         index = self._count
@@ -191,6 +213,7 @@ class StreamChecker:
                 f"data is not JSON: {exc.args[0] if exc.args else exc}; data starts {event.data[:80]!r}",
                 meta.evidence("$"),
             )
+            self._unnamed(meta)
             self._last = meta
             return
         if isinstance(payload, dict):
@@ -203,6 +226,7 @@ class StreamChecker:
                     f"SSE event name {sse_type!r} differs from the JSON type {kind!r}",
                     meta.evidence("$.type", expected=sse_type, actual=kind if isinstance(kind, str) else None),
                 )
+        self._unnamed(meta)
         self._checker.event(meta, payload)
         self._last = meta
 

@@ -15,7 +15,7 @@ from ._schemas import FrontSchemas
 __all__ = ["BODY_RULES", "ResponsesChecker"]
 
 #: The rules a non-stream Response body is checked for.
-BODY_RULES = frozenset(("RSP-SCHEMA-003", "RSP-ID-004", "RSP-ID-005", "RSP-ID-008", "RSP-ARGS-004"))
+BODY_RULES = frozenset(("RSP-SCHEMA-003", "RSP-ID-004", "RSP-ID-005", "RSP-ID-008", "RSP-ARGS-004", "RSP-LIFE-011"))
 
 _RESPONSE_EVENTS = frozenset((
     "response.created", "response.in_progress", "response.queued",
@@ -139,6 +139,7 @@ class ResponsesChecker:
         if not isinstance(payload, dict) or not isinstance(payload.get("output"), list):
             return
         status = payload.get("status")
+        _statuses(self._sink, meta, status, payload["output"], "$.output")
         for position, item in enumerate(payload["output"]):
             if not isinstance(item, dict) or item.get("type") != "function_call":
                 continue
@@ -206,5 +207,23 @@ class ResponsesChecker:
             for item in self._items.not_done():
                 self._sink.add("RSP-LIFE-006", f"item {item.id!r} (output_index {item.output_index}) is never done",
                                meta.evidence("$.response.output", actual=item.output_index))
-        if etype != "response.failed" and isinstance(response.get("output"), list):
-            self._items.final_output(meta, response["output"])
+        output = response.get("output")
+        if not isinstance(output, list):
+            return
+        _statuses(self._sink, meta, status, output, "$.response.output")
+        if etype == "response.failed":
+            self._items.failed_output(meta, output)
+        else:
+            self._items.final_output(meta, output)
+
+
+def _statuses(sink: Sink, meta: EventMeta, status: object, output: list[Any], path: str) -> None:
+    """A `completed` response holds no `incomplete` item (RSP-LIFE-011); the converse is allowed."""
+    if status != "completed":
+        return
+    for position, item in enumerate(output):
+        if isinstance(item, dict) and item.get("status") == "incomplete":
+            sink.add("RSP-LIFE-011", f"the response is 'completed' but its output[{position}] "
+                     f"({item.get('type')!r} {item.get('id')!r}) ended 'incomplete': send response.incomplete "
+                     "with incomplete_details.reason", meta.evidence(f"{path}[{position}].status", "completed",
+                                                                   "incomplete"))

@@ -1,17 +1,23 @@
 """The output items of a Responses stream or body: added and done in order, their ids, call ids and names, the
 arguments of a done call, and the final `response.output` against the items done on the wire (RSP-ID-*,
-RSP-LIFE-004/005/007/008, RSP-ARGS-002/003/004)."""
+RSP-LIFE-004/005/007/008, RSP-ARGS-002/003/004); RSP-ID-011 compares every other field of a done item with its
+copy in the terminal response."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short
 from ._responses_state import PART_TEXT_KEY, Item, same
 
 __all__ = ["OutputItems"]
+
+#: Keys of a done item that other rules compare when both sides are non-empty strings (RSP-ID-009 the id,
+#: RSP-ID-006 call_id, RSP-ID-007 name, RSP-ARGS-003 arguments); RSP-ID-011 compares them otherwise.
+_COMPARED_ELSEWHERE = frozenset(("id", "call_id", "name", "arguments"))
 
 
 class OutputItems:
@@ -135,6 +141,51 @@ class OutputItems:
                      final.get("arguments"), path)
             elif item.type == "message":
                 self._message_texts(meta, item, final, path)
+            self._same_item(meta, item, final, path)
+
+    def failed_output(self, meta: EventMeta, output: list[Any]) -> None:
+        """A response.failed's `output`: the items it lists (it may list fewer) as their done events said."""
+        for position, final in enumerate(output):
+            if not isinstance(final, dict):
+                continue
+            fid = as_str(final.get("id"))
+            item = self._by_id.get(fid) if fid is not None else self._items.get(position)
+            if item is not None and item.done:
+                self._same_item(meta, item, final, f"$.response.output[{position}]")
+
+    def _same_item(self, meta: EventMeta, item: Item, final: dict[str, Any], path: str) -> None:
+        """Every field the item's output_item.done carried, with the same value in the final item (RSP-ID-011)."""
+        done = item.final
+        if done is None:
+            return
+        for key, value in done.items():
+            got = final.get(key)
+            if key == "type" or (key in _COMPARED_ELSEWHERE and _both_text(value, got)):
+                continue
+            if key == "content" and isinstance(value, list) and isinstance(got, list) and len(value) == len(got):
+                for index, (before, now) in enumerate(zip(value, got, strict=True)):
+                    part = item.parts.get(index)
+                    text_key = PART_TEXT_KEY.get(part.kind, "text") if part is not None and part.text else None
+                    self._same_fields(meta, item, before, now, f"{path}.content[{index}]", text_key)
+                continue
+            self._differs(meta, item, f"{path}.{key}", value, got, key in final)
+
+    def _same_fields(self, meta: EventMeta, item: Item, before: object, now: object, path: str,
+                     skip: str | None) -> None:
+        if not isinstance(before, dict) or not isinstance(now, dict):
+            self._differs(meta, item, path, before, now, True)
+            return
+        for key, value in before.items():
+            if key != skip or not _both_text(value, now.get(key)):
+                self._differs(meta, item, f"{path}.{key}", value, now.get(key), key in now)
+
+    def _differs(self, meta: EventMeta, item: Item, path: str, done: object, final: object, present: bool) -> None:
+        if final == done and (present or done is None):
+            return
+        now = short(final) if present else "missing"
+        self._sink.add("RSP-ID-011", f"{path[2:]} is {now} in the terminal response but {short(done)} in the "
+                       f"output_item.done of item {item.id!r} (output_index {item.output_index})",
+                       meta.evidence(path, cast(JSONValue, done), cast(JSONValue, final) if present else None))
 
     def check_arguments(self, meta: EventMeta, arguments: str | None, path: str) -> None:
         """A done call's arguments are a JSON object (RSP-ARGS-004); lenient accepts ''."""
@@ -192,3 +243,9 @@ class OutputItems:
             key = PART_TEXT_KEY.get(part.kind, "text")
             same(self._sink, meta, "RSP-TEXT-002", key, part.text, content[content_index].get(key),
                  f"{path}.content[{content_index}]")
+
+
+def _both_text(before: object, now: object) -> bool:
+    """Both values are non-empty strings: the rule that owns the key (`same`) compares them."""
+    return isinstance(before, str) and isinstance(now, str) and bool(before) and bool(now)
+

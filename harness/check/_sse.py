@@ -9,8 +9,8 @@ and also records a `FramingIssue`:
 
 - invalid UTF-8 decodes with U+FFFD as the spec's decoder does (`invalid-utf8`: the first bad byte of a line);
 - an event block still open at end of stream is discarded, never dispatched (`trailing-event`);
-- a block with a non-empty `event:` field but no data dispatches nothing (`empty-data-block`); the OpenAI and
-  Anthropic SDKs do dispatch such blocks, so servers should not send them;
+- a block with a non-empty `event:` field but no data dispatches nothing (`empty-data-block`); the OpenAI SDK
+  dispatches such blocks and fails on them (the Anthropic SDK skips them), so servers should not send them;
 - a block larger than `max_event_bytes` (its lines' bytes plus one per line end) is discarded, its `id:`
   included (`oversize-event`), so memory stays bounded by that limit plus one chunk.
 

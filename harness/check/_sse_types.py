@@ -85,6 +85,6 @@ def empty_data_block(offset: int, line: int, type_: str) -> FramingIssue:
     return FramingIssue(
         "empty-data-block", offset,
         f"the event block at byte {offset} (line {line}) has an `event: {type_}` field but no data "
-        "line: the spec dispatches nothing, but the OpenAI and Anthropic SDKs dispatch it and fail to "
-        "JSON-decode ''; give the event a data line or drop the block",
+        "line: the spec dispatches nothing, but the OpenAI SDK dispatches it and fails to JSON-decode '' "
+        "(the Anthropic SDK skips it); give the event a data line, or send keep-alives as `: comment` lines",
     )
