@@ -207,6 +207,53 @@ class DiesOnLargeArguments(Gateway):
         return super().translate_request(front)
 
 
+class FinalOutputRebuilt(Gateway):
+    """final_output_rebuilt: the terminal response's output is rebuilt from the items as they were added, so each
+    still says status in_progress while its output_item.done said completed (RSP-ID-011)."""
+
+    def terminate(self, turn: Turn, status: str, **fields: Any) -> None:
+        for item in turn.items:
+            if item.done is not None:
+                item.done = {**item.done, "status": "in_progress"}
+        super().terminate(turn, status, **fields)
+
+
+class CompletedDespiteCutItems(Gateway):
+    """completed_despite_cut_items: the item the length limit cut ends incomplete, but the response ends with
+    response.completed (RSP-LIFE-011)."""
+
+    def terminate(self, turn: Turn, status: str, **fields: Any) -> None:
+        if status == "incomplete":
+            status, fields = "completed", {}
+        super().terminate(turn, status, **fields)
+
+
+class BareUsage(Gateway):
+    """bare_usage: usage carries only the three token counts, without input_tokens_details and
+    output_tokens_details, which the OpenAI SDK's ResponseUsage requires (RSP-SCHEMA-001)."""
+
+    def translate_usage(self, usage: Json) -> Json:
+        full = super().translate_usage(usage)
+        return {key: full[key] for key in ("input_tokens", "output_tokens", "total_tokens")}
+
+
+class EventLineHeartbeat(Gateway):
+    """event_line_heartbeat: a heartbeat written as a bare `event: ping` block without data before each write;
+    openai-python fails to json-decode it (SSE-007)."""
+
+    def flush(self, turn: Turn) -> bytes:
+        return b"event: ping\n\n" + super().flush(turn)
+
+
+class NoEventLines(Gateway):
+    """no_event_lines: events are written as `data:` lines only, without the `event:` line the OpenAI API sends
+    (RSP-FRAME-005)."""
+
+    def encode_event(self, event: Json) -> bytes:
+        return b"".join(line + b"\n" for line in super().encode_event(event).split(b"\n")
+                        if line and not line.startswith(b"event:")) + b"\n"
+
+
 DEFECTS: dict[str, type[Gateway]] = {
     "buffering": Buffering,
     "completes_on_disconnect": CompletesOnDisconnect,
@@ -229,6 +276,11 @@ DEFECTS: dict[str, type[Gateway]] = {
     "drops_text_deltas": DropsTextDeltas,
     "last_message_only": LastMessageOnly,
     "dies_on_large_arguments": DiesOnLargeArguments,
+    "final_output_rebuilt": FinalOutputRebuilt,
+    "completed_despite_cut_items": CompletedDespiteCutItems,
+    "bare_usage": BareUsage,
+    "event_line_heartbeat": EventLineHeartbeat,
+    "no_event_lines": NoEventLines,
 }
 
 
