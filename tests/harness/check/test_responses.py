@@ -68,3 +68,59 @@ def test_a_difference_after_many_deltas_is_caught_and_the_deltas_counted() -> No
     failed = {r.rule.id: r for r in report.failed}
     assert "RSP-ARGS-001" in failed
     assert f"the {len(ARGUMENTS)} joined deltas" in failed["RSP-ARGS-001"].violations[0].message
+
+
+TEXT_ONLY = CAPTURES / "responses" / "openai" / "ok" / "text-only.sse"
+
+
+def _final_changed(path: Any, change: Any, etype: str = "response.completed") -> list[dict[str, Any]]:
+    events = decoded(path.read_bytes())
+    final = next(e for e in events if e["type"] == etype)
+    change(final["response"])
+    return events
+
+
+def test_final_items_are_compared_field_by_field_with_the_done_items() -> None:
+    def annotate(response: dict[str, Any]) -> None:
+        response["output"][0]["content"][0]["annotations"] = [{"type": "url_citation", "url": "https://x.test",
+                                                               "title": "x", "start_index": 0, "end_index": 1}]
+    report = check_events(_final_changed(TEXT_ONLY, annotate))
+    assert report.failed_rules == ("RSP-ID-011",)
+    evidence = report.failed[0].violations[0].evidence
+    assert evidence.path == "$.response.output[0].content[0].annotations" and evidence.expected == []
+
+    events = decoded(TEXT_ONLY.read_bytes())
+    next(e for e in events if e["type"] == "response.output_item.done")["item"]["x_trace"] = "t1"
+    report = check_events(events)  # an extra key the done item carried and the final item lacks
+    assert report.failed_rules == ("RSP-ID-011",) and "missing" in report.failed[0].violations[0].message
+
+
+def test_a_field_another_rule_compares_fails_only_that_rule() -> None:
+    def retext(response: dict[str, Any]) -> None:
+        response["output"][0]["content"][0]["text"] = "something else"
+    assert check_events(_final_changed(TEXT_ONLY, retext)).failed_rules == ("RSP-TEXT-002",)
+
+    def rename(response: dict[str, Any]) -> None:
+        response["output"][0]["name"] = "get_time"
+    assert check_events(_final_changed(ONE_CALL, rename)).failed_rules == ("RSP-ID-007",)
+
+
+def test_a_failed_response_is_compared_for_the_items_it_lists() -> None:
+    events = [e for e in decoded(ONE_CALL.read_bytes()) if e["type"] != "response.completed"]
+    done = next(e for e in events if e["type"] == "response.output_item.done")
+    response = {**events[0]["response"], "status": "failed", "error": {"code": "server_error", "message": "boom"},
+                "output": [{**done["item"], "status": "in_progress"}]}
+    failed: dict[str, Any] = {"type": "response.failed", "sequence_number": len(events), "response": response}
+    assert check_events([*events, failed]).failed_rules == ("RSP-ID-011",)
+    failed["response"]["output"] = []
+    assert check_events([*events, failed]).failed_rules == ()
+
+
+def test_a_completed_body_with_an_incomplete_item_fails() -> None:
+    body = json.loads((CAPTURES / "responses" / "openai" / "ok" / "text-and-calls.json").read_text())
+    body["output"][-1]["status"] = "incomplete"
+    report = check_body(json.dumps(body).encode())
+    assert report.failed_rules == ("RSP-LIFE-011",)
+    assert report.failed[0].violations[0].evidence.path == f"$.output[{len(body['output']) - 1}].status"
+    body["status"], body["incomplete_details"] = "incomplete", {"reason": "max_output_tokens"}
+    assert check_body(json.dumps(body).encode()).failed_rules == ()
