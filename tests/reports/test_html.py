@@ -1,6 +1,5 @@
 """The HTML report (reports/_html.py): its structure checked without a browser (self-contained, escaped, banner,
-highlighted offending event, matrix), then the page opened in a real headless Chromium: its script runs without a
-console error or CSP refusal, applies the default filter, and a screenshot is kept under pytest's tmp_path.
+highlighted offending event, matrix). The page in a real headless Chromium: tests/reports/test_html_browser.py.
 
 The reports are the shared fixtures in tests/reports/data/ when they exist; otherwise real runs made here, in
 process, of the broken fake gateway (tests/fakes/gateways.py --defect mixed_interleaved_args) and the correct one.
@@ -11,13 +10,8 @@ from __future__ import annotations
 import copy
 import html
 import json
-import os
 import re
-import shutil
-import signal
-import subprocess
 import time
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -36,7 +30,6 @@ GATEWAY = fakes.launch()
 #: The fallback runs: a reassembly failure whose evidence points at an event of the case's timeline, an expected
 #: failure without an event, and a case that passes.
 CASES = ("interleaved_round_robin::reassembly", "interleaved_round_robin::expected", "one_call::identity")
-CHROMIUM_TIMEOUT_S = 90
 #: Every tag the renderer writes: anything else in a page was smuggled in by a report.
 TAGS = {"html", "head", "meta", "link", "title", "style", "body", "main", "h1", "h2", "h3", "h4", "p", "a", "span",
         "code", "pre", "nav", "section", "div", "ul", "ol", "li", "dl", "dt", "dd", "form", "label", "select",
@@ -270,69 +263,3 @@ def test_the_matrix_has_one_column_per_report(failing: dict[str, Any], passing: 
 def test_no_report_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one report"):
         render_html([])
-
-
-# -- a real browser --------------------------------------------------------------------------------------------
-
-
-def _chromium() -> str:
-    found = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
-    if not found:
-        pytest.skip("Chromium not installed: apt-get install chromium (Debian) to run the browser test")
-    return found
-
-
-def _browse(chromium: str, profile: Path, args: Sequence[str], url: str) -> tuple[str, str]:
-    """Run headless Chromium once, bounded; its whole process group is killed if it overstays."""
-    command = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               "--disable-extensions", "--no-default-browser-check", "--hide-scrollbars",
-               f"--user-data-dir={profile}", *args, url]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          start_new_session=True) as proc:
-        try:
-            out, err = proc.communicate(timeout=CHROMIUM_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            pytest.fail(f"chromium did not finish in {CHROMIUM_TIMEOUT_S} s: {' '.join(command)}")
-    assert proc.returncode == 0, f"chromium exited {proc.returncode}: {err[-2000:]}"
-    return out, err
-
-
-def test_the_page_works_in_headless_chromium(
-    tmp_path: Path, failing: dict[str, Any], passing: dict[str, Any], incomplete: dict[str, Any],
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    chromium = _chromium()
-    page = tmp_path / "report.html"
-    page.write_text(render_html([failing, passing, incomplete]), encoding="utf-8")
-    url = page.as_uri()
-
-    dom, err = _browse(chromium, tmp_path / "profile", ["--enable-logging=stderr", "--v=0", "--dump-dom"], url)
-    problems = [line for line in err.splitlines()
-                if "CONSOLE" in line or "Uncaught" in line or "Refused to" in line or "Content Security" in line]
-    assert problems == [], "\n".join(problems)
-    assert 'data-ready="1"' in dom, "the page's script did not run to its end"
-    # The default filter hides the failing report's passed cases and shows its failures.
-    first = dom[dom.index('<section class="report" id="r0"'):dom.index('<section class="report" id="r1"')]
-    rows = re.findall(r'<tr class="case"[^>]*>', first)
-    assert rows and all(("hidden" in r) == ('data-outcome="passed"' in r) for r in rows), rows
-    assert re.search(r"\d+ of \d+ cases shown", first)
-    # The offending event is highlighted in the timeline of the case open on load.
-    _, _, event = _offending(failing)
-    assert re.search(rf'<tr class="offending[^"]*" id="r0-[^"]*-ev{event["index"]}"', first)
-
-    # A link to a case the default filter hides (from the matrix, or shared) shows it: the filter gives way.
-    passed = [c for c in failing["cases"] if c["outcome"] == "passed"]
-    if passed:
-        anchor = "r0-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", passed[0]["id"])
-        dom, _ = _browse(chromium, tmp_path / "profile", ["--dump-dom"], f"{url}#{anchor}")
-        [row] = re.findall(rf'<tr class="case" id="{re.escape(anchor)}"[^>]*>', dom)
-        assert "hidden" not in row and 'data-ready="1"' in dom
-
-    shot = tmp_path / "report.png"
-    _browse(chromium, tmp_path / "profile", [f"--screenshot={shot}", "--window-size=1280,2000"], url)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
-    with capsys.disabled():
-        print(f"\nHTML report screenshot: {shot}\nHTML report page: {page}")
