@@ -7,7 +7,11 @@ MYPY_SRC := $(VENV)/mypy-src/callproof
 PACKAGES := harness mock_server reports scenarios schemas
 PYTEST_ARGS ?=
 
-.PHONY: venv test lint typecheck pytest demo bench docs clean drift
+# The `interop` extra, installed on top of the dev one (see `make interop` below).
+INTEROP_STAMP := $(VENV)/.interop-installed
+INTEROP_OUT   := out/interop
+
+.PHONY: venv test lint typecheck pytest demo bench docs clean drift browser dist
 
 venv: $(STAMP)
 
@@ -26,11 +30,13 @@ lint: venv
 	@# The floors' layering ([tool.importlinter] in pyproject.toml), read through the symlink view of the package.
 	PYTHONPATH=$(VENV)/mypy-src $(BIN)/lint-imports --no-cache
 
-typecheck: venv
+typecheck: venv $(INTEROP_STAMP)
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
 	$(BIN)/mypy tests bench examples
 
-pytest: venv
+# pytest runs with the pinned `interop` extra (the client libraries of examples/ at the versions their baselines were
+# recorded with) and, where `make browser` could get it, Chromium for tests/reports/test_html_browser.py.
+pytest: venv $(INTEROP_STAMP) browser
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -58,19 +64,62 @@ bench: venv
 docs: venv
 	$(BIN)/python -m callproof.harness.cli._docs .
 
-# `make drift`: the newest openai and anthropic SDKs in a scratch venv, the mock's events and bodies validated with their
-# own pydantic types (tests/mock_server/dialects/test_sdk_types.py) and parsed by their stream helpers. Separate from
-# `make test`, whose versions come from the dev extra: this target notices an SDK release the day it ships.
+# `make browser`: Debian's chromium for the browser tests (tests/reports/test_html_browser.py), installed with apt only
+# when allowed: CALLPROOF_INSTALL_BROWSER=1, or CI=true as root (.ci/run). Otherwise those tests skip and say why.
+CALLPROOF_INSTALL_BROWSER ?=
+CHROMIUM := $(shell command -v chromium || command -v chromium-browser || command -v google-chrome)
+
+browser:
+ifeq ($(CHROMIUM),)
+	@if [ "$(CALLPROOF_INSTALL_BROWSER)" = 1 ] || { [ "$${CI:-}" = true ] && [ "$$(id -u)" = 0 ]; }; then \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		echo "make browser: installing Debian's chromium with apt-get"; \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	else \
+		echo "make browser: no Chromium; the browser tests skip (CALLPROOF_INSTALL_BROWSER=1 installs Debian's chromium)"; \
+	fi
+else
+	@$(CHROMIUM) --version 2>/dev/null || true
+endif
+
+# `make dist`: the sdist and the wheel in out/dist/, for installing callproof where there is no package index that has
+# it (`pip install out/dist/callproof-*.whl`). Built in process by setuptools' own PEP 517 hooks: no `build` package.
+DIST := out/dist
+
+dist: venv
+	@rm -rf $(DIST) && mkdir -p $(DIST)
+	@for hook in build_sdist build_wheel; do \
+		$(BIN)/python -c 'import sys; from setuptools import build_meta; getattr(build_meta, sys.argv[1])(sys.argv[2])' \
+			$$hook $(abspath $(DIST)) >$(DIST)/.log 2>&1 || { cat $(DIST)/.log; exit 1; }; \
+	done
+	@rm -f $(DIST)/.log
+	@ls -1 $(DIST)/*
+	@rm -rf build callproof.egg-info
+
+# `make drift`: the newest releases in a scratch venv, against what this repository pins. The openai and anthropic
+# SDKs validate the mock's events and bodies with their own pydantic types (tests/mock_server/dialects/
+# test_sdk_types.py) and parse them with their stream helpers; openai-agents, langchain-openai and litellm run their
+# adapters against the baselines recorded with the pinned `interop` extra (tests/examples/test_interop.py). Separate
+# from `make test`, whose versions are pinned: this target notices an upstream release the day it ships, lists what
+# changed (a case that now passes, or fails other rules) and exits 1 if anything did.
 DRIFT_VENV := out/drift-venv
+DRIFT_LIBS := openai anthropic openai-agents langchain-openai langchain-core litellm
 
 drift:
 	@test -x $(DRIFT_VENV)/bin/python || $(PYTHON) -m venv $(DRIFT_VENV)
 	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(DRIFT_VENV)/bin/python -m pip install --quiet -e '.[dev]'
-	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager openai anthropic
-	@$(DRIFT_VENV)/bin/python -c 'import openai, anthropic; print(f"make drift: openai {openai.__version__}, anthropic {anthropic.__version__}")'
+	$(DRIFT_VENV)/bin/python -m pip install --quiet -e '.[dev,interop]'
+	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager $(DRIFT_LIBS)
+	@$(DRIFT_VENV)/bin/python -c 'import sys; from importlib.metadata import version; pins = dict(r.split("==") for r in sys.argv[2:]); print("make drift:", ", ".join(f"{n} {version(n)}" + (f" (pinned {pins[n]})" if pins.get(n, version(n)) != version(n) else "") for n in sys.argv[1].split()))' \
+		'$(DRIFT_LIBS)' $$($(DRIFT_VENV)/bin/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["interop"])' | sed 's/ *#.*//')
+	@failed=""; \
 	$(DRIFT_VENV)/bin/python -m pytest -n 2 -q -p no:cacheprovider tests/mock_server/dialects/test_sdk_types.py \
-		tests/mock_server/test_sdk_clients.py
+		tests/mock_server/test_sdk_clients.py || failed="$$failed sdk-types"; \
+	$(DRIFT_VENV)/bin/python -m pytest -n 2 -q -p no:cacheprovider tests/examples/test_interop.py \
+		-k behaves_as_recorded || failed="$$failed interop-baselines"; \
+	if [ -n "$$failed" ]; then echo "make drift: upstream changed:$$failed (see above; bump the pins and baselines deliberately)"; exit 1; fi; \
+	echo "make drift: the newest releases behave as the pinned ones"
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
@@ -80,9 +129,6 @@ clean:
 # even when one fails; the target fails at the end if any failed outside its baseline. LangChain runs as a program
 # (--client-cmd): its large_arguments case burns ~15 min of CPU, and an in-process function that times out keeps
 # running in its thread.
-INTEROP_STAMP := $(VENV)/.interop-installed
-INTEROP_OUT   := out/interop
-
 .PHONY: interop
 
 $(INTEROP_STAMP): $(STAMP) pyproject.toml
