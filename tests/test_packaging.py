@@ -1,9 +1,16 @@
-"""The built wheel works with no checkout present: packages mapped into callproof.*, schemas shipped as data."""
+"""The built wheel works with no checkout present: packages mapped into callproof.*, schemas shipped as data. And
+callproof installs with no index that has it, as README and docs/tutorial.md say: the sdist and the wheel of
+`make dist` (setuptools' PEP 517 hooks, as the Makefile calls them), each installed into a fresh venv (its
+dependencies from the configured index), run `callproof --version`, `callproof check` on a capture and the bundled
+suite (`pytest --pyargs callproof.suite`) against the example gateway, from outside the checkout."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -13,13 +20,30 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), str(ROOT)],
-        check=True, capture_output=True,
-    )
-    (found,) = out.glob("callproof-*.whl")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`make dist`'s sdist, and the wheel built from that sdist (so the sdist is complete), with setuptools' PEP 517
+    hooks as the Makefile calls them; from a copy of the checkout, so that parallel builds share no build/."""
+    tree, out = tmp_path_factory.mktemp("tree") / "callproof", tmp_path_factory.mktemp("dist")
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "out", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "tests"))
+
+    def build(hook: str, source: Path) -> None:
+        code = "import sys; from setuptools import build_meta; getattr(build_meta, sys.argv[1])(sys.argv[2])"
+        done = subprocess.run([sys.executable, "-c", code, hook, str(out)], cwd=source, capture_output=True,
+                              text=True, check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+    build("build_sdist", tree)
+    (sdist,) = out.glob("callproof-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tree.parent / "sdist", filter="data")
+    build("build_wheel", tree.parent / "sdist" / sdist.name.removesuffix(".tar.gz"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def wheel(dist: Path) -> Path:
+    (found,) = dist.glob("callproof-*.whl")
     return found
 
 
@@ -52,3 +76,43 @@ def test_unpacked_wheel_checks_a_capture_without_the_checkout(wheel: Path, tmp_p
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("True ")
+
+
+def _clean_env(venv: Path) -> dict[str, str]:
+    """The environment of a user's shell with the venv activated: nothing of this test run or this checkout."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "PYTHON", "VIRTUAL_ENV", "CALLPROOF_")) and k != "COV_CORE_SOURCE"}
+    return env | {"VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"}
+
+
+@pytest.mark.parametrize("artifact", ["callproof-*.tar.gz", "callproof-*-py3-none-any.whl"], ids=["sdist", "wheel"])
+def test_the_built_artifact_installs_and_runs_in_a_fresh_venv(dist: Path, artifact: str, tmp_path: Path) -> None:
+    (built,) = dist.glob(artifact)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    env, work = _clean_env(venv), tmp_path / "work"
+    work.mkdir()
+
+    def run(*command: str) -> str:
+        done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout[-3000:]}\n" \
+                                     f"{done.stderr[-3000:]}"
+        return done.stdout
+
+    python = str(venv / "bin" / "python")
+    run(python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(built))
+    assert run("callproof", "--version").split() == ["callproof", _version()]
+    installed = run(python, "-c", "import callproof.harness as h; print(h.__file__)").strip()
+    assert installed.startswith(str(venv)), installed
+    capture = next((ROOT / "examples" / "captures" / "responses" / "openai" / "ok").glob("*.sse"))
+    run("callproof", "check", str(capture))
+    gateway = f"{python} {ROOT / 'examples' / 'gateway.py'} --upstream {{upstream}} --port {{port}}"
+    out = run(python, "-m", "pytest", "--pyargs", "callproof.suite", "-p", "no:cacheprovider", "-q",
+              "--callproof-launch", gateway, "-k", "one_call or parallel_two_calls")
+    assert " passed" in out and "failed" not in out and "error" not in out, out
+
+
+def _version() -> str:
+    import tomllib
+
+    return str(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
