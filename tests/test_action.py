@@ -1,16 +1,20 @@
 """The GitHub Action (action.yml): its own script steps, run locally with bash exactly as the runner would, with
-`${{ inputs.* }}` and `${{ steps.* }}` replaced. GitHub's own actions (setup-python, upload-artifact) and the pip
-install step are not run here: the test uses this checkout's callproof."""
+`${{ inputs.* }}` and `${{ steps.* }}` replaced. GitHub's own actions (setup-python, upload-artifact) are not run.
+The install step is, with its default input: it installs callproof from `$GITHUB_ACTION_PATH` (here a copy of this
+checkout, as the runner's checkout of `uses: <owner>/callproof@<ref>` is) into a fresh venv, whose `callproof` the
+other steps then run: no package index has callproof."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests import fakes
@@ -28,8 +32,9 @@ def _step(step_id: str | None = None, name: str | None = None) -> dict[str, Any]
     raise AssertionError(f"action.yml has no step {step_id or name}")
 
 
-def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, dict[str, str]],
-              cwd: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, str], str]:
+def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, dict[str, str]], cwd: Path,
+              bin_dir: Path, action_path: Path | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, str],
+                                                                        str]:
     values = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()} | inputs
 
     def expand(text: str) -> str:
@@ -44,33 +49,56 @@ def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, d
     env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
     env |= {k: expand(str(v)) for k, v in step.get("env", {}).items()}
     env |= {"GITHUB_OUTPUT": str(github_output), "GITHUB_STEP_SUMMARY": str(summary),
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
+            "GITHUB_ACTION_PATH": str(action_path or ROOT), "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}
+    env.pop("VIRTUAL_ENV", None)
     done = subprocess.run(["bash", "-e", "-c", expand(step["run"])], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300, check=False)
     written = dict(line.split("=", 1) for line in github_output.read_text(encoding="utf-8").splitlines() if line)
     return done, written, summary.read_text(encoding="utf-8")
 
 
-def test_the_action_runs_the_suite_and_posts_the_summary(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin directory of a fresh venv into which the action's install step, default inputs, put callproof."""
+    base = tmp_path_factory.mktemp("action")
+    checkout = base / "callproof"
+    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "out", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "tests"))
+    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, capture_output=True)
+    bin_dir = base / "venv" / "bin"
+    done, _, _ = _run_step(_step(name="Install callproof"), {}, {}, base, bin_dir, checkout)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.split() == ["callproof", _version()], done.stdout
+    assert (bin_dir / "callproof").is_file()
+    return bin_dir
+
+
+def _version() -> str:
+    import tomllib
+
+    return str(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
+
+
+def test_the_action_runs_the_suite_and_posts_the_summary(tmp_path: Path, installed: Path) -> None:
     inputs = {"launch": f"{GATEWAY} --upstream {{upstream}} --port {{port}}", "args": "-n 0 -k 'one_call'"}
-    done, outputs, summary = _run_step(_step("run"), inputs, {}, tmp_path)
+    done, outputs, summary = _run_step(_step("run"), inputs, {}, tmp_path, installed)
     assert done.returncode == 0, done.stdout + done.stderr
     assert outputs == {"exit-code": "0", "report": "callproof-report/report.json"}
     for name in ("report.json", "report.jsonl", "report.md", "junit.xml", "report.html", "badge.svg"):
         assert (tmp_path / "callproof-report" / name).is_file(), name
     assert summary == (tmp_path / "callproof-report" / "report.md").read_text(encoding="utf-8")
-    verdict, _, _ = _run_step(_step(name="Verdict"), {}, {"run": outputs}, tmp_path)
+    verdict, _, _ = _run_step(_step(name="Verdict"), {}, {"run": outputs}, tmp_path, installed)
     assert verdict.returncode == 0
 
 
-def test_a_failing_run_is_reported_and_fails_the_verdict_step(tmp_path: Path) -> None:
+def test_a_failing_run_is_reported_and_fails_the_verdict_step(tmp_path: Path, installed: Path) -> None:
     inputs = {"launch": f"{GATEWAY} --defect drops_retry_after --upstream {{upstream}} --port {{port}}",
               "args": "-k fault_http_429::faults"}
-    done, outputs, summary = _run_step(_step("run"), inputs, {}, tmp_path)
+    done, outputs, summary = _run_step(_step("run"), inputs, {}, tmp_path, installed)
     assert done.returncode == 0, "the run step records the exit code; the verdict step fails the job"
     assert outputs["exit-code"] == "1"
     assert "GW-FAULT-002" in summary
-    verdict, _, _ = _run_step(_step(name="Verdict"), {}, {"run": outputs}, tmp_path)
+    verdict, _, _ = _run_step(_step(name="Verdict"), {}, {"run": outputs}, tmp_path, installed)
     assert verdict.returncode == 1
     assert "::error title=callproof::callproof run exited 1" in verdict.stdout
 
@@ -78,5 +106,5 @@ def test_a_failing_run_is_reported_and_fails_the_verdict_step(tmp_path: Path) ->
 def test_the_example_workflow_uses_the_action_inputs() -> None:
     workflow = yaml.safe_load((ROOT / "examples" / "workflows" / "callproof.yml").read_text(encoding="utf-8"))
     steps = workflow["jobs"]["conformance"]["steps"]
-    uses = next(s for s in steps if str(s.get("uses", "")).startswith("callproof/callproof"))
+    uses = next(s for s in steps if re.fullmatch(r"<owner>/callproof@<ref>", str(s.get("uses", ""))))
     assert set(uses["with"]) <= set(ACTION["inputs"])
