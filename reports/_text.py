@@ -12,6 +12,7 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import PackageNotFoundError, metadata
 from typing import Any, TypeAlias
 
 from callproof.harness._types import JSONValue
@@ -41,8 +42,25 @@ __all__ = [
     "slug",
 ]
 
-#: Where rule ids link to: `{DOCS_URL}#{rule id lower-case}` is the rule's section in docs/rules.md.
-DOCS_URL = "https://github.com/callproof/callproof/blob/main/docs/rules.md"
+
+
+def _project_url(label: str) -> str:
+    """The `label` entry of `[project.urls]` in pyproject.toml, as the installed callproof's metadata carries it;
+    "" when there is none."""
+    try:
+        entries: list[str] = metadata("callproof").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return ""
+    for entry in entries:
+        name, _, url = entry.partition(",")
+        if name.strip().lower() == label.lower():
+            return url.strip()
+    return ""
+
+
+#: Where rule ids link to, from one place: the `Rules` entry of `[project.urls]` (the published docs/rules.md), the
+#: rule's section at `{DOCS_URL}#{rule id lower-case}`. Empty (no such entry): rule ids are plain code, no link.
+DOCS_URL = _project_url("Rules")
 #: Rule families in catalogue order (schemas/report.schema.json).
 FAMILIES = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client")
 LEVELS = ("MUST", "SHOULD", "INFO")
@@ -141,8 +159,8 @@ def fence(text: str, info: str = "") -> str:
 
 
 def rule_link(rule: str, docs_url: str) -> str:
-    """A rule id as a Markdown link to its section of docs/rules.md."""
-    return f"[`{rule}`]({docs_url}#{rule.lower()})"
+    """A rule id as a Markdown link to its section of docs/rules.md; as code alone when `docs_url` is empty."""
+    return f"[`{rule}`]({docs_url}#{rule.lower()})" if docs_url else f"`{rule}`"
 
 
 def json_text(value: JSONValue) -> str:

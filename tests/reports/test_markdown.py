@@ -41,8 +41,8 @@ def _cells(row: str) -> list[str]:
 
 
 def _rule_rows(markdown: str) -> dict[str, list[str]]:
-    rows = [line for line in _section(markdown, "Failed rules").splitlines() if line.startswith("| [")]
-    return {re.match(r"\| \[`([A-Z0-9-]+)`\]", row).group(1): _cells(row) for row in rows}  # type: ignore[union-attr]
+    rows = [line for line in _section(markdown, "Failed rules").splitlines() if line.startswith(("| [`", "| `"))]
+    return {re.match(r"\| \[?`([A-Z0-9-]+)`", row).group(1): _cells(row) for row in rows}  # type: ignore[union-attr]
 
 
 # -- content --------------------------------------------------------------------------------------------------
