@@ -120,6 +120,8 @@ OPTIONS: tuple[Option, ...] = (
             metavar="TEMPLATE"),
     _option("case_timeout", "seconds a case may take before the IUT counts as hung (default 30)", _ALL,
             metavar="S", type=positive_float, default=30.0),
+    _option("start_timeout", "seconds a launched gateway may take to be ready (default 30)", _ALL, metavar="S",
+            type=positive_float, default=30.0),
     _option("model", "model name sent to the IUT (scenario selection never depends on it)", _ALL, metavar="NAME",
             default=DEFAULT_MODEL),
     _option("mock_port", "port of the mock upstream (default: a free one; fix it with --target)", _ALL,

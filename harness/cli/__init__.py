@@ -1,6 +1,6 @@
 """The `callproof` command line (docs/cli.md): one module per subcommand, each with `add_parser(subparsers)` and
 `run(args) -> int`; exit codes are `ExitCode` (0 conformant, 1 a MUST rule failed, 2 usage or setup error with a
-one-line reason, 130 interrupted)."""
+one-line reason, 3 interrupted)."""
 
 from __future__ import annotations
 

@@ -16,5 +16,5 @@ class ExitCode(IntEnum):
     FAILED = 1
     #: usage or setup error, reported in one line on standard error
     USAGE = 2
-    #: interrupted (Ctrl-C), as shells report SIGINT
-    INTERRUPTED = 130
+    #: interrupted by SIGINT (Ctrl-C) or SIGTERM; `run` still writes its reports, marked incomplete
+    INTERRUPTED = 3

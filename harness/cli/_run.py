@@ -2,7 +2,10 @@
 the JUnit/xdist machinery are pytest's own), isolated from any pytest configuration in the current directory,
 then reads the report the run wrote to decide the exit code (docs/cli.md#exit-codes): 0 conformant, or only
 baseline-listed failures; 1 a MUST rule failed, a case could not be judged, or no case was judged at all; 2 usage
-or setup error (bad option, the IUT never started, `-k` matched nothing).
+or setup error (bad option, the IUT never started, `-k` matched nothing); 3 interrupted by SIGINT or SIGTERM (the
+launched IUT stopped, the report and every requested format written, marked incomplete).
+
+Setup problems are found before pytest starts (harness/run/_preflight.py), each one line.
 """
 
 from __future__ import annotations
@@ -16,8 +19,15 @@ from typing import Any
 
 import pytest
 
-from callproof.harness.report import Case, format_baseline, nothing_judged
-from callproof.harness.run import ConfigError
+from callproof.harness.report import BaselineError, Case, format_baseline, load_baseline, nothing_judged
+from callproof.harness.run import (
+    ConfigError,
+    interrupted_by,
+    interruptible,
+    iut_groups,
+    setup_problem,
+    workers_problem,
+)
 
 from ._exit import ExitCode
 from ._options import Subparsers, add_options, pytest_argv, run_config
@@ -25,7 +35,10 @@ from ._report import write_formats
 
 __all__ = ["add_parser", "run"]
 
-_PYTEST_USAGE = {pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR}
+_PYTEST_USAGE = {pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR}
+#: The files a run writes, by flag.
+_OUTPUTS = {"--report": "report", "--md": "md", "--junit": "junit", "--html": "html", "--badge": "badge",
+            "--write-baseline": "write_baseline"}
 
 
 def add_parser(subparsers: Subparsers) -> None:
@@ -56,39 +69,77 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def run(args: argparse.Namespace) -> int:
+def _outputs(args: argparse.Namespace) -> dict[str, Path | None]:
+    outputs: dict[str, Path | None] = {flag: getattr(args, name) for flag, name in _OUTPUTS.items()}
+    outputs["--report (its .jsonl)"] = args.report.with_suffix(".jsonl")
+    return outputs
+
+
+def _workers(args: argparse.Namespace) -> int:
+    return os.cpu_count() or 1 if args.workers in ("auto", "logical") else int(args.workers or 0)
+
+
+def _setup_problem(args: argparse.Namespace) -> str | None:
+    """The first reason this run cannot start, found before anything is started."""
     try:
-        run_config(args)  # the plugin builds the same configuration: its problems are reported here, in one line
+        config = run_config(args)  # the plugin builds the same configuration: its problems are reported here
     except ConfigError as exc:
-        print(f"callproof run: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
-    if args.workers not in ("auto", "logical") and not args.workers.isdigit():
-        print(f"callproof run: -n {args.workers!r}: give a number of workers or auto", file=sys.stderr)
-        return ExitCode.USAGE
-    if args.target and args.workers not in ("0", "1"):
-        print("callproof run: --target runs one mock on --mock-port, shared by one worker: drop -n", file=sys.stderr)
+        return str(exc)
+    problem = workers_problem(args.workers)
+    if problem is not None:
+        return problem
+    if args.baseline is not None:
+        try:
+            load_baseline(args.baseline)
+        except BaselineError as exc:
+            return str(exc)
+    return setup_problem(config, _outputs(args), _workers(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = _setup_problem(args)
+    if problem is not None:
+        print(f"callproof run: {problem}", file=sys.stderr)
         return ExitCode.USAGE
     if args.report.exists():
         args.report.unlink()
-    code = int(pytest.main(_pytest_args(args)))
-    if code in _PYTEST_USAGE:
-        print(f"callproof run: pytest stopped with exit status {code} (see above)", file=sys.stderr)
-        return ExitCode.USAGE
-    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
-        print(f"callproof run: no case matched -k {args.keyword!r}; list them with `callproof scenarios`",
-              file=sys.stderr)
-        return ExitCode.USAGE
+    with interruptible(), iut_groups():  # SIGTERM ends the run as Ctrl-C does; no launched IUT outlives it
+        code = int(pytest.main(_pytest_args(args)))
+        if code == pytest.ExitCode.INTERRUPTED:
+            return _interrupted(args)
+        if code in _PYTEST_USAGE:
+            print(f"callproof run: pytest stopped with exit status {code} (see above)", file=sys.stderr)
+            return ExitCode.USAGE
+        if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+            print(f"callproof run: no case matched -k {args.keyword!r}; list them with `callproof scenarios`",
+                  file=sys.stderr)
+            return ExitCode.USAGE
+        report = _read(args.report)
+        if report is None:
+            print(f"callproof run: no report at {args.report} (pytest exit status {code})", file=sys.stderr)
+            return ExitCode.USAGE
+        return _verdict(report, args)
+
+
+def _formats(args: argparse.Namespace) -> dict[str, Path | None]:
+    return {"md": args.md, "junit": args.junit, "html": args.html, "badge": args.badge}
+
+
+def _interrupted(args: argparse.Namespace) -> int:
+    """The run was cut short: every requested format of what was judged so far, marked incomplete."""
     report = _read(args.report)
-    if report is None:
-        print(f"callproof run: no report at {args.report} (pytest exit status {code})", file=sys.stderr)
-        return ExitCode.USAGE
-    return _verdict(report, args)
+    written = [] if report is None else write_formats(report, _formats(args))
+    files = ", ".join(str(p) for p in [args.report, *written]) if report is not None else "no report"
+    done = "" if report is None else f" after {report['summary']['cases']} cases"
+    print(f"callproof run: interrupted by {interrupted_by() or 'SIGINT'}{done}; the launched IUT was stopped; "
+          f"written, marked incomplete: {files}", file=sys.stderr)
+    return ExitCode.INTERRUPTED
 
 
 def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     cases = report["cases"]
     summary = report["summary"]
-    for path in write_formats(report, {"md": args.md, "junit": args.junit, "html": args.html, "badge": args.badge}):
+    for path in write_formats(report, _formats(args)):
         print(f"callproof run: wrote {path}")
     if args.write_baseline:
         failures = [(c["id"], [r["rule"] for r in c["results"] if r["outcome"] == "failed"])

@@ -4,6 +4,7 @@ fixtures and the hooks that carry case verdicts to the report. The logic lives e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ import pytest
 from callproof.harness._options import Option, option, options_for, plugin_dest, plugin_flag, plugin_text
 from callproof.harness.catalogue import PROFILES
 from callproof.harness.judge import CaseSpec
-from callproof.harness.run import ConfigError, RunConfig
+from callproof.harness.run import ConfigError, RunConfig, interruptible, iut_groups, setup_problem
 
 from ._assertions import StreamAssertion
 from ._scenario_case import ScenarioCase, scenario_case
@@ -25,6 +26,9 @@ if TYPE_CHECKING:  # the mock (starlette, uvicorn) is imported only by tests tha
     from callproof.mock_server import MockServer
 
 __all__ = ["callproof_check", "callproof_mock", "callproof_scenario"]
+
+#: What the bundled suite undoes at the end of the session: the signal handlers, the record of launched IUTs.
+_ENDS = pytest.StashKey[contextlib.ExitStack]()
 
 _NO_IUT = (
     "callproof.suite needs an implementation under test: "
@@ -101,13 +105,32 @@ def pytest_configure(config: pytest.Config) -> None:
     run = _run_config(config)
     if run is None and any(arg.split("::")[0] == "callproof.suite" for arg in config.args):
         raise pytest.UsageError(_NO_IUT)
-    if run is not None and not hasattr(config, "workerinput"):  # the controller alone writes the report
+    if run is None:
+        return
+    controller = not hasattr(config, "workerinput")
+    report = config.getoption("callproof_report")
+    if controller:  # the controller alone checks the setup and writes the report
+        workers = config.getoption("numprocesses", None) or 0
+        outputs = {} if not report else {"--report": Path(report), "--report (its .jsonl)": Path(report).with_suffix(".jsonl")}
+        problem = setup_problem(run, outputs, workers if isinstance(workers, int) else 1)
+        if problem is not None:
+            raise pytest.UsageError(plugin_text(problem))
         load_optional_baseline(config.getoption("callproof_baseline"))  # a bad file is a usage error, up front
-        report = config.getoption("callproof_report")
+    stack = contextlib.ExitStack()  # SIGTERM ends the session as Ctrl-C does (in xdist workers too)
+    stack.enter_context(interruptible())
+    config.stash[_ENDS] = stack
+    if controller:
+        stack.enter_context(iut_groups())  # no launched IUT outlives the session, whichever process launched it
         program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
         command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
         collector = Collector(run, [*command, *sys.argv[1:]], Path(report) if report else None)
         config.pluginmanager.register(collector, "callproof-collector")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    stack = config.stash.get(_ENDS, None)
+    if stack is not None:
+        stack.close()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

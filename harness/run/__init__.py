@@ -8,7 +8,9 @@ from ._config import ConfigError, Dialect, Mode, RunConfig
 from ._exchange import exchange
 from ._harness import CLIENT_GROUPS, GATEWAY_GROUPS, Harness, run_scenarios
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
+from ._preflight import output_problem, setup_problem, workers_problem
 from ._report import build_report, case_of, scenario_set_hash
+from ._stop import interrupted_by, interruptible, iut_groups
 
 __all__ = [
     "AppIUT",
@@ -30,6 +32,12 @@ __all__ = [
     "case_of",
     "exchange",
     "free_port",
+    "interrupted_by",
+    "interruptible",
+    "iut_groups",
+    "output_problem",
     "run_scenarios",
     "scenario_set_hash",
+    "setup_problem",
+    "workers_problem",
 ]

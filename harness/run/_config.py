@@ -67,6 +67,7 @@ class RunConfig:
             raise ConfigError(f"--upstream-dialect {fields['upstream_dialect']!r}: use one of {', '.join(DIALECTS)}")
         fields["scenario_paths"] = tuple(cwd / p for p in fields["scenario_paths"] or ())  # absolute paths stay
         fields["case_timeout"] = float(fields["case_timeout"])
+        fields["start_timeout"] = float(fields["start_timeout"])
         fields["mock_port"] = int(fields["mock_port"])
         config = cls(**fields)
         problem = config.problem()
@@ -90,8 +91,13 @@ class RunConfig:
         if self.target and not self.mock_port:
             return ("--target needs --mock-port PORT: the gateway you started must already point at the mock's URL, "
                     "http://127.0.0.1:PORT/v1")
-        if self.case_timeout <= 0:
-            return f"--case-timeout must be positive, got {self.case_timeout:g}"
+        for name in ("case_timeout", "start_timeout"):
+            if not 0 < getattr(self, name) < float("inf"):
+                return f"--{name.replace('_', '-')} must be a positive number of seconds, got {getattr(self, name):g}"
+        if self.launch and "{port}" not in self.launch and "{port}" in self.front_url:
+            return ("--launch has no {port} placeholder, so callproof cannot know where the gateway listens: add "
+                    "{port} to the command (e.g. --port {port}), or give --front-url with the fixed port it listens on "
+                    "(e.g. --front-url http://127.0.0.1:8080/v1/responses)")
         return None
 
     def target_option(self) -> str:

@@ -12,7 +12,6 @@ import contextlib
 import importlib
 import os
 import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +25,8 @@ from typing import IO, Any, Protocol
 import httpx
 
 from callproof.harness._errors import CallproofError
+
+from ._stop import forget_group, record_group, stop_group
 
 __all__ = ["AppIUT", "Gateway", "IUTError", "LaunchedIUT", "TargetIUT", "free_port"]
 
@@ -141,6 +142,12 @@ class LaunchedIUT:
             raise IUTError(self.failure)
         self.stop()
         self.port = free_port()
+        if "{port}" not in self.command:  # a fixed port, named by --front-url: nothing else may hold it
+            host, port = self._listens_on()
+            with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+                self.failure = (f"port {port} of --front-url {self.front_url} is in use before the gateway started; "
+                                "stop what holds it, or put {port} in --launch so callproof picks a free port")
+                raise IUTError(self.failure)
         try:
             argv = shlex.split(self._expand(self.command))
         except (ValueError, KeyError, IndexError) as exc:
@@ -156,11 +163,13 @@ class LaunchedIUT:
         except OSError as exc:
             self.failure = f"--launch could not run {argv[0]!r}: {exc.strerror or exc}; check the command and PATH"
             raise IUTError(self.failure) from None
+        record_group(self._process.pid)
         assert self._process.stderr is not None
         self._tail = _Tail.follow(self._process.stderr)
         self.starts += 1
         ready = None if self.ready_template is None else self._expand(self.ready_template)
-        problem = _wait_ready("127.0.0.1", self.port, ready, time.monotonic() + self.start_timeout, self.alive)
+        host, port = self._listens_on()
+        problem = _wait_ready(host, port, ready, time.monotonic() + self.start_timeout, self.alive)
         if problem is not None:
             code = self._process.poll()
             self.stop()
@@ -170,6 +179,13 @@ class LaunchedIUT:
             self.failure = (f"the IUT did not start: {problem}{status}{last}; command: {argv!r}"
                             + (f"\nstderr tail:\n{tail}" if tail.strip() else ""))
             raise IUTError(self.failure)
+
+    def _listens_on(self) -> tuple[str, int]:
+        """Where the gateway listens: the port callproof picked, or the fixed one of a --front-url without {port}."""
+        if "{port}" in self.command:
+            return "127.0.0.1", self.port
+        url = httpx.URL(self.front_url)
+        return url.host or "127.0.0.1", url.port or (443 if url.scheme == "https" else 80)
 
     def stderr_tail(self) -> str:
         if self._tail is None:
@@ -181,19 +197,14 @@ class LaunchedIUT:
         return None if self._process is None else self._process.poll()
 
     def stop(self) -> None:
-        """SIGTERM the whole process group, SIGKILL it after 3 s."""
+        """SIGTERM the whole process group (the gateway and whatever it started), SIGKILL it after 3 s."""
         process = self._process
         if process is None:
             return
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=3)
+        stop_group(process.pid)  # also when the leader is gone: its children may still hold the port
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=3)
+        forget_group(process.pid)
         if self._tail is not None:
             self._tail.thread.join(timeout=1)
 

@@ -1,0 +1,96 @@
+"""Setup problems found before a run starts, each one line naming the flag and the fix: a busy mock port, scenario
+files that do not load, output files that cannot be written, a number of workers the machine cannot bring up.
+`callproof run` and the pytest plugin ask the same questions, so neither starts work it cannot finish."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+from collections.abc import Mapping
+from pathlib import Path
+
+from callproof.harness.scenario import ScenarioError
+
+from ._config import RunConfig
+from ._plan import run_scenarios
+
+__all__ = ["MAX_WORKERS_PER_CPU", "output_problem", "port_problem", "setup_problem", "workers_problem"]
+
+#: `-n` above this many workers per CPU is refused: xdist would sit at "bringing up nodes" for minutes.
+MAX_WORKERS_PER_CPU = 4
+
+
+def port_problem(flag: str, port: int, host: str = "127.0.0.1") -> str | None:
+    """Why `port` cannot be bound on `host` (as the mock binds it), or None."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as exc:
+            return (f"{flag} {port} cannot be bound on {host} ({exc.strerror or exc}); pick a free port or stop what "
+                    "holds it")
+    return None
+
+
+def output_problem(flag: str, path: Path) -> str | None:
+    """Why the file `path` cannot be written (its folder is created as the writers do), or None. Nothing is left
+    behind but that folder."""
+    if path.is_dir():
+        return f"{flag} {path} is a folder; name a file"
+    blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return f"{flag} {path}: {blocking} is a file, not a folder; choose another path"
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8"):
+            pass
+        if not os.access(path.parent, os.W_OK):  # the JSON report is replaced atomically from its folder
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        return f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose a writable path"
+    finally:
+        if not existed:
+            with contextlib.suppress(OSError):
+                path.unlink()
+    return None
+
+
+def workers_problem(workers: str) -> str | None:
+    """Why `-n workers` cannot run, or None: a number up to MAX_WORKERS_PER_CPU per CPU, `auto` or `logical`."""
+    if workers in ("auto", "logical", ""):
+        return None
+    if not workers.isdigit():
+        return f"-n {workers!r}: give a number of workers or auto"
+    cap = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if int(workers) > cap:
+        return (f"-n {workers}: this machine has {os.cpu_count() or 1} CPUs, so at most {cap} workers; give fewer "
+                "or -n auto")
+    return None
+
+
+def setup_problem(config: RunConfig, outputs: Mapping[str, Path | None], workers: int = 1) -> str | None:
+    """The first reason this run cannot start, or None: the scenario files, the workers a fixed port allows, the
+    mock port, the output files (`outputs` maps each flag, like `--md`, to its path)."""
+    try:
+        run_scenarios(config.scenario_paths)
+    except ScenarioError as exc:
+        return str(exc)
+    if workers > 1 and config.mode == "gateway":
+        if config.target:
+            return "--target runs one mock on --mock-port, shared by one worker: drop -n"
+        if config.mock_port:
+            return f"--mock-port {config.mock_port} with -n {workers}: each worker runs its own mock; drop one of them"
+        if config.launch and "{port}" not in config.launch:
+            return (f"--launch without {{port}} listens on one fixed port, so -n {workers} workers cannot each launch "
+                    "it: drop -n, or put {port} in --launch")
+    if config.mock_port:
+        problem = port_problem("--mock-port", config.mock_port)
+        if problem is not None:
+            return problem
+    for flag, path in outputs.items():
+        problem = None if path is None else output_problem(flag, path)
+        if problem is not None:
+            return problem
+    return None
