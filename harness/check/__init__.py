@@ -10,6 +10,7 @@ from ._front import Sink, short
 from ._responses import BODY_RULES
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
+from ._unicode import escape_surrogates, loads_json
 
 __all__ = [
     "BODY_RULES",
@@ -25,8 +26,10 @@ __all__ = [
     "check_capture",
     "check_events",
     "detect_front",
+    "escape_surrogates",
     "format_report",
     "json_path",
+    "loads_json",
     "parse_sse",
     "schema_store",
     "short",

@@ -8,7 +8,6 @@ fed bytes as they arrive off the wire, and memory stays bounded by the accumulat
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from ._responses import BODY_RULES as _RSP_BODY_RULES
 from ._responses import ResponsesChecker
 from ._schemas import schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser
+from ._unicode import loads_json
 
 __all__ = ["CheckReport", "StreamChecker", "check_body", "check_bytes", "check_events"]
 
@@ -206,7 +206,7 @@ class StreamChecker:
             self._last = meta
             return
         try:
-            payload: Any = json.loads(event.data)
+            payload: Any = loads_json(event.data)
         except ValueError as exc:
             self._sink.add(
                 "SSE-003",
@@ -271,7 +271,7 @@ def check_body(data: bytes, *, front: Front = "responses", profile: Profile = "o
     schema_rule = {"responses": "RSP-SCHEMA-003", "chat": "CHAT-SCHEMA-002", "anthropic": "ANT-SCHEMA-003"}[front]
     meta = EventMeta(0, None, 0, None)
     try:
-        payload: Any = json.loads(data)
+        payload: Any = loads_json(data)
     except ValueError as exc:
         reason = exc.args[0] if exc.args else str(exc)
         sink.add(schema_rule, f"the body is not valid JSON: {reason}", meta.evidence("$"))

@@ -41,8 +41,10 @@ def _open(path: str) -> BinaryIO:
 
 
 def run(args: argparse.Namespace) -> int:
-    outcome = ExitCode.OK
-    documents = []
+    """Check every file; one that cannot be read or checked is reported (one line, or an `error` entry in JSON) and
+    the others are still checked. Exit 2 when any input could not be checked, else 1 when a MUST rule failed."""
+    failed = unreadable = False
+    documents: list[dict[str, object]] = []
     for path in args.files:
         name = "<stdin>" if path == "-" else path
         try:
@@ -53,10 +55,11 @@ def run(args: argparse.Namespace) -> int:
                 if stream is not sys.stdin.buffer:
                     stream.close()
         except InputError as exc:
+            unreadable = True
             print(f"callproof check: {exc}", file=sys.stderr)
-            return ExitCode.USAGE
-        if not report.conformant:
-            outcome = ExitCode.FAILED
+            documents.append({"file": name, "error": str(exc)})
+            continue
+        failed = failed or not report.conformant
         if args.format == "json":
             documents.append({"file": name, **report.to_json()})
         else:
@@ -64,4 +67,4 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         json.dump({"callproof_version": __version__, "checks": documents}, sys.stdout, indent=2)
         sys.stdout.write("\n")
-    return outcome
+    return ExitCode.USAGE if unreadable else ExitCode.FAILED if failed else ExitCode.OK

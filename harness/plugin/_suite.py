@@ -110,11 +110,11 @@ def verdict(judged: Judged) -> None:
     if case.outcome == "xfailed":
         pytest.xfail(f"known failure (baseline): {result.message.splitlines()[0] if result.message else ''}")
     if result.outcome == "skipped":
-        pytest.skip(result.message)
-    if result.outcome == "error":
-        pytest.fail(f"{result.spec.id}: not judged: {result.message}", pytrace=False)
+        pytest.skip(case.message)
+    if result.outcome == "error":  # the case's message: lone surrogates an IUT sent are escaped there
+        pytest.fail(f"{result.spec.id}: not judged: {case.message}", pytrace=False)
     if result.must_failed:
-        pytest.fail(f"{result.spec.id}:\n{result.message}\nrepro: {case.repro}", pytrace=False)
+        pytest.fail(f"{result.spec.id}:\n{case.message}\nrepro: {case.repro}", pytrace=False)
 
 
 class Collector:
@@ -139,7 +139,7 @@ class Collector:
         if self.lines_path is None:
             return
         self.lines_path.parent.mkdir(parents=True, exist_ok=True)
-        self._lines = self.lines_path.open("w", encoding="utf-8")
+        self._lines = self.lines_path.open("w", encoding="utf-8", errors="backslashreplace")
         write_jsonl_header(self._lines, self.report(complete=False))
 
     def _add(self, case: Case) -> None:

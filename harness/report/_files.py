@@ -43,7 +43,7 @@ def write_report(path: Path, report: Report | Mapping[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:  # a lone surrogate: \ud83d
             json.dump(data, out, indent=2, ensure_ascii=False)
             out.write("\n")
         os.replace(tmp, path)

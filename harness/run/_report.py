@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from callproof.harness._version import __version__
+from callproof.harness.check import escape_surrogates
 from callproof.harness.judge import CaseResult
 from callproof.harness.report import BaselineMark, Case, Report, RuleOutcome, Target, TimelineEvent
 
@@ -23,7 +24,7 @@ def case_of(result: CaseResult, config: RunConfig, *, baseline: BaselineMark | N
     now passing)."""
     spec = result.spec
     timeline = tuple(TimelineEvent.from_json(row) for row in result.timeline)
-    return Case(
+    case = Case(
         id=spec.id, scenario=spec.scenario, group=spec.group, front="responses",
         upstream_dialect=config.upstream_dialect if config.mode == "gateway" else None,
         outcome="xfailed" if baseline == "covered" else result.outcome, message=result.message,
@@ -33,6 +34,9 @@ def case_of(result: CaseResult, config: RunConfig, *, baseline: BaselineMark | N
         details=dict(result.details), baseline=baseline,
         repro=f"callproof run {config.target_option()} -k '{spec.id}'", timeline=timeline or None,
     )
+    data = case.to_json()
+    safe = escape_surrogates(data)
+    return case if safe == data else Case.from_json(safe)
 
 
 def scenario_set_hash(scenarios: Iterable[Any]) -> str:

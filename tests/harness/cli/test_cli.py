@@ -79,6 +79,22 @@ def test_check_missing_file_is_a_usage_error(capsys: pytest.CaptureFixture[str],
     assert "cannot read" in capsys.readouterr().err
 
 
+def test_check_checks_every_readable_file_and_reports_the_unreadable_ones(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "missing.sse")
+    assert main(["check", str(OK[0]), missing, str(BROKEN_ARGS[0])]) == 2
+    out, err = capsys.readouterr()
+    assert err == f"callproof check: cannot read {missing}: No such file or directory\n"
+    assert out.count("front responses, profile openai") == 2 and "FAIL RSP-ARGS-001 [MUST]" in out
+    assert main(["check", "--format", "json", str(OK[0]), missing, str(BROKEN_ARGS[0])]) == 2
+    out, err = capsys.readouterr()
+    first, second, third = json.loads(out)["checks"]
+    assert first["conformant"] is True and third["conformant"] is False
+    assert second == {"file": missing, "error": f"cannot read {missing}: No such file or directory"}
+    assert err == f"callproof check: cannot read {missing}: No such file or directory\n"
+
+
 def test_check_truncated_json_body_fails_the_schema_rule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     body = next((CAPTURES / "responses" / "openai" / "ok").glob("*.json")).read_bytes()
     path = tmp_path / "body.json"

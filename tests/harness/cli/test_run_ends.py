@@ -145,3 +145,23 @@ def test_a_fixed_port_gateway_with_a_front_url_and_a_start_timeout(tmp_path: Pat
     done, report = run(tmp_path, *args, "--start-timeout", "20")
     assert done.returncode == 0, done.stdout + done.stderr
     assert report is not None and [c["outcome"] for c in report["cases"]] == ["passed"]
+
+
+def test_a_lone_surrogate_in_the_stream_is_evidence_not_a_crash(tmp_path: Path) -> None:
+    launch = f"{sys.executable} {FAKES / 'lone_surrogate.py'} --upstream {{upstream}} --port {{port}}"
+    done, report = run(tmp_path, "--launch", launch, "-k", "text_only", "--md", "out.md", "--html", "out.html",
+                       "--junit", "out.xml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "INTERNALERROR" not in done.stdout + done.stderr and "Traceback" not in done.stdout + done.stderr
+    assert report is not None and report["complete"] is True
+    case = next(c for c in report["cases"] if c["id"] == "text_only::reassembly")
+    assert case["outcome"] == "failed"
+    # the lone surrogate is kept as its escape, six characters, which the message quotes as a JSON string
+    assert 'the joined deltas "\\\\ud83dThe c\\\\ud83dapita' in case["message"]
+    assert "\\ud83d" in (tmp_path / "out.md").read_text(encoding="utf-8")
+    capture = tmp_path / "capture.sse"
+    capture.write_bytes(b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",'
+                        b'"delta":"\\ud83d"}\n\n')
+    checked = subprocess.run([str(CALLPROOF), "check", "--format", "json", str(capture)], capture_output=True,
+                             text=True, check=False)
+    assert checked.returncode == 1 and json.loads(checked.stdout)["checks"][0]["conformant"] is False

@@ -1,0 +1,32 @@
+"""Lone UTF-16 surrogates: `"\\ud83d"` without its pair is valid JSON syntax but no Unicode text, and no UTF-8
+writer (nor the schema validator) can encode what it decodes to. Such text is evidence: it is kept, escaped."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["escape_surrogates", "loads_json"]
+
+#: A surrogate code point in a Python string: what a JSON escape of a lone surrogate decodes to.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(value: Any) -> Any:
+    """`value` (JSON-like) with every lone surrogate written as its escape, six characters (`\\ud83d`); anything
+    without one comes back as it is."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    if isinstance(value, dict):
+        return {escape_surrogates(k): escape_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [escape_surrogates(v) for v in value]
+    return value
+
+
+def loads_json(text: str | bytes) -> Any:
+    """`json.loads`, with lone surrogates escaped (only a text holding a `\\u` escape can produce one)."""
+    value = json.loads(text)
+    escaped = b"\\u" in text if isinstance(text, bytes) else "\\u" in text
+    return escape_surrogates(value) if escaped else value
