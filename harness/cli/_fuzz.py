@@ -78,7 +78,8 @@ def _report(outcome: FuzzOutcome, options: FuzzOptions, written: tuple[Path, str
     print(f"  case:     {failure.case}")
     print(f"  message:  {failure.message}")
     print(f"  scenario: {path}")
-    print(f"  replay:   callproof run {options.config.target_option()} --scenarios {path} -k {failure.scenario['id']}")
+    replay = " ".join(options.config.run_args())
+    print(f"  replay:   callproof run {replay} --scenarios {path} -k {failure.scenario['id']}")
     if not outcome.replayed:
         print("callproof fuzz: warning: the shrunk scenario passed when replayed once: the IUT's verdict on it is "
               "not deterministic", file=sys.stderr)

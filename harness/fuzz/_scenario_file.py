@@ -46,8 +46,9 @@ def failure_file(failure: FuzzFailure, options: FuzzOptions) -> tuple[Path, str]
     feature = f"fuzz_{failure.rule.lower()}_{sid.removeprefix('fuzz_')}"
     path = options.out / f"{feature}.json"
     target = options.config.target_option()
+    replay = " ".join(options.config.run_args())
     comment = (f"Found by callproof fuzz (seed {options.seed}) against {target}: {failure.rule} on case "
-               f"{failure.case}: {failure.message}. Replay: callproof run {target} --scenarios {path} -k {sid}")
+               f"{failure.case}: {failure.message}. Replay: callproof run {replay} --scenarios {path} -k {sid}")
     doc = scenario_file(failure.scenario, feature, comment=comment,
                         description=f"A minimal scenario callproof fuzz found failing {failure.rule}.")
     text = _dump(doc)

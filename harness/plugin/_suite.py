@@ -165,7 +165,7 @@ class Collector:
         self._add(Case(
             id=case_id, scenario=scenario, group=group or "unknown", outcome="error",
             message=str(report.longrepr)[-4000:], duration_s=round(report.duration, 4), details={},
-            repro=f"callproof run {self.config.target_option()} -k '{case_id}'",
+            repro=self.config.repro(case_id),
         ))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -100,6 +100,25 @@ class RunConfig:
                     "(e.g. --front-url http://127.0.0.1:8080/v1/responses)")
         return None
 
+    def run_args(self) -> list[str]:
+        """The `callproof run` flags that make this configuration, shell-quoted, from the option table: every option
+        that fills a field (the IUT, dialect, URL templates, timeouts, model, mock port, scenario files, profile) and
+        differs from its default. A new option in the table is carried without a change here."""
+        args: list[str] = []
+        for entry in OPTIONS:
+            if entry.field is None or "run" not in entry.surfaces:
+                continue
+            value = getattr(self, entry.field)
+            values = list(value) if entry.kind == "many" else [] if value is None or value == entry.default else [value]
+            if values:
+                args += [entry.cli_flags[0], *(shlex.quote(f"{v:g}" if isinstance(v, float) else str(v))
+                                               for v in values)]
+        return args
+
+    def repro(self, case_id: str) -> str:
+        """The command that runs one case again as this run ran it (scenario files by absolute path)."""
+        return shlex.join(["callproof", "run"]) + " " + " ".join([*self.run_args(), "-k", shlex.quote(case_id)])
+
     def target_option(self) -> str:
         """The option that names the IUT, shell-quoted, for repro commands."""
         for name in _IUT:

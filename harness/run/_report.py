@@ -32,7 +32,7 @@ def case_of(result: CaseResult, config: RunConfig, *, baseline: BaselineMark | N
         results=tuple(RuleOutcome.of(r, result.excerpts.get(r.rule.id)) for r in result.results
                       if r.outcome != "not-applicable"),
         details=dict(result.details), baseline=baseline,
-        repro=f"callproof run {config.target_option()} -k '{spec.id}'", timeline=timeline or None,
+        repro=config.repro(spec.id), timeline=timeline or None,
     )
     data = case.to_json()
     safe = escape_surrogates(data)

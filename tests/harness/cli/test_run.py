@@ -267,3 +267,35 @@ def test_a_run_whose_cases_were_all_skipped_exits_1(tmp_path: Path) -> None:
         "callproof run: no case was judged: 1 case: 1 skipped; burst_text::streaming: the upstream's content came in "
         "too short a burst, with no scripted pause, to tell streaming from buffering"]
     assert ">nothing judged</text>" in (tmp_path / "badge.svg").read_text(encoding="utf-8")
+
+
+def test_the_printed_repro_of_a_failing_case_reproduces_it(tmp_path: Path) -> None:
+    basic = json.loads((ROOT / "scenarios" / "basic.json").read_text(encoding="utf-8"))
+    mine = {**next(s for s in basic["scenarios"] if s["id"] == "one_call"), "id": "my_call"}
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "my.json").write_text(json.dumps({"feature": "my", "description": "mine", "scenarios": [mine]}),
+                                               encoding="utf-8")
+    launch = gateway("fresh_call_ids") + " --upstream-dialect anthropic"
+    done, report = run(tmp_path, "--launch", launch, "--upstream-dialect", "anthropic", "--profile", "lenient",
+                       "--scenarios", "mine/my.json", "--case-timeout", "20", "-k", "my_call")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert report is not None
+    def failed(cases: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+        return [(c["id"], [r["rule"] for r in c["results"] if r["outcome"] == "failed"]) for c in cases
+                if c["outcome"] == "failed"]
+
+    failing = failed(report["cases"])
+    assert ("my_call::ids", ["GW-ID-001"]) in failing
+    repro = next(c["repro"] for c in report["cases"] if c["id"] == "my_call::ids")
+    assert "--upstream-dialect anthropic" in repro and "--profile lenient" in repro
+    assert f"--scenarios {tmp_path / 'mine' / 'my.json'}" in repro and "--case-timeout 20" in repro
+    elsewhere = tmp_path / "elsewhere"  # scenario paths are absolute: the repro runs from any folder
+    elsewhere.mkdir()
+    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env["PATH"] = f"{CALLPROOF.parent}{os.pathsep}{env.get('PATH', '')}"
+    again = subprocess.run(repro, shell=True, cwd=elsewhere, capture_output=True, text=True, env=env, timeout=300,
+                           check=False)
+    assert again.returncode == 1, again.stdout + again.stderr
+    replayed = json.loads((elsewhere / "report.json").read_text(encoding="utf-8"))
+    assert failed(replayed["cases"]) == [("my_call::ids", ["GW-ID-001"])]
+    assert replayed["profile"] == "lenient" and replayed["target"]["upstream_dialect"] == "anthropic"
