@@ -14,7 +14,7 @@ from typing import Any
 
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
-from callproof.harness.scenario import Exchange, Result, result_of_body, result_of_events
+from callproof.harness.scenario import Exchange, Result, result_of_body, result_of_events, status_matches
 
 from ._expected import expected_calls, expects_success
 from ._findings import Findings
@@ -246,18 +246,42 @@ def _same_seconds(header: str, seconds: float) -> bool:
         return False
 
 
-def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer) -> None:
-    """GW-EQ-001: the non-stream answer holds what the stream held."""
+def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, expect: Any = None) -> None:
+    """GW-EQ-001: the non-stream answer holds what the stream held. With the scenario's `expect`, the message says
+    which half differs from the expected outcome (the broken one)."""
     findings.check("GW-EQ-001")
     result = plain.result
     mine = (result.status, result.text, [(c.name, c.parsed()) for c in result.calls])
     theirs = (streamed.status, streamed.text, [(c.name, c.parsed()) for c in streamed.calls])
-    if mine != theirs:
-        labels = ("status", "text", "tool calls")
-        differ = [label for label, a, b in zip(labels, mine, theirs, strict=True) if a != b]
-        findings.fail("GW-EQ-001", f"the non-stream response differs from the stream in {', '.join(differ)}: "
-                      f"stream {short(theirs)}, non-stream {short(mine)}",
-                      Evidence(path="non-stream response", expected=short(theirs), actual=short(mine)))
+    if mine == theirs:
+        return
+    labels = ("status", "text", "tool calls")
+    differ = [label for label, a, b in zip(labels, mine, theirs, strict=True) if a != b]
+    message = (f"the non-stream response differs from the stream in {', '.join(differ)}: stream {short(theirs)}, "
+               f"non-stream {short(mine)}")
+    evidence = Evidence(path="non-stream response", expected=short(theirs), actual=short(mine))
+    if expect is not None:
+        wrong = [half for half, got in (("stream", streamed), ("non-stream response", result))
+                 if not _as_expected(expect, got)]
+        if len(wrong) == 1:
+            right = "non-stream response" if wrong == ["stream"] else "stream"
+            message += f"; the {wrong[0]} differs from the scenario's expected outcome, the {right} matches it"
+            wanted = (expect.status, expect.text, expected_calls(expect.tool_calls))
+            evidence = Evidence(path=wrong[0], expected=short(wanted), actual=short(theirs if wrong == ["stream"]
+                                                                                   else mine))
+        elif wrong:
+            message += "; both differ from the scenario's expected outcome"
+    findings.fail("GW-EQ-001", message, evidence)
+
+
+def _as_expected(expect: Any, result: Result) -> bool:
+    """Whether a result ended as the scenario expects: status, and for a success its calls and text."""
+    if not status_matches(expect.status, result.status):
+        return False
+    if not expects_success(expect.status):
+        return True
+    calls = [(c.name, c.parsed()) for c in result.calls]
+    return calls == expected_calls(expect.tool_calls) and (expect.text is None or result.text == expect.text)
 
 
 def check_isolation(findings: Findings, runs: Sequence[tuple[Any, Result]]) -> None:

@@ -65,7 +65,7 @@ def group_results(
         elif spec.group == "equivalence" and run.unjudged is None:  # an unjudgeable stream has no half to compare
             answer = plain(run)
             if answer is not None:
-                check_equivalence(findings, run.answer.result, answer)
+                check_equivalence(findings, run.answer.result, answer, expect=scenario.expect)
     prefix = GROUP_PREFIX[spec.group]
     return tuple(r for r in findings.results() if r.rule.id.startswith(prefix))
 

@@ -299,3 +299,19 @@ def test_the_printed_repro_of_a_failing_case_reproduces_it(tmp_path: Path) -> No
     replayed = json.loads((elsewhere / "report.json").read_text(encoding="utf-8"))
     assert failed(replayed["cases"]) == [("my_call::ids", ["GW-ID-001"])]
     assert replayed["profile"] == "lenient" and replayed["target"]["upstream_dialect"] == "anthropic"
+
+
+def test_gw_eq_001_blames_the_half_that_differs_from_the_scenario(tmp_path: Path) -> None:
+    def message(defect: str, case_id: str) -> str:
+        done, report = run(tmp_path, "--launch", gateway(defect), "-k", case_id)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert report is not None
+        (case,) = report["cases"]
+        (rule,) = [r for r in case["results"] if r["outcome"] == "failed"]
+        assert rule["rule"] == "GW-EQ-001"
+        return str(case["message"])
+
+    assert ("the non-stream response differs from the scenario's expected outcome, the stream matches it"
+            in message("non_stream_drops_calls", "parallel_two_calls::equivalence"))
+    assert ("the stream differs from the scenario's expected outcome, the non-stream response matches it"
+            in message("drops_text_deltas", "text_only::equivalence"))
