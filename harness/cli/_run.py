@@ -69,10 +69,9 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _outputs(args: argparse.Namespace) -> dict[str, Path | None]:
-    outputs: dict[str, Path | None] = {flag: getattr(args, name) for flag, name in _OUTPUTS.items()}
-    outputs["--report (its .jsonl)"] = args.report.with_suffix(".jsonl")
-    return outputs
+def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
+    return [(flag, getattr(args, name)) for flag, name in _OUTPUTS.items()] + [
+        ("--report", args.report.with_suffix(".jsonl"))]
 
 
 def _workers(args: argparse.Namespace) -> int:

@@ -111,7 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
     report = config.getoption("callproof_report")
     if controller:  # the controller alone checks the setup and writes the report
         workers = config.getoption("numprocesses", None) or 0
-        outputs = {} if not report else {"--report": Path(report), "--report (its .jsonl)": Path(report).with_suffix(".jsonl")}
+        outputs = [] if not report else [("--report", Path(report)), ("--report", Path(report).with_suffix(".jsonl"))]
         problem = setup_problem(run, outputs, workers if isinstance(workers, int) else 1)
         if problem is not None:
             raise pytest.UsageError(plugin_text(problem))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 from callproof.harness.scenario import ScenarioError
@@ -70,9 +70,9 @@ def workers_problem(workers: str) -> str | None:
     return None
 
 
-def setup_problem(config: RunConfig, outputs: Mapping[str, Path | None], workers: int = 1) -> str | None:
+def setup_problem(config: RunConfig, outputs: Iterable[tuple[str, Path | None]], workers: int = 1) -> str | None:
     """The first reason this run cannot start, or None: the scenario files, the workers a fixed port allows, the
-    mock port, the output files (`outputs` maps each flag, like `--md`, to its path)."""
+    mock port, the output files (`outputs`: each flag, like `--md`, and its path)."""
     try:
         run_scenarios(config.scenario_paths)
     except ScenarioError as exc:
@@ -89,7 +89,7 @@ def setup_problem(config: RunConfig, outputs: Mapping[str, Path | None], workers
         problem = port_problem("--mock-port", config.mock_port)
         if problem is not None:
             return problem
-    for flag, path in outputs.items():
+    for flag, path in outputs:
         problem = None if path is None else output_problem(flag, path)
         if problem is not None:
             return problem

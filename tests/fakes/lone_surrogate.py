@@ -11,16 +11,21 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: gateways.py is a sibling
+if TYPE_CHECKING:
+    from examples.gateway import Gateway, Json, create_app, parser, serve
+else:  # run as a script: gateways.py, a sibling, loads examples/gateway.py by path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gateways
 
-from gateways import Gateway, create_app, parser, serve  # noqa: E402
+    Gateway, create_app, parser, serve = gateways.Gateway, gateways.create_app, gateways.parser, gateways.serve
 
 
 class LoneSurrogate(Gateway):
     """Every text delta starts with the escape of a high surrogate, unpaired."""
 
-    def encode_event(self, event: dict[str, object]) -> bytes:
+    def encode_event(self, event: Json) -> bytes:
         if event.get("type") == "response.output_text.delta":
             data = json.dumps(event, separators=(",", ":")).replace('"delta":"', '"delta":"\\ud83d', 1)
             return f"event: {event['type']}\ndata: {data}\n\n".encode()

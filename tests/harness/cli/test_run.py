@@ -273,8 +273,8 @@ def test_the_printed_repro_of_a_failing_case_reproduces_it(tmp_path: Path) -> No
     basic = json.loads((ROOT / "scenarios" / "basic.json").read_text(encoding="utf-8"))
     mine = {**next(s for s in basic["scenarios"] if s["id"] == "one_call"), "id": "my_call"}
     (tmp_path / "mine").mkdir()
-    (tmp_path / "mine" / "my.json").write_text(json.dumps({"feature": "my", "description": "mine", "scenarios": [mine]}),
-                                               encoding="utf-8")
+    doc = {"feature": "my", "description": "mine", "scenarios": [mine]}
+    (tmp_path / "mine" / "my.json").write_text(json.dumps(doc), encoding="utf-8")
     launch = gateway("fresh_call_ids") + " --upstream-dialect anthropic"
     done, report = run(tmp_path, "--launch", launch, "--upstream-dialect", "anthropic", "--profile", "lenient",
                        "--scenarios", "mine/my.json", "--case-timeout", "20", "-k", "my_call")

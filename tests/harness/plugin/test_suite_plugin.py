@@ -5,6 +5,7 @@ tests (`callproof_scenario` with the `callproof` marker)."""
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,27 @@ def test_baseline_covers_known_failures_and_reports_stale_entries(pytester: pyte
     assert cases["fault_http_429::faults"]["outcome"] == "xfailed"
     assert cases["fault_http_429::faults"]["baseline"] == "covered"
     assert cases["one_call::expected"]["baseline"] == "stale"
+
+
+def test_setup_problems_are_usage_errors_before_any_case(pytester: pytest.Pytester) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-mock-port", str(port))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines == [f"ERROR: --callproof-mock-port {port} cannot be bound on 127.0.0.1 (Address already "
+                                   "in use); pick a free port or stop what holds it", ""]
+    pytester.makefile(".json", bad='{"id": "x"')
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-scenarios", "bad.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines == [f"ERROR: {pytester.path / 'bad.json'}: not valid JSON: Expecting ',' delimiter: "
+                                   "line 1 column 11 (char 10); fix the syntax (a trailing comma?)", ""]
+    result = pytester.runpytest(*SUITE, "--callproof-launch", "python gw.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --callproof-launch has no {port} placeholder, so callproof cannot know where "
+                                 "the gateway listens: add {port} to the command (e.g. --port {port}), or give "
+                                 "--callproof-front-url with the fixed port it listens on*"])
 
 
 def test_a_bad_baseline_is_a_usage_error(pytester: pytest.Pytester) -> None:
