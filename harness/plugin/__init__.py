@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -125,6 +126,32 @@ def pytest_configure(config: pytest.Config) -> None:
         command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
         collector = Collector(run, [*command, *sys.argv[1:]], Path(report) if report else None)
         config.pluginmanager.register(collector, "callproof-collector")
+
+
+def _numbered(tb: TracebackType | None) -> TracebackType | None:
+    """The traceback with a line number in every entry (a frame's first line where Python left none)."""
+    entries: list[TracebackType] = []
+    while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    out: TracebackType | None = None
+    for entry in reversed(entries):
+        line = entry.tb_lineno if entry.tb_lineno is not None else entry.tb_frame.f_code.co_firstlineno
+        out = TracebackType(out, entry.tb_frame, entry.tb_lasti, line)
+    return out
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """A signal landing between two instructions can leave a traceback entry without a line number, on which
+    pytest's report of the interruption would crash (a traceback instead of the run's one line): number them."""
+    seen: set[int] = set()
+    error: BaseException | None = excinfo.value
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        error.__traceback__ = _numbered(error.__traceback__)
+        error = error.__cause__ or error.__context__
+    excinfo.traceback = type(excinfo.traceback)(_numbered(excinfo.tb) or excinfo.tb)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -117,7 +117,7 @@ class RunConfig:
 
     def repro(self, case_id: str) -> str:
         """The command that runs one case again as this run ran it (scenario files by absolute path)."""
-        return shlex.join(["callproof", "run"]) + " " + " ".join([*self.run_args(), "-k", shlex.quote(case_id)])
+        return " ".join(["callproof", "run", *self.run_args(), "-k", f"'{case_id}'"])  # ids hold no quote
 
     def target_option(self) -> str:
         """The option that names the IUT, shell-quoted, for repro commands."""

@@ -59,7 +59,7 @@ def test_a_must_failure_exits_1(tmp_path: Path) -> None:
 
 
 def test_a_gateway_that_never_starts_exits_2_and_still_writes_the_report(tmp_path: Path) -> None:
-    done, report = run(tmp_path, "--launch", f"{sys.executable} -c \"raise SystemExit('no config file')\"",
+    done, report = run(tmp_path, "--launch", f"{sys.executable} -c \"raise SystemExit('no config file')\" {{port}}",
                        "-k", "one_call")
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].startswith(

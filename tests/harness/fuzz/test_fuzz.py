@@ -142,7 +142,8 @@ def test_fuzz_usage_and_setup_errors_exit_2(tmp_path: Path) -> None:
     (tmp_path / "a_file").write_text("", encoding="utf-8")
     done = callproof(tmp_path, "fuzz", "--launch", fakes.launch(), "--out", "a_file")
     assert done.returncode == 2 and "--out a_file is a file; give a folder" in done.stderr
-    done = callproof(tmp_path, "fuzz", "--launch", f"{sys.executable} -c \"raise SystemExit('no config file')\"")
+    dies = f"{sys.executable} -c \"raise SystemExit('no config file')\" {{port}}"
+    done = callproof(tmp_path, "fuzz", "--launch", dies)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.startswith("callproof fuzz: the IUT did not start: it exited before it was ready")
     assert "Traceback" not in done.stderr
