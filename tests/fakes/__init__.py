@@ -18,7 +18,7 @@ __all__ = ["ROOT", "Fake", "command", "env", "launch"]
 #: The repository root: `-m tests.fakes.<module>` resolves from here.
 ROOT = Path(__file__).resolve().parents[2]
 
-Fake = Literal["clients", "gateways", "hollow", "passthrough"]
+Fake = Literal["clients", "gateways", "hollow", "lone_surrogate", "passthrough", "stubborn"]
 
 
 def command(fake: Fake, defect: str | None = None) -> str:
@@ -27,7 +27,8 @@ def command(fake: Fake, defect: str | None = None) -> str:
     return f"{sys.executable} -m tests.fakes.{fake}{flag}"
 
 
-def launch(fake: Literal["gateways", "hollow", "passthrough"] = "gateways", defect: str | None = None) -> str:
+def launch(fake: Literal["gateways", "hollow", "lone_surrogate", "passthrough", "stubborn"] = "gateways",
+           defect: str | None = None) -> str:
     """A `--launch` command: the fake gateway (one `defect`, or none) in front of the harness's mock upstream."""
     return f"{command(fake, defect)} --upstream {{upstream}} --port {{port}}"
 

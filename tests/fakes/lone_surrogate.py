@@ -2,24 +2,15 @@
 invalid Unicode (what a gateway that splits an escape sequence produces). callproof must report such text as
 evidence, escaped, and never crash writing the report (tests/harness/cli/test_run_ends.py).
 
-    python tests/fakes/lone_surrogate.py --upstream http://127.0.0.1:PORT/v1 --port N
+    python -m tests.fakes.lone_surrogate --upstream http://127.0.0.1:PORT/v1 --port N
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from examples.gateway import Gateway, Json, create_app, parser, serve
-else:  # run as a script: gateways.py, a sibling, loads examples/gateway.py by path
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import gateways
-
-    Gateway, create_app, parser, serve = gateways.Gateway, gateways.create_app, gateways.parser, gateways.serve
+from examples.gateway import Gateway, Json, create_app, parser, serve
 
 
 class LoneSurrogate(Gateway):

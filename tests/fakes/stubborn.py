@@ -1,5 +1,5 @@
 """A gateway that is hard to stop: a parent that ignores SIGTERM, running the reference gateway
-(tests/fakes/gateways.py) and a helper that ignores SIGTERM too, all in one process group. SIGTERM ends the
+(`tests.fakes.gateways`) and a helper that ignores SIGTERM too, all in one process group. SIGTERM ends the
 gateway only; SIGKILL to the whole group ends them all. The test of a run interrupted by SIGTERM
 (tests/harness/cli/test_ends.py) checks that none of them survives.
 
@@ -19,7 +19,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-_GATEWAY = Path(__file__).resolve().parent / "gateways.py"
 _HELPER = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(3600)\n"
 
 
@@ -29,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     own, rest = command.parse_known_args(argv)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     helper = subprocess.Popen([sys.executable, "-c", _HELPER])
-    gateway = subprocess.Popen([sys.executable, str(_GATEWAY), *rest])
+    gateway = subprocess.Popen([sys.executable, "-m", "tests.fakes.gateways", *rest])
     if own.pid_file is not None:
         own.pid_file.write_text(f"{os.getpid()}\n{helper.pid}\n{gateway.pid}\n", encoding="utf-8")
     gateway.wait()

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from .test_run import CALLPROOF, FAKES, gateway, run
+from tests import fakes
 
-STUBBORN = FAKES / "stubborn.py"
+from .test_run import CALLPROOF, gateway, run
 
 
 def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
 
 
 def _cases_written(path: Path) -> int:
@@ -55,7 +55,7 @@ def _group_gone(pgid: int) -> bool:
 def test_a_signal_stops_the_gateway_group_and_finishes_every_report(tmp_path: Path, signum: int,
                                                                      workers: str) -> None:
     pids = tmp_path / "pids"
-    launch = f"{sys.executable} {STUBBORN} --pid-file {pids}{{port}} --upstream {{upstream}} --port {{port}}"
+    launch = f"{fakes.command('stubborn')} --pid-file {pids}{{port}} --upstream {{upstream}} --port {{port}}"
     process = subprocess.Popen(
         [str(CALLPROOF), "run", "--launch", launch, "-n", workers, "--md", "out.md", "--junit", "out.xml",
          "--html", "out.html", "--badge", "out.svg"],
@@ -135,9 +135,8 @@ def test_a_fixed_port_gateway_with_a_front_url_and_a_start_timeout(tmp_path: Pat
 
     port = free_port()
     script = tmp_path / "slow.py"
-    script.write_text(f"import runpy, sys, time\ntime.sleep(1.5)\nsys.argv = [{str(FAKES / 'gateways.py')!r}, "
-                      f"'--upstream', sys.argv[1], '--port', '{port}']\n"
-                      f"runpy.run_path(sys.argv[0], run_name='__main__')\n", encoding="utf-8")
+    script.write_text(f"import sys, time\ntime.sleep(1.5)\nfrom tests.fakes.gateways import main\n"
+                      f"main(['--upstream', sys.argv[1], '--port', '{port}'])\n", encoding="utf-8")
     args = ["--launch", f"{sys.executable} {script} {{upstream}}", "--front-url",
             f"http://127.0.0.1:{port}/v1/responses", "-k", "one_call::expected"]
     done, report = run(tmp_path, *args, "--start-timeout", "0.5")
@@ -148,9 +147,8 @@ def test_a_fixed_port_gateway_with_a_front_url_and_a_start_timeout(tmp_path: Pat
 
 
 def test_a_lone_surrogate_in_the_stream_is_evidence_not_a_crash(tmp_path: Path) -> None:
-    launch = f"{sys.executable} {FAKES / 'lone_surrogate.py'} --upstream {{upstream}} --port {{port}}"
-    done, report = run(tmp_path, "--launch", launch, "-k", "text_only", "--md", "out.md", "--html", "out.html",
-                       "--junit", "out.xml")
+    done, report = run(tmp_path, "--launch", fakes.launch("lone_surrogate"), "-k", "text_only", "--md", "out.md",
+                       "--html", "out.html", "--junit", "out.xml")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "INTERNALERROR" not in done.stdout + done.stderr and "Traceback" not in done.stdout + done.stderr
     assert report is not None and report["complete"] is True
