@@ -6,13 +6,12 @@
 from __future__ import annotations
 
 import difflib
-import hmac
 import json
 import logging
 import random
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from functools import partial
 from typing import Any
 
@@ -27,6 +26,7 @@ from callproof.harness._version import __version__
 from callproof.harness.scenario import Scenario, bundled_scenarios
 
 from ._clock import Clock, RealClock
+from ._control import Handler, guarded, openai_error
 from ._journal import Journal, case_tag
 from ._player import Plan, error_plan, make_plan
 from .dialects import RENDERERS, Dialect, RenderContext, Renderer
@@ -91,10 +91,6 @@ def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, An
     return None, ""
 
 
-def _openai_error(message: str, code: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}
-
-
 class _Mock:
     """The request handlers and their shared state."""
 
@@ -116,24 +112,9 @@ class _Mock:
 
     # -- control API --
 
-    def guard(self, handler: Callable[[Request], Awaitable[Response]], *,
-              token: bool = True) -> Callable[[Request], Awaitable[Response]]:
-        """`handler` behind the control API's two checks: no cross-origin (browser) request, and (with `token`) the
-        control token when the mock has one. A web page the operator visits could otherwise read the journal (full
-        prompts) or reset it, even with a `text/plain` POST that needs no CORS preflight."""
-
-        async def guarded(request: Request) -> Response:
-            problem = _cross_origin(request)
-            if problem is not None:
-                return JSONResponse(_openai_error(problem, "cross_origin"), status_code=403)
-            if token and self.control_token is not None and not _token_matches(request, self.control_token):
-                message = ("The control API needs the mock's control token: send `Authorization: Bearer <token>` "
-                           "(the token given to callproof mock --control-token).")
-                return JSONResponse(_openai_error(message, "unauthorized"), status_code=401,
-                                    headers={"www-authenticate": "Bearer"})
-            return await handler(request)
-
-        return guarded
+    def guard(self, handler: Handler, *, token: bool = True) -> Handler:
+        """`handler` behind the control API's checks (`_control.guarded`); `token`: the control token applies."""
+        return guarded(handler, self.control_token if token else None)
 
     async def health(self, request: Request) -> Response:
         return JSONResponse({
@@ -171,11 +152,11 @@ class _Mock:
             message = f"Invalid URL ({request.method} {path}): the mock serves .../responses, .../chat/completions"
             message += " and .../messages under any prefix, and its control API under /_callproof/"
             log(404)
-            return JSONResponse(_openai_error(message, "unknown_url"), status_code=404)
+            return JSONResponse(openai_error(message, "unknown_url"), status_code=404)
         renderer = self.renderers.get(dialect)
         if renderer is None:
             log(501, dialect=dialect)
-            return JSONResponse(_openai_error(f"The {dialect} dialect is not available.", "not_implemented"),
+            return JSONResponse(openai_error(f"The {dialect} dialect is not available.", "not_implemented"),
                                 status_code=501)
         if request.method != "POST":
             plan = error_plan(renderer, 405, f"Method {request.method} not allowed: send POST to {path}.",
@@ -305,27 +286,6 @@ class _UpstreamFirst(Route):
 
 
 _CONTROL_PARAM = CONTROL.lstrip("/") + "/"
-
-
-def _cross_origin(request: Request) -> str | None:
-    """Why a control request comes from another web origin, or None. Browsers send `Origin` (and modern ones
-    `Sec-Fetch-Site`) on cross-origin requests; command-line clients and SDKs send neither."""
-    site = request.headers.get("sec-fetch-site")
-    if site is not None and site not in ("same-origin", "none"):
-        return f"The control API refuses cross-site requests (Sec-Fetch-Site: {site})."
-    origin = request.headers.get("origin")
-    if origin is None:
-        return None
-    host = request.headers.get("host", "")
-    if origin.lower() in (f"http://{host}".lower(), f"https://{host}".lower()):
-        return None
-    return f"The control API refuses requests from another origin ({origin}); call it from a test or a script."
-
-
-def _token_matches(request: Request, token: str) -> bool:
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode())
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
