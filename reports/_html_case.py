@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from callproof.harness._types import JSONValue
+from callproof.harness.catalogue import RULES
 from callproof.harness.report import ABSENT, Case, ReportEvidence, RuleOutcome, TimelineEvent
 
 from ._text import e, json_text, plural, rule_chips, slug
@@ -52,6 +53,11 @@ def _failure(result: RuleOutcome, anchor: str, event_anchor: Mapping[int, str]) 
     if result.statement:
         out.append(f'<p class="statement">{e(result.statement)}</p>')
     out.append(f"<p>{e(result.message)}</p>")
+    rule = RULES.get(result.rule)
+    if rule is not None and rule.timing:
+        out.append('<p class="muted timing">Timing-sensitive rule: machine load can touch this verdict (it compares '
+                   "the mock's write stamps with the harness's arrival stamps; see the case's calibration and "
+                   "forwarding latency in its details).</p>")
     out.append(_evidence(result.evidence, event_anchor))
     violations, count = result.violations, result.count
     if violations or count > 1:

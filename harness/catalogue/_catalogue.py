@@ -32,6 +32,7 @@ def _rule(entry: dict[str, Any]) -> Rule:
         rule_id, cast(Level, entry["level"]), cast(Family, entry["family"]),
         frozenset(cast(list[Front], entry["fronts"])), entry["statement"], entry["spec"], entry["fix"],
         frozenset(cast(list[Profile], entry.get("profiles", PROFILES))),
+        bool(entry.get("timing", False)),
     )
 
 

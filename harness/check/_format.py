@@ -68,7 +68,8 @@ def catalogue_markdown(rules: Iterable[Rule]) -> str:
     for rule in rules:
         profiles = "all" if len(rule.profiles) == 3 else ", ".join(sorted(rule.profiles))
         fronts = ", ".join(sorted(rule.fronts))
-        statement = rule.statement.replace("|", "\\|")
+        statement = rule.statement.replace("|", "\\|") + (" (timing: machine load can touch this verdict)"
+                                                          if rule.timing else "")
         spec = rule.spec.replace("|", "\\|")
         out.append(
             f'| <a id="{rule.anchor}"></a>`{rule.id}` | {rule.level} | {rule.family} | {fronts} | {profiles} '

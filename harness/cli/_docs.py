@@ -25,7 +25,9 @@ def _rule_section(rule: Rule) -> list[str]:
     return [
         f"### {rule.id}", "",
         f"**{rule.level}** · family {rule.family} · fronts {', '.join(sorted(rule.fronts))} · profiles {profiles}",
-        "", rule.statement, "", f"- **Fix**: {rule.fix}", f"- **Spec**: {rule.spec}", "",
+        "", rule.statement, "", f"- **Fix**: {rule.fix}", f"- **Spec**: {rule.spec}",
+        *(["- **Timing**: machine load can touch this verdict (it compares the mock's write stamps with the "
+            "harness's arrival stamps)"] if rule.timing else []), "",
     ]
 
 

@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "id": r.id, "level": r.level, "family": r.family, "fronts": sorted(r.fronts),
                 "profiles": sorted(r.profiles), "statement": r.statement, "spec": r.spec, "fix": r.fix,
+                "timing": r.timing,
             }
             for r in selected
         ]
@@ -41,5 +42,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         for r in selected:
-            print(f"{r.id:<15} {r.level:<6} {r.family:<10} {r.statement}")
+            mark = " [timing: machine load can touch this verdict]" if r.timing else ""
+            print(f"{r.id:<15} {r.level:<6} {r.family:<10} {r.statement}{mark}")
     return ExitCode.OK

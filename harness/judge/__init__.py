@@ -10,6 +10,7 @@ from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
 from ._findings import Findings
 from ._gateway import (
+    DEFAULT_SLACK,
     FrontAnswer,
     UpstreamView,
     check_equivalence,
@@ -17,7 +18,9 @@ from ._gateway import (
     check_ids,
     check_isolation,
     check_streaming,
+    content_marks,
     content_times,
+    forwarding_latency,
     has_fault_rules,
     read_answer,
 )
@@ -25,6 +28,7 @@ from ._judgeable import NO_RESULT, NO_STREAM, adapter_problem, answer_problem, w
 from ._translation import check_translation
 
 __all__ = [
+    "DEFAULT_SLACK",
     "NO_RESULT",
     "NO_STREAM",
     "AdapterRun",
@@ -43,7 +47,9 @@ __all__ = [
     "check_isolation",
     "check_streaming",
     "check_translation",
+    "content_marks",
     "content_times",
+    "forwarding_latency",
     "excerpts",
     "expected_calls",
     "expected_outcome",

@@ -31,6 +31,7 @@ from callproof.harness.judge import (
     answer_problem,
     check_isolation,
     content_times,
+    forwarding_latency,
     read_answer,
 )
 from callproof.harness.scenario import (
@@ -42,6 +43,7 @@ from callproof.harness.scenario import (
     result_of_events,
 )
 
+from ._calibrate import Calibration, calibrate, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._config import RunConfig
 from ._exchange import exchange
@@ -69,6 +71,8 @@ class Harness:
         self._lock = threading.Lock()
         self._client_http: httpx.Client | None = None
         self._http_lock = threading.Lock()
+        self._calibration: Calibration | None = None
+        self._calibration_lock = threading.Lock()
 
     # -- planning --
 
@@ -157,6 +161,14 @@ class Harness:
                 run.seconds = time.monotonic() - start
             return run
 
+    @property
+    def calibration(self) -> Calibration:
+        """The run's mock -> harness delay, probed once (first use) per harness, so once per process or worker."""
+        with self._calibration_lock:
+            if self._calibration is None:
+                self._calibration = calibrate(self._http(), self.mock)
+            return self._calibration
+
     def _upstream(self, case: str) -> UpstreamView:
         journal = self.mock.journal
         requests = journal.requests(case=case)
@@ -244,12 +256,16 @@ class Harness:
         start = time.monotonic()
         if spec.group == "isolation":
             return self._judge_isolation(spec, start)
+        slack = self.calibration.slack if spec.group == "streaming" else None
         run = self._run(spec.scenario)
         details = dict(run.details)
+        if slack is not None and run.answer is not None and run.upstream is not None:
+            details.update(forwarding_latency(run.answer.events, run.upstream.writes))
+            details["calibration"] = {**self.calibration.to_json(), **machine()}
         if run.error is not None:
             return CaseResult(spec, "error", message=run.error, seconds=run.seconds, details=details)
         try:
-            results = group_results(spec, run, self.config, self._plain)
+            results = group_results(spec, run, self.config, self._plain, slack=slack)
         except IUTError as exc:
             return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start, details=details)
         seconds = time.monotonic() - start

@@ -9,6 +9,7 @@ from typing import Any
 
 from callproof.harness.catalogue import STREAM_FAMILIES, RuleResult
 from callproof.harness.judge import (
+    DEFAULT_SLACK,
     CaseResult,
     CaseSpec,
     Findings,
@@ -33,9 +34,11 @@ __all__ = ["group_results", "skip_reason", "summary", "verdict"]
 
 
 def group_results(
-    spec: CaseSpec, run: ScenarioRun, config: RunConfig, plain: Callable[[ScenarioRun], FrontAnswer | None]
+    spec: CaseSpec, run: ScenarioRun, config: RunConfig, plain: Callable[[ScenarioRun], FrontAnswer | None], *,
+    slack: float | None = None,
 ) -> tuple[RuleResult, ...]:
-    """The results of the rules of `spec.group` on `run`; `plain` fetches the non-stream answer (equivalence)."""
+    """The results of the rules of `spec.group` on `run`; `plain` fetches the non-stream answer (equivalence);
+    `slack` is the calibrated slack of the causal timing rule (GW-STREAM-002)."""
     if spec.group in STREAM_FAMILIES:
         assert run.answer is not None
         report = run.answer.report
@@ -61,7 +64,7 @@ def group_results(
         elif spec.group == "faults":
             check_faults(findings, scenario, run.answer)
         elif spec.group == "streaming":
-            check_streaming(findings, run.answer, run.upstream)
+            check_streaming(findings, run.answer, run.upstream, DEFAULT_SLACK if slack is None else slack)
         elif spec.group == "equivalence" and run.unjudged is None:  # an unjudgeable stream has no half to compare
             answer = plain(run)
             if answer is not None:

@@ -10,6 +10,7 @@ each defect name to its class.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -34,6 +35,47 @@ class Buffering(Gateway):
     async def stream_events(self, front: Json, upstream: httpx.Response) -> AsyncIterator[bytes]:
         parts = [part async for part in super().stream_events(front, upstream)]
         yield b"".join(parts)
+
+
+class FlushEvery3(Gateway):
+    """flush_every_3: front events are written in batches of three upstream-driven writes, so an event can be held
+    across an upstream pause until more upstream data arrives (GW-STREAM-002)."""
+
+    async def stream_events(self, front: Json, upstream: httpx.Response) -> AsyncIterator[bytes]:
+        held: list[bytes] = []
+        async for part in super().stream_events(front, upstream):
+            held.append(part)
+            if len(held) == 3:
+                yield b"".join(held)
+                held = []
+        if held:
+            yield b"".join(held)
+
+
+class Delayed40ms(Gateway):
+    """delayed_40ms (correct, not a defect): every front write leaves 40 ms after the upstream data that caused it,
+    through a delay line, so nothing is held across an upstream pause: latency, not buffering."""
+
+    DELAY = 0.040
+
+    async def stream_events(self, front: Json, upstream: httpx.Response) -> AsyncIterator[bytes]:
+        loop = asyncio.get_running_loop()
+        line: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()
+
+        async def read() -> None:
+            try:
+                async for part in super(Delayed40ms, self).stream_events(front, upstream):
+                    line.put_nowait((loop.time() + self.DELAY, part))
+            finally:
+                line.put_nowait(None)
+
+        reader = asyncio.ensure_future(read())
+        try:
+            while (item := await line.get()) is not None:
+                await asyncio.sleep(max(0.0, item[0] - loop.time()))
+                yield item[1]
+        finally:
+            reader.cancel()
 
 
 class CompletesOnDisconnect(Gateway):
@@ -256,6 +298,8 @@ class NoEventLines(Gateway):
 
 DEFECTS: dict[str, type[Gateway]] = {
     "buffering": Buffering,
+    "flush_every_3": FlushEvery3,
+    "delayed_40ms": Delayed40ms,
     "completes_on_disconnect": CompletesOnDisconnect,
     "drops_retry_after": DropsRetryAfter,
     "error_as_stream": ErrorAsStream,

@@ -92,7 +92,8 @@ def test_every_harness_rule_is_shown_failing_by_a_fake() -> None:
 def test_every_defect_of_the_fakes_is_in_the_table() -> None:
     for kind, module in (("gateway", gateways), ("client", clients)):
         listed = {e["defect"] for e in TABLE[kind]}
-        defects = set(module.DEFECTS) - {"dies_on_large_arguments"}  # an IUT crash is an error, not a rule
+        # an IUT crash is an error, not a rule; a merely delayed gateway is correct (test_gateway_timing.py)
+        defects = set(module.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms"}
         assert defects == listed, f"{module.__name__} defects without a table row, or rows without a defect"
         for cls in module.DEFECTS.values():
             assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"

@@ -1,0 +1,38 @@
+"""GW-STREAM by causality, against real gateway processes on 127.0.0.1: a gateway whose every event is merely
+40 ms late passes (latency, reported in the details), one that writes in batches of three is caught (buffering)."""
+
+from __future__ import annotations
+
+import pytest
+
+from callproof.harness.judge import CaseSpec
+from callproof.harness.run import Harness, RunConfig
+from tests import fakes
+
+CASES = ("timing_explicit_delays", "timing_tokens_per_second")
+
+
+@pytest.fixture(autouse=True)
+def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
+
+
+def test_a_gateway_that_is_merely_late_passes_with_its_latency_in_the_details() -> None:
+    with Harness(RunConfig(launch=fakes.launch("gateways", "delayed_40ms"), case_timeout=15)) as harness:
+        results = [harness.judge(CaseSpec(c, "streaming")) for c in CASES]
+    for result in results:
+        assert result.outcome == "passed", (result.spec.id, result.message)
+        latency = result.details["forwarding_latency_ms"]
+        assert latency["p50"] >= 40 and latency["events"] >= 2, latency
+        calibration = result.details["calibration"]
+        assert calibration["events"] > 0 and calibration["p50_ms"] <= calibration["max_ms"], calibration
+        assert calibration["slack_ms"] >= 5
+
+
+def test_a_gateway_that_holds_events_until_the_next_upstream_write_is_caught() -> None:
+    with Harness(RunConfig(launch=fakes.launch("gateways", "flush_every_3"), case_timeout=15)) as harness:
+        result = harness.judge(CaseSpec("timing_explicit_delays", "streaming"))
+    assert result.outcome == "failed"
+    failed = {r.rule.id: r for r in result.failed}
+    assert "GW-STREAM-002" in failed and "GW-STREAM-001" not in failed, result.message
+    assert "held back until more upstream data arrived" in failed["GW-STREAM-002"].violations[0].message
