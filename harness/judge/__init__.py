@@ -10,21 +10,17 @@ from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
 from ._findings import Findings
 from ._gateway import (
-    DEFAULT_SLACK,
     FrontAnswer,
     UpstreamView,
     check_equivalence,
     check_faults,
     check_ids,
     check_isolation,
-    check_streaming,
-    content_marks,
-    content_times,
-    forwarding_latency,
     has_fault_rules,
     read_answer,
 )
 from ._judgeable import NO_RESULT, NO_STREAM, adapter_problem, answer_problem, what_arrived
+from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency
 from ._translation import check_translation
 
 __all__ = [

@@ -1,0 +1,209 @@
+"""Incremental forwarding (GW-STREAM-*): the content the mock wrote upstream, as running totals stamped with the
+journal's clock, against what reached the front, stamped on arrival with the same clock. Content held back across
+an upstream pause until more upstream data arrives is buffering; content merely late is latency, measured and
+reported beside the verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import SSEEvent, SSEParser
+
+from ._findings import Findings
+from ._gateway import FrontAnswer, UpstreamView
+
+__all__ = ["DEFAULT_SLACK", "GAP_MIN", "check_streaming", "content_marks", "content_times", "forwarding_latency"]
+
+#: Scripted upstream pauses at least this long are checked at the front (GW-STREAM-002) ...
+GAP_MIN = 0.050
+#: ... where the content written before the pause must reach the front before the upstream's next write, give or
+#: take this slack for the race between that write and the forwarded event on the loopback (the run derives it
+#: from its calibration: max(5 ms, 3 x the p95 of its own mock -> harness delay); this is the default without one).
+DEFAULT_SLACK = 0.010
+
+
+def _is_content(payload: Any) -> bool:
+    """Whether an upstream event carries output content: a Responses `*.delta`, a chat delta with content or
+    tool calls, an Anthropic content_block_delta."""
+    if not isinstance(payload, dict):
+        return False
+    kind = str(payload.get("type", ""))
+    if kind.endswith(".delta") or kind == "content_block_delta":
+        return True
+    for choice in payload.get("choices") or ():
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if isinstance(delta, dict) and (delta.get("content") or delta.get("tool_calls")):
+            return True
+    return False
+
+
+def _amount(payload: Any) -> int:
+    """How many characters of output content (text, arguments, reasoning) an event carries, in any dialect."""
+    if not isinstance(payload, dict):
+        return 0
+    kind = str(payload.get("type", ""))
+    if kind.endswith(".delta"):
+        delta = payload.get("delta")
+        return len(delta) if isinstance(delta, str) else 0
+    if kind == "content_block_delta":
+        delta = payload.get("delta")
+        if not isinstance(delta, dict):
+            return 0
+        return sum(len(delta[k]) for k in ("text", "partial_json", "thinking") if isinstance(delta.get(k), str))
+    total = 0
+    for choice in payload.get("choices") or ():
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(delta, dict):
+            continue
+        if isinstance(delta.get("content"), str):
+            total += len(delta["content"])
+        for call in delta.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+                total += len(function["arguments"])
+    return total
+
+
+def content_marks(writes: Sequence[tuple[float, bytes]]) -> tuple[tuple[float, int], ...]:
+    """(when, characters of content written so far) for each upstream write that completed a content event."""
+    parser = SSEParser()
+    marks: list[tuple[float, int]] = []
+    total = 0
+    for when, data in writes:
+        for event in parser.feed(data, when):
+            try:
+                payload = json.loads(event.data)
+            except ValueError:
+                continue
+            if _is_content(payload):
+                total += _amount(payload)
+                marks.append((event.arrival, total))
+    parser.close()
+    return tuple(marks)
+
+
+def _front_marks(events: Sequence[SSEEvent]) -> list[tuple[float, int]]:
+    """(arrival, characters of content delivered so far) for each front event that carried content."""
+    marks: list[tuple[float, int]] = []
+    total = 0
+    for event in events:
+        try:
+            amount = _amount(json.loads(event.data))
+        except ValueError:
+            continue
+        if amount:
+            total += amount
+            marks.append((event.arrival, total))
+    return marks
+
+
+def _delivered(front: Sequence[tuple[float, int]], by: float) -> int:
+    """Characters of content the front had delivered by time `by`."""
+    got = 0
+    for when, total in front:
+        if when > by:
+            break
+        got = total
+    return got
+
+
+def forwarding_latency(events: Sequence[SSEEvent], writes: Sequence[tuple[float, bytes]]) -> dict[str, Any]:
+    """How long each piece of upstream content took to reach the front (the mock's write stamp to the harness's
+    arrival stamp, one clock): p50 and max in ms over the content events the front delivered; {} without any."""
+    front = _front_marks(events)
+    if not front:
+        return {}
+    delays: list[float] = []
+    previous = 0
+    for when, total in content_marks(writes):
+        if total <= previous or total > front[-1][1]:
+            previous = max(previous, total)
+            continue
+        previous = total
+        arrival = next(t for t, got in front if got >= total)
+        delays.append(arrival - when)
+    if not delays:
+        return {}
+    delays.sort()
+    return {"forwarding_latency_ms": {"p50": round(delays[len(delays) // 2] * 1000, 1),
+                                      "max": round(delays[-1] * 1000, 1), "events": len(delays)}}
+
+
+def content_times(writes: Sequence[tuple[float, bytes]]) -> tuple[float, ...]:
+    """When each upstream write that completed a content event left the mock (any of the three dialects)."""
+    parser = SSEParser()
+    times: list[float] = []
+    for when, data in writes:
+        for event in parser.feed(data, when):
+            try:
+                payload = json.loads(event.data)
+            except ValueError:
+                continue
+            if _is_content(payload):
+                times.append(event.arrival)
+    parser.close()
+    return tuple(times)
+
+
+def _first_delta(events: Sequence[SSEEvent]) -> SSEEvent | None:
+    for event in events:
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            continue
+        if isinstance(payload, dict) and str(payload.get("type", "")).endswith(".delta"):
+            return event
+    return None
+
+
+def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamView,
+                    slack: float = DEFAULT_SLACK) -> None:
+    """GW-STREAM-001/002: only where the upstream stream lasted long enough to tell streaming from buffering.
+    Both judge causality (what the upstream had written against when the front delivered it), never the length
+    of the front's pauses."""
+    writes = upstream.writes
+    if len(writes) < 2 or not answer.events:
+        return
+    # Only a stream whose content kept coming for a while can tell streaming from buffering.
+    span = writes[-1][0] - upstream.content_times[0] if upstream.content_times else 0.0
+    if span >= 2 * GAP_MIN:
+        findings.check("GW-STREAM-001")
+        first = _first_delta(answer.events)
+        if first is not None and first.arrival >= writes[-1][0]:
+            late = first.arrival - writes[-1][0]
+            findings.fail("GW-STREAM-001", f"the first delta reached the client {late:.3f} s after the upstream's "
+                          f"last byte, though the upstream streamed content for {span:.3f} s before it: the IUT "
+                          "buffers the stream",
+                          Evidence(event_index=answer.events.index(first), event_type=first.type,
+                                   expected="before the upstream's last write", actual=f"{late:.3f} s after it"))
+    # Pauses between content writes: what the upstream had written before a pause must reach the front before
+    # the upstream's next write (plus a slack for the race of the two on the loopback). Held until more upstream
+    # data arrives is buffering; merely late (but before that write) is latency, reported in the case's details.
+    # A pause before any content (say between message_start and the first block) has nothing to forward.
+    marks = content_marks(writes)
+    pauses = [(a, b, done) for (a, done), (b, _) in pairwise(marks) if b - a >= GAP_MIN and done > 0]
+    front = _front_marks(answer.events)
+    if not pauses or not front:
+        return
+    findings.check("GW-STREAM-002")
+    for number, (before, after, done) in enumerate(pauses, 1):
+        needed = min(done, front[-1][1])
+        held = next(t for t, total in front if total >= needed)
+        later = next((t for t, total in front if total > needed), None)
+        # Buffering: it came after the upstream's next write, and together with (within the slack of) the content
+        # written after the pause. Late but apart from that content is latency.
+        if held > after and later is not None and later - held <= slack:
+            got = _delivered(front, after)
+            findings.fail("GW-STREAM-002", f"the upstream wrote {done} characters of content, then paused "
+                          f"{(after - before) * 1000:.0f} ms (pause {number}); the front had delivered {got} by its "
+                          f"next write and the rest came {(held - after) * 1000:.0f} ms after that write, together "
+                          f"with the content written after the pause (within {slack * 1000:.0f} ms): held back "
+                          "until more upstream data arrived",
+                          Evidence(path=f"pause {number}", expected=f"{needed} characters before the next write",
+                                   actual=f"{got} characters"))
+            break
