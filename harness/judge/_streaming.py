@@ -136,18 +136,7 @@ def forwarding_latency(events: Sequence[SSEEvent], writes: Sequence[tuple[float,
 
 def content_times(writes: Sequence[tuple[float, bytes]]) -> tuple[float, ...]:
     """When each upstream write that completed a content event left the mock (any of the three dialects)."""
-    parser = SSEParser()
-    times: list[float] = []
-    for when, data in writes:
-        for event in parser.feed(data, when):
-            try:
-                payload = json.loads(event.data)
-            except ValueError:
-                continue
-            if _is_content(payload):
-                times.append(event.arrival)
-    parser.close()
-    return tuple(times)
+    return tuple(when for when, _ in content_marks(writes))
 
 
 def _first_delta(events: Sequence[SSEEvent]) -> SSEEvent | None:
