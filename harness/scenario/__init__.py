@@ -9,11 +9,9 @@ from ._outcome import (
     Result,
     Status,
     result_of_adapter,
-    result_of_body,
-    result_of_events,
     status_matches,
 )
-from ._request import DEFAULT_MODEL, front_request, markers, new_case_tag
+from ._request import ANTHROPIC_MAX_TOKENS, DEFAULT_MODEL, front_request, marked_input, markers, new_case_tag
 from ._scenario import (
     Chunked,
     Expect,
@@ -30,8 +28,10 @@ from ._scenario import (
     load_scenarios,
     parse_scenario_file,
 )
+from ._wire import result_of_body, result_of_events
 
 __all__ = [
+    "ANTHROPIC_MAX_TOKENS",
     "Call",
     "Chunk",
     "Chunked",
@@ -52,6 +52,7 @@ __all__ = [
     "bundled_scenarios",
     "front_request",
     "load_scenarios",
+    "marked_input",
     "markers",
     "new_case_tag",
     "parse_scenario_file",

@@ -1,7 +1,8 @@
 """What an implementation produced, in the terms a scenario's `expect` uses: status, text and completed tool calls.
 
-Read from a Responses stream (its terminal event's response, else the items done on the wire), from a non-stream
-Responses body, or from a client adapter's result object (docs/spec/contracts.md §5). The single-stream rules judge how
+Read here from a Responses stream (its terminal event's response, else the items done on the wire), from a
+non-stream Responses body, or from a client adapter's result object (docs/spec/contracts.md §5); Chat and Anthropic
+streams in `_outcome_chat` and `_outcome_anthropic`, all three behind `_wire`. The single-stream rules judge how
 the stream was built; this is only what a client ends up holding.
 """
 
@@ -14,7 +15,9 @@ from typing import Any, Literal
 
 from callproof.harness.check import SSEEvent
 
-__all__ = ["Call", "Result", "Status", "result_of_adapter", "result_of_body", "result_of_events", "status_matches"]
+__all__ = [
+    "Call", "Result", "Status", "responses_body", "responses_events", "result_of_adapter", "status_matches",
+]
 
 #: How a response ended. `error`: an HTTP error, an `error` event, or a stream cut before its terminal event.
 Status = Literal["completed", "incomplete", "failed", "error"]
@@ -117,7 +120,7 @@ def _from_response(response: Mapping[str, Any], status: Status, terminal: str) -
                   reason if isinstance(reason, str) else None, str(message) if message is not None else None)
 
 
-def result_of_events(events: Iterable[SSEEvent]) -> Result:
+def responses_events(events: Iterable[SSEEvent]) -> Result:
     """The result a client holds after reading these Responses events."""
     done_items: list[Any] = []
     texts: list[str] = []
@@ -145,12 +148,8 @@ def result_of_events(events: Iterable[SSEEvent]) -> Result:
                   "terminal event")
 
 
-def result_of_body(body: Any, http_status: int) -> Result:
-    """The result of a non-stream answer (a Response object), or of an HTTP error."""
-    if http_status >= 400:
-        return Result("error", "", (), f"http {http_status}", error=f"HTTP {http_status}")
-    if not isinstance(body, Mapping):
-        return Result("error", "", (), "invalid body", error="the body is not a JSON object")
+def responses_body(body: Mapping[str, Any]) -> Result:
+    """The result of a non-stream Response object."""
     status = body.get("status")
     mapped: Status = status if status in ("completed", "incomplete", "failed") else "error"
     return _from_response(body, mapped, f"status {status}")

@@ -1,19 +1,30 @@
 """The request the harness sends to an implementation under test for a scenario (docs/spec/contracts.md §3).
 
-A scenario's `request` is dialect-neutral; the front request is a Responses API body with user input as explicit
-message items, the form every gateway translates. The scenario marker and a per-case marker travel in the first
-user message's text, so the mock can select the scenario and tie each upstream request to its front request.
+A scenario's `request` is dialect-neutral; `front_request` renders it in the dialect the IUT's front (gateway
+mode) or client (client mode) speaks: a Responses body with user input as explicit message items, a Chat
+Completions body with `messages`, or an Anthropic Messages body with `system` and content blocks. Earlier calls and
+their results take each dialect's form (`function_call` / `function_call_output` items, assistant `tool_calls` /
+`role: tool` messages, `tool_use` / `tool_result` blocks), call ids kept. The scenario marker and a per-case marker
+travel in the first user message's text, so the mock can select the scenario and tie each upstream request to its
+front request.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["DEFAULT_MODEL", "front_request", "markers", "new_case_tag"]
+from callproof.harness._types import Dialect
+
+__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "markers", "marked_input", "new_case_tag"]
 
 DEFAULT_MODEL = "callproof-model"
+#: Anthropic requires `max_tokens`: the value sent when the scenario sets no `max_output_tokens`.
+ANTHROPIC_MAX_TOKENS = 4096
+
+Json = dict[str, Any]
 
 
 def new_case_tag() -> str:
@@ -26,48 +37,141 @@ def markers(scenario: str, case: str) -> str:
     return f"[callproof:scenario={scenario}] [callproof:case={case}]"
 
 
-def _message(role: str, text: str) -> dict[str, Any]:
-    part = "output_text" if role == "assistant" else "input_text"
-    return {"type": "message", "role": role, "content": [{"type": part, "text": text}]}
+def marked_input(scenario_id: str, request: Mapping[str, Any], case: str) -> list[Mapping[str, Any]]:
+    """The scenario's neutral input with the markers in the first user message (one of their own before the
+    first item when there is none)."""
+    items: list[Mapping[str, Any]] = []
+    marked = False
+    for item in request["input"]:
+        if not marked and item.get("role") == "user":
+            text = item["text"]
+            item = {**item, "text": f"{text} {markers(scenario_id, case)}" if text else markers(scenario_id, case)}
+            marked = True
+        items.append(item)
+    if not marked:
+        items.insert(0, {"role": "user", "text": markers(scenario_id, case)})
+    return items
 
 
-def _tool(tool: Mapping[str, Any]) -> dict[str, Any]:
-    return {"type": "function", **tool}
+# -- Responses --
+
+def _responses_message(role: str, text: str) -> Json:
+    """An input message; an earlier assistant turn as the SDK's EasyInputMessage (string content): the
+    `output_text` part form is an output message, which needs an `id` and a `status` the harness does not have."""
+    if role == "assistant":
+        return {"type": "message", "role": role, "content": text}
+    return {"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]}
 
 
-def _tool_choice(choice: Any) -> Any:
-    if isinstance(choice, Mapping):
-        return {"type": "function", "name": choice["name"]}
-    return choice
+def _responses(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Json:
+    body: Json = {"input": [_responses_message(i["role"], i["text"]) if "role" in i else dict(i) for i in items]}
+    if "instructions" in request:
+        body["instructions"] = request["instructions"]
+    if "tools" in request:
+        body["tools"] = [{"type": "function", **t} for t in request["tools"]]
+    if "tool_choice" in request:
+        choice = request["tool_choice"]
+        body["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, Mapping) else choice
+    for name in ("parallel_tool_calls", "max_output_tokens"):
+        if name in request:
+            body[name] = request[name]
+    return body
+
+
+# -- Chat Completions --
+
+def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Json:
+    messages: list[Json] = []
+    if "instructions" in request:
+        messages.append({"role": "system", "content": request["instructions"]})
+    for item in items:
+        if "role" in item:
+            messages.append({"role": item["role"], "content": item["text"]})
+        elif item["type"] == "function_call":
+            call = {"id": item["call_id"], "type": "function",
+                    "function": {"name": item["name"], "arguments": item["arguments"]}}
+            last = messages[-1] if messages else None
+            if last is not None and last["role"] == "assistant":  # calls of one turn share its message
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        else:
+            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": item["output"]})
+    body: Json = {"messages": messages}
+    if "tools" in request:
+        body["tools"] = [{"type": "function", "function": dict(t)} for t in request["tools"]]
+    if "tool_choice" in request:
+        choice = request["tool_choice"]
+        body["tool_choice"] = ({"type": "function", "function": {"name": choice["name"]}}
+                               if isinstance(choice, Mapping) else choice)
+    if "parallel_tool_calls" in request:
+        body["parallel_tool_calls"] = request["parallel_tool_calls"]
+    if "max_output_tokens" in request:
+        body["max_completion_tokens"] = request["max_output_tokens"]
+    return body
+
+
+# -- Anthropic Messages --
+
+def _tool_input(arguments: str) -> Any:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Json:
+    system = [request["instructions"]] if "instructions" in request else []
+    messages: list[Json] = []
+
+    def block(role: str, content: Json) -> None:
+        last = messages[-1] if messages else None
+        if last is not None and last["role"] == role:  # consecutive blocks of one role form one message
+            last["content"].append(content)
+        else:
+            messages.append({"role": role, "content": [content]})
+
+    for item in items:
+        if item.get("role") in ("system", "developer"):
+            system.append(item["text"])
+        elif "role" in item:
+            block(item["role"], {"type": "text", "text": item["text"]})
+        elif item["type"] == "function_call":
+            block("assistant", {"type": "tool_use", "id": item["call_id"], "name": item["name"],
+                                "input": _tool_input(item["arguments"])})
+        else:
+            block("user", {"type": "tool_result", "tool_use_id": item["call_id"], "content": item["output"]})
+    body: Json = {"max_tokens": request.get("max_output_tokens", ANTHROPIC_MAX_TOKENS), "messages": messages}
+    if system:
+        body["system"] = "\n\n".join(system)
+    if "tools" in request:
+        body["tools"] = [{"name": t["name"], **({"description": t["description"]} if "description" in t else {}),
+                          "input_schema": t["parameters"]} for t in request["tools"]]
+    choice: Json | None = None
+    if "tool_choice" in request:
+        wanted = request["tool_choice"]
+        choice = ({"type": "tool", "name": wanted["name"]} if isinstance(wanted, Mapping)
+                  else {"type": {"auto": "auto", "none": "none", "required": "any"}[wanted]})
+    if request.get("parallel_tool_calls") is False:
+        choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
+    if choice is not None:
+        body["tool_choice"] = choice
+    return body
+
+
+_RENDER: dict[str, Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Json]] = {
+    "responses": _responses, "chat": _chat, "anthropic": _anthropic,
+}
 
 
 def front_request(
     scenario_id: str, request: Mapping[str, Any], *, case: str, model: str = DEFAULT_MODEL,
-    stream: bool | None = None,
+    stream: bool | None = None, dialect: Dialect = "responses",
 ) -> dict[str, Any]:
-    """The Responses request body for one case of a scenario; `stream` overrides the scenario's own choice."""
-    items: list[dict[str, Any]] = []
-    marked = False
-    for item in request["input"]:
-        if "role" in item:
-            text = item["text"]
-            if not marked and item["role"] == "user":
-                text = f"{text} {markers(scenario_id, case)}" if text else markers(scenario_id, case)
-                marked = True
-            items.append(_message(item["role"], text))
-        else:
-            items.append(dict(item))
-    if not marked:  # no user message: the markers ride on a user message of their own
-        items.insert(0, _message("user", markers(scenario_id, case)))
-    body: dict[str, Any] = {"model": model, "input": items}
-    if "instructions" in request:
-        body["instructions"] = request["instructions"]
-    if "tools" in request:
-        body["tools"] = [_tool(t) for t in request["tools"]]
-    if "tool_choice" in request:
-        body["tool_choice"] = _tool_choice(request["tool_choice"])
-    for name in ("parallel_tool_calls", "max_output_tokens"):
-        if name in request:
-            body[name] = request[name]
+    """The request body, in `dialect`, for one case of a scenario; `stream` overrides the scenario's own choice."""
+    body = {"model": model, **_RENDER[dialect](request, marked_input(scenario_id, request, case))}
     body["stream"] = request.get("stream", True) if stream is None else stream
+    if dialect == "chat" and body["stream"]:
+        body["stream_options"] = {"include_usage": True}
     return body

@@ -1,0 +1,123 @@
+"""What a client holds after a Chat Completions stream or body (docs/spec/chat.md): text from `delta.content`,
+tool calls accumulated by `index` (the first id, the name and argument fragments joined), and the status from the
+choice's `finish_reason`.
+
+A call counts as done on the wire only when its choice finished: Chat has no per-call end, so a stream cut before
+`finish_reason` completed no call; on `finish_reason: "length"` the call being written when the limit struck (the
+last one started) is cut, the earlier ones are done.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from callproof.harness.check import SSEEvent
+
+from ._outcome import Call, Result, Status
+
+__all__ = ["FINISH", "chat_body", "chat_events"]
+
+#: finish_reason -> (status, incomplete reason in the Responses terms `expect` uses).
+FINISH: dict[str, tuple[Status, str | None]] = {
+    "stop": ("completed", None), "tool_calls": ("completed", None), "function_call": ("completed", None),
+    "length": ("incomplete", "max_output_tokens"), "content_filter": ("incomplete", "content_filter"),
+}
+
+
+class _Call:
+    __slots__ = ("arguments", "id", "name")
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.name = ""
+        self.arguments = ""
+
+    def add(self, delta: Mapping[str, Any]) -> None:
+        if self.id is None and isinstance(delta.get("id"), str) and delta["id"]:
+            self.id = delta["id"]
+        function = delta.get("function")
+        if isinstance(function, Mapping):
+            if isinstance(function.get("name"), str):
+                self.name += function["name"]
+            if isinstance(function.get("arguments"), str):
+                self.arguments += function["arguments"]
+
+    def call(self) -> Call:
+        return Call(self.id, self.name, self.arguments)
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, Mapping):
+        return str(error.get("message", json.dumps(error)))
+    return str(error)
+
+
+def _finished(reason: str, texts: list[str], calls: dict[int, _Call], order: list[int]) -> Result:
+    status, why = FINISH.get(reason, ("error", None))
+    done = order[:-1] if reason == "length" else order
+    error = None if status != "error" else f"unknown finish_reason {reason!r}"
+    return Result(status, "".join(texts), tuple(calls[i].call() for i in done), f"finish_reason {reason}", why,
+                  error)
+
+
+def chat_events(events: Iterable[SSEEvent]) -> Result:
+    """The result a client holds after reading these chat.completion.chunk events (choice 0)."""
+    texts: list[str] = []
+    calls: dict[int, _Call] = {}
+    order: list[int] = []
+    reason: str | None = None
+    for event in events:
+        if event.data.strip() == "[DONE]":
+            break
+        try:
+            payload = json.loads(event.data)
+        except ValueError:
+            continue
+        if not isinstance(payload, Mapping):
+            continue
+        if "error" in payload and "choices" not in payload:
+            return Result("error", "".join(texts), (), "error", error=_error_text(payload["error"]))
+        for choice in payload.get("choices") or ():
+            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta")
+            if isinstance(delta, Mapping):
+                if isinstance(delta.get("content"), str):
+                    texts.append(delta["content"])
+                for fragment in delta.get("tool_calls") or ():
+                    if not isinstance(fragment, Mapping):
+                        continue
+                    index = fragment.get("index")
+                    key = index if isinstance(index, int) else (order[-1] if order else 0)
+                    if key not in calls:
+                        calls[key] = _Call()
+                        order.append(key)
+                    calls[key].add(fragment)
+            if isinstance(choice.get("finish_reason"), str) and reason is None:
+                reason = choice["finish_reason"]
+    if reason is not None:
+        return _finished(reason, texts, calls, order)
+    return Result("error", "".join(texts), (), "cut", error="the stream ended without a finish_reason")
+
+
+def chat_body(body: Mapping[str, Any]) -> Result:
+    """The result of a non-stream chat.completion."""
+    if "error" in body and "choices" not in body:
+        return Result("error", "", (), "error", error=_error_text(body["error"]))
+    choices = body.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], Mapping) else {}
+    found = choice.get("message")
+    message: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
+    content = message.get("content")
+    text = content if isinstance(content, str) else ""
+    calls: dict[int, _Call] = {}
+    for index, tool_call in enumerate(message.get("tool_calls") or ()):
+        if isinstance(tool_call, Mapping):
+            calls[index] = _Call()
+            calls[index].add(tool_call)
+    reason = choice.get("finish_reason")
+    if not isinstance(reason, str):
+        return Result("error", text, (), "no finish_reason", error="the choice has no finish_reason")
+    return _finished(reason, [text], calls, list(calls))

@@ -1,0 +1,37 @@
+"""The result a client holds after a stream or a body of any dialect: the one entry point over the per-dialect
+readers (`_outcome`, `_outcome_chat`, `_outcome_anthropic`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from callproof.harness._types import Dialect
+from callproof.harness.check import SSEEvent
+
+from ._outcome import Result, responses_body, responses_events
+from ._outcome_anthropic import anthropic_body, anthropic_events
+from ._outcome_chat import chat_body, chat_events
+
+__all__ = ["result_of_body", "result_of_events"]
+
+_EVENTS: dict[str, Callable[[Iterable[SSEEvent]], Result]] = {
+    "responses": responses_events, "chat": chat_events, "anthropic": anthropic_events,
+}
+_BODY: dict[str, Callable[[Mapping[str, Any]], Result]] = {
+    "responses": responses_body, "chat": chat_body, "anthropic": anthropic_body,
+}
+
+
+def result_of_events(events: Iterable[SSEEvent], dialect: Dialect = "responses") -> Result:
+    """The result a client of `dialect` holds after reading these events."""
+    return _EVENTS[dialect](events)
+
+
+def result_of_body(body: Any, http_status: int, dialect: Dialect = "responses") -> Result:
+    """The result of a non-stream answer in `dialect`, or of an HTTP error."""
+    if http_status >= 400:
+        return Result("error", "", (), f"http {http_status}", error=f"HTTP {http_status}")
+    if not isinstance(body, Mapping):
+        return Result("error", "", (), "invalid body", error="the body is not a JSON object")
+    return _BODY[dialect](body)
