@@ -111,11 +111,12 @@ OPTIONS: tuple[Option, ...] = (
     _option("app", "ASGI gateway app, served in-process on uvicorn", _ALL, metavar="MODULE:ATTR", iut=True),
     _option("client_cmd", "client adapter program (docs/adapters.md)", _ALL, metavar="CMD", iut=True),
     _option("client", "in-process client adapter function", _ALL, metavar="MODULE:FUNCTION", iut=True),
-    Option("front", "the front dialect (responses)", _RUN, default="responses", choices=("responses",)),
+    _option("front", "dialect the gateway serves its callers, which the harness sends and judges (default "
+            "responses)", _ALL, default="responses", choices=DIALECTS),
     _option("upstream_dialect", "dialect the mock serves the gateway as its upstream (default chat)", _ALL,
             default="chat", choices=DIALECTS),
-    _option("front_url", "where a launched gateway serves the Responses front (default %(default)s)", _ALL,
-            metavar="TEMPLATE", default="http://127.0.0.1:{port}/v1/responses"),
+    _option("front_url", "where a launched gateway serves its front (default http://127.0.0.1:{port}/v1/responses, "
+            "/v1/chat/completions or /v1/messages by --front)", _ALL, metavar="TEMPLATE"),
     _option("ready_url", "URL that answers 2xx once a launched gateway is ready (default: its port accepts)", _ALL,
             metavar="TEMPLATE"),
     _option("case_timeout", "seconds a case may take before the IUT counts as hung (default 30)", _ALL,

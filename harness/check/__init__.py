@@ -3,14 +3,19 @@ and the text output of `callproof check`."""
 
 from __future__ import annotations
 
+from ._anthropic import BODY_RULES as _ANTHROPIC_BODY_RULES
 from ._capture import check_capture, detect_front
+from ._chat import BODY_RULES as _CHAT_BODY_RULES
 from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
 from ._format import catalogue_markdown, format_report, summary_line
 from ._front import Sink, short
-from ._responses import BODY_RULES
+from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
 from ._unicode import escape_surrogates, loads_json
+
+#: The rules that judge a non-stream body, of every front.
+BODY_RULES = _RESPONSES_BODY_RULES | _CHAT_BODY_RULES | _ANTHROPIC_BODY_RULES
 
 __all__ = [
     "BODY_RULES",

@@ -19,7 +19,15 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
-from ._judgeable import NO_RESULT, NO_STREAM, adapter_problem, answer_problem, what_arrived
+from ._judgeable import (
+    NO_RESULT,
+    NO_STREAM,
+    adapter_problem,
+    answer_problem,
+    dialect_mismatch,
+    spoken_dialect,
+    what_arrived,
+)
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency
 from ._translation import check_translation
 
@@ -36,6 +44,7 @@ __all__ = [
     "UpstreamView",
     "adapter_problem",
     "answer_problem",
+    "dialect_mismatch",
     "check_client",
     "check_equivalence",
     "check_faults",
@@ -54,5 +63,6 @@ __all__ = [
     "protocol_problem",
     "read_answer",
     "timeline",
+    "spoken_dialect",
     "what_arrived",
 ]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
 from callproof.harness.scenario import Exchange, Result, result_of_body, result_of_events, status_matches
@@ -29,6 +30,18 @@ __all__ = [
 
 _CUT_FAULTS = frozenset(("disconnect", "truncate", "malformed", "stream_error"))
 _INCOMPLETE_REASON = {"length": "max_output_tokens", "content_filter": "content_filter"}
+#: How each front ends a failed response (GW-FAULT-003's expectation).
+_FAILED_END: dict[str, str] = {
+    "responses": "response.failed or an error event", "chat": "an error chunk, with no finish_reason",
+    "anthropic": "an error event, with no normal stop_reason",
+}
+#: How each front says a response was cut short (GW-FAULT-004): where, and the value per incomplete reason.
+_INCOMPLETE_AS: dict[str, tuple[str, dict[str, str]]] = {
+    "responses": ("$.response.incomplete_details.reason",
+                  {"max_output_tokens": "max_output_tokens", "content_filter": "content_filter"}),
+    "chat": ("$.choices[0].finish_reason", {"max_output_tokens": "length", "content_filter": "content_filter"}),
+    "anthropic": ("$.delta.stop_reason", {"max_output_tokens": "max_tokens", "content_filter": "refusal"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +53,7 @@ class FrontAnswer:
     events: tuple[SSEEvent, ...]
     report: CheckReport | None
     result: Result
+    front: Dialect = "responses"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,24 +66,24 @@ class UpstreamView:
     content_times: tuple[float, ...] = ()
 
 
-def read_answer(exchange: Exchange, profile: Profile) -> FrontAnswer:
-    """Parse and check what the front answered (SSE stream, JSON body or HTTP error)."""
+def read_answer(exchange: Exchange, profile: Profile, front: Dialect = "responses") -> FrontAnswer:
+    """Parse and check what a `front` front answered (SSE stream, JSON body or HTTP error)."""
     status = exchange.status or 0
     if status >= 400 or exchange.status is None:
-        answer = result_of_body(exchange.json(), status) if status else None
+        answer = result_of_body(exchange.json(), status, front) if status else None
         result = answer or Result("error", "", (), "no answer", error=exchange.error)
-        return FrontAnswer(exchange, (), None, result)
+        return FrontAnswer(exchange, (), None, result, front)
     if not exchange.is_sse:
-        return FrontAnswer(exchange, (), check_body(exchange.body, profile=profile),
-                           result_of_body(exchange.json(), status))
-    checker = StreamChecker("responses", profile)
+        return FrontAnswer(exchange, (), check_body(exchange.body, front=front, profile=profile),
+                           result_of_body(exchange.json(), status, front), front)
+    checker = StreamChecker(front, profile)
     parser = SSEParser()
     events: list[SSEEvent] = []
     for chunk in exchange.chunks:
         checker.feed(chunk.data, chunk.time)
         events.extend(parser.feed(chunk.data, chunk.time))
     parser.close()
-    return FrontAnswer(exchange, tuple(events), checker.close(), result_of_events(events))
+    return FrontAnswer(exchange, tuple(events), checker.close(), result_of_events(events, front), front)
 
 
 def check_ids(findings: Findings, scenario: Any, result: Result) -> None:
@@ -139,18 +153,19 @@ def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None
         if answer.result.status == "completed":
             what = sorted(fault_kinds(scenario) & _CUT_FAULTS) or ["a failed ending"]
             findings.fail("GW-FAULT-003", f"the upstream failed mid-stream ({', '.join(what)}) and the front still "
-                          f"ended with {answer.result.terminal}",
-                          Evidence(event_type=answer.result.terminal, expected="response.failed or an error event",
+                          f"ended normally, with {answer.result.terminal}",
+                          Evidence(event_type=answer.result.terminal, expected=_FAILED_END[answer.front],
                                    actual=answer.result.terminal))
     reason = _INCOMPLETE_REASON.get(scenario.ending)
     if reason is not None:
         findings.check("GW-FAULT-004")
         result = answer.result
         if result.status != "incomplete" or result.incomplete_reason != reason:
+            path, names = _INCOMPLETE_AS[answer.front]
+            got = names.get(result.incomplete_reason or "", result.incomplete_reason)
             findings.fail("GW-FAULT-004", f"the upstream finished with {scenario.ending}; the front ended "
-                          f"{result.status} (reason {result.incomplete_reason!r}), expected incomplete with reason "
-                          f"{reason!r}", Evidence(path="$.response.incomplete_details.reason", expected=reason,
-                                                   actual=result.incomplete_reason))
+                          f"{result.status} (by {result.terminal}), expected {path[2:]} {names[reason]!r}",
+                          Evidence(path=path, expected=names[reason], actual=got))
 
 
 def _same_seconds(header: str, seconds: float) -> bool:

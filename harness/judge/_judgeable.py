@@ -8,13 +8,19 @@ is *unjudgeable*: its cases are `error` (or `failed`, where a MUST rule found a 
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS, Dialect
 
 from ._adapter import AdapterRun
 from ._expected import expects_success
 from ._gateway import FrontAnswer
 
-__all__ = ["NO_RESULT", "NO_STREAM", "adapter_problem", "answer_problem", "what_arrived"]
+__all__ = [
+    "NO_RESULT", "NO_STREAM", "adapter_problem", "answer_problem", "dialect_mismatch", "spoken_dialect",
+    "what_arrived",
+]
 
 #: How the reason of an unjudgeable gateway answer, and of an adapter run without a result, begin.
 NO_STREAM = "no judgeable stream"
@@ -30,6 +36,55 @@ def what_arrived(answer: FrontAnswer) -> str:
     size = len(exchange.body)
     return (f"HTTP {exchange.status} {kind}, {size} byte{'' if size == 1 else 's'}, "
             f"{events} event{'' if events == 1 else 's'}{last}")
+
+
+_ANTHROPIC_EVENTS = frozenset((
+    "message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
+    "message_stop", "ping",
+))
+
+
+def _dialect_of(payload: Any) -> Dialect | None:
+    """The dialect one event or body is positively written in, or None when it says nothing either way."""
+    if not isinstance(payload, dict):
+        return None
+    kind, obj = payload.get("type"), payload.get("object")
+    if isinstance(obj, str) and obj.startswith("chat.completion"):
+        return "chat"
+    if obj == "response" or (isinstance(kind, str) and kind.startswith("response.")):
+        return "responses"
+    if kind in _ANTHROPIC_EVENTS or (kind == "message" and payload.get("role") == "assistant"):
+        return "anthropic"
+    return None
+
+
+def spoken_dialect(answer: FrontAnswer) -> Dialect | None:
+    """The dialect the front answered in, judged by the first event (or the body) that names one; None for an
+    HTTP error, or when nothing names a dialect."""
+    exchange = answer.exchange
+    if exchange.status is None or exchange.status >= 400:
+        return None
+    if not exchange.is_sse:
+        return _dialect_of(exchange.json())
+    for event in answer.events[:8]:
+        try:
+            found = _dialect_of(json.loads(event.data))
+        except ValueError:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def dialect_mismatch(answer: FrontAnswer, front_url: str) -> str | None:
+    """One line when the front answered in another dialect than the run declared (`--front`), else None."""
+    spoken = spoken_dialect(answer)
+    if spoken is None or spoken == answer.front:
+        return None
+    what = "events" if answer.events else "a body"
+    return (f"--front {answer.front}: the front at {front_url} answered with {DIALECT_NAMES[spoken]} {what}, not "
+            f"{DIALECT_NAMES[answer.front]}; run with --front {spoken}, or point --front-url at the gateway's "
+            f"{DIALECT_NAMES[answer.front]} endpoint (usually {FRONT_PATHS[answer.front]})")
 
 
 def answer_problem(answer: FrontAnswer, scenario: Any, *, upstream_called: bool = True) -> str | None:

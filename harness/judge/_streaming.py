@@ -145,7 +145,7 @@ def _first_delta(events: Sequence[SSEEvent]) -> SSEEvent | None:
             payload = json.loads(event.data)
         except ValueError:
             continue
-        if isinstance(payload, dict) and str(payload.get("type", "")).endswith(".delta"):
+        if _is_content(payload):
             return event
     return None
 

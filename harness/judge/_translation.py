@@ -2,8 +2,9 @@
 the upstream dialect's shape (docs/spec/open-responses.md §1.5, docs/spec/responses.md §2.2, §2.3,
 docs/spec/chat.md §3.3).
 
-Each check reads the front request the harness sent and the body the mock received, and fails its rule with the
-JSON path in the upstream body where the translation went wrong.
+Each check reads the scenario's request in Responses form (the front request the harness sent, whatever the front's
+dialect: the same markers, history and call ids) and the body the mock received, and fails its rule with the JSON
+path in the upstream body where the translation went wrong.
 """
 
 from __future__ import annotations

@@ -290,7 +290,7 @@ class Summary:
         return {k: getattr(self, k) for k in _COUNTS}
 
 
-_TARGET = ("kind", "command", "url", "app", "client", "how", "upstream_dialect")
+_TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_dialect", "client_dialect")
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,12 +305,16 @@ class Target:
     app: str | None = None
     client: str | None = None
     upstream_dialect: Dialect | None = None
+    #: The dialect a gateway serves its callers (gateway runs), and the dialect a client speaks (client runs).
+    front: Dialect | None = None
+    client_dialect: Dialect | None = None
     extra: Mapping[str, JSONValue] | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Target:
         return cls(data["kind"], data["how"], data.get("command"), data.get("url"), data.get("app"),
-                   data.get("client"), data.get("upstream_dialect"), _extra(data, _TARGET) or None)
+                   data.get("client"), data.get("upstream_dialect"), data.get("front"), data.get("client_dialect"),
+                   _extra(data, _TARGET) or None)
 
     def to_json(self) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {k: getattr(self, k) for k in _TARGET if getattr(self, k) is not None}

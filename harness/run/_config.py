@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from callproof.harness._errors import CallproofError
 from callproof.harness._options import IUT_OPTIONS, OPTIONS
-from callproof.harness._types import DIALECTS, Dialect
+from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
 from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.scenario import DEFAULT_MODEL
 
@@ -37,8 +37,10 @@ class RunConfig:
     app: str | None = None
     client_cmd: str | None = None
     client: str | None = None
+    front: Dialect = "responses"
     upstream_dialect: Dialect = "chat"
-    front_url: str = "http://127.0.0.1:{port}/v1/responses"
+    #: None: the front's standard path on the launched gateway's port (`front_template`).
+    front_url: str | None = None
     ready_url: str | None = None
     case_timeout: float = 30.0
     start_timeout: float = 30.0
@@ -63,8 +65,10 @@ class RunConfig:
             fields[entry.field] = entry.default if given is None else given
         if fields["profile"] not in PROFILES:
             raise ConfigError(f"--profile {fields['profile']!r} is not a profile; use one of {', '.join(PROFILES)}")
-        if fields["upstream_dialect"] not in DIALECTS:
-            raise ConfigError(f"--upstream-dialect {fields['upstream_dialect']!r}: use one of {', '.join(DIALECTS)}")
+        for name in ("front", "upstream_dialect"):
+            if fields[name] not in DIALECTS:
+                flag = "--" + name.replace("_", "-")
+                raise ConfigError(f"{flag} {fields[name]!r} is not a dialect; use one of {', '.join(DIALECTS)}")
         fields["scenario_paths"] = tuple(cwd / p for p in fields["scenario_paths"] or ())  # absolute paths stay
         fields["case_timeout"] = float(fields["case_timeout"])
         fields["start_timeout"] = float(fields["start_timeout"])
@@ -94,11 +98,16 @@ class RunConfig:
         for name in ("case_timeout", "start_timeout"):
             if not 0 < getattr(self, name) < float("inf"):
                 return f"--{name.replace('_', '-')} must be a positive number of seconds, got {getattr(self, name):g}"
-        if self.launch and "{port}" not in self.launch and "{port}" in self.front_url:
+        if self.launch and "{port}" not in self.launch and "{port}" in self.front_template:
             return ("--launch has no {port} placeholder, so callproof cannot know where the gateway listens: add "
                     "{port} to the command (e.g. --port {port}), or give --front-url with the fixed port it listens on "
-                    "(e.g. --front-url http://127.0.0.1:8080/v1/responses)")
+                    f"(e.g. --front-url {self.front_template.replace('{port}', '8080')})")
         return None
+
+    @property
+    def front_template(self) -> str:
+        """Where a launched or in-process gateway serves its front: --front-url, else the front's standard path."""
+        return self.front_url or f"http://127.0.0.1:{{port}}{FRONT_PATHS[self.front]}"
 
     def run_args(self) -> list[str]:
         """The `callproof run` flags that make this configuration, shell-quoted, from the option table: every option
@@ -136,5 +145,6 @@ class RunConfig:
                 out[{"launch": "command", "target": "url", "client_cmd": "command"}.get(name, name)] = value
                 out["how"] = name
         if kind == "gateway":
+            out["front"] = self.front
             out["upstream_dialect"] = self.upstream_dialect
         return out

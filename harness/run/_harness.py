@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS
 from callproof.harness.check import parse_sse
 from callproof.harness.judge import (
     CaseResult,
@@ -31,6 +32,7 @@ from callproof.harness.judge import (
     answer_problem,
     check_isolation,
     content_times,
+    dialect_mismatch,
     forwarding_latency,
     read_answer,
 )
@@ -78,7 +80,7 @@ class Harness:
 
     def cases(self) -> list[CaseSpec]:
         """Every case of this run, in scenario order."""
-        return plan_cases(self.scenarios, self.config.mode, self.config.upstream_dialect)
+        return plan_cases(self.scenarios, self.config.mode, self.config.upstream_dialect, self.config.front)
 
     # -- lifecycle --
 
@@ -103,14 +105,14 @@ class Harness:
             mock, config = self.mock, self.config
             if config.launch:
                 self._iut = LaunchedIUT(config.launch, upstream=mock.url, upstream_root=mock.root_url,
-                                        front_url=config.front_url, ready_url=config.ready_url,
+                                        front_url=config.front_template, ready_url=config.ready_url,
                                         start_timeout=config.start_timeout, cwd=config.cwd)
             elif config.target:
                 self._iut = TargetIUT(config.target)
             else:
                 assert config.app is not None
                 self._iut = AppIUT(config.app, upstream=mock.url, upstream_root=mock.root_url, mock_app=mock.app,
-                                  front_url=config.front_url)
+                                  front_url=config.front_template)
         self._iut.start()
         return self._iut
 
@@ -148,7 +150,7 @@ class Harness:
             if run is None:
                 scenario = self.scenarios[scenario_id]
                 case = new_case_tag()
-                request = front_request(scenario.id, scenario.request, case=case, model=self.config.model)
+                request = self._request(scenario, case)
                 run = self._runs[scenario_id] = ScenarioRun(scenario, case, request, 0.0)
                 start = time.monotonic()
                 try:
@@ -160,6 +162,11 @@ class Harness:
                     run.error = str(exc)
                 run.seconds = time.monotonic() - start
             return run
+
+    def _request(self, scenario: Any, case: str, stream: bool | None = None) -> dict[str, Any]:
+        """The request body of one case, in the dialect the IUT is sent (the gateway's front)."""
+        return front_request(scenario.id, scenario.request, case=case, model=self.config.model, stream=stream,
+                             dialect=self.config.front)
 
     @property
     def calibration(self) -> Calibration:
@@ -184,7 +191,7 @@ class Harness:
                 why += "; the IUT exited"
             tail = iut.stderr_tail()
             return None, f"the IUT did not answer: {why}" + (f"; stderr tail:\n{tail}" if tail else "")
-        return read_answer(sent, self.config.profile), None
+        return read_answer(sent, self.config.profile, self.config.front), None
 
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:
@@ -197,8 +204,12 @@ class Harness:
         if answer is None:
             run.error = problem
             return
-        run.answer = answer
         run.upstream = self._upstream(run.case)
+        setup = self._front_problem(iut, answer, called=bool(run.upstream.bodies))
+        if setup is not None:  # the wrong endpoint or dialect: one line, not a wall of rule failures
+            run.error, run.details["setup_error"] = setup, True
+            return
+        run.answer = answer
         run.details.update(http_status=answer.exchange.status, events=len(answer.events),
                            terminal=answer.result.terminal)
         if answer.exchange.timed_out:
@@ -207,6 +218,15 @@ class Harness:
         if not iut.alive():
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")
+
+    def _front_problem(self, iut: Gateway, answer: FrontAnswer, *, called: bool) -> str | None:
+        """Why the front URL or dialect is wrong for this run (a setup error), or None."""
+        if answer.exchange.status == 404 and not called:
+            front = self.config.front
+            return (f"the front {iut.front_url} answered HTTP 404 and the gateway never called its upstream: is it "
+                    f"serving its {DIALECT_NAMES[front]} front there? Give --front-url with the right path (--front "
+                    f"{front} expects {FRONT_PATHS[front]} by default)")
+        return dialect_mismatch(answer, iut.front_url)
 
     def _play_client(self, run: ScenarioRun) -> None:
         try:
@@ -241,8 +261,7 @@ class Harness:
         """The non-stream answer for a scenario (GW-EQ-001), fetched once."""
         with run.lock:
             if run.plain is None:
-                request = front_request(run.scenario.id, run.scenario.request, case=new_case_tag(),
-                                        model=self.config.model, stream=False)
+                request = self._request(run.scenario, new_case_tag(), stream=False)
                 answer, problem = self._front(self._gateway(), request)
                 if answer is None:
                     raise IUTError(problem or "no answer")
@@ -285,7 +304,7 @@ class Harness:
 
         def one(index: int) -> None:
             scenario = chosen[index]
-            request = front_request(scenario.id, scenario.request, case=new_case_tag(), model=self.config.model)
+            request = self._request(scenario, new_case_tag())
             barrier.wait(timeout=self.config.case_timeout)
             answer, problem = self._front(iut, request)
             answers[index] = (scenario, answer, problem)

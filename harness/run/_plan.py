@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, STREAM_FAMILIES
 from callproof.harness.check import BODY_RULES
 from callproof.harness.judge import CaseSpec, expects_success, has_fault_rules
@@ -39,16 +40,20 @@ ISOLATION_SCENARIOS = (
     "timing_ttft_and_gaps", "timing_explicit_delays", "parallel_two_calls", "interleaved_round_robin",
     "text_before_call", "one_call", "parallel_two_tools", "unicode_per_code_point",
 )
-_BODY_FAMILIES = frozenset(RULES[r].family for r in BODY_RULES)
+#: The families of the rules that judge a non-stream body, per front.
+_BODY_FAMILIES = {(front, RULES[r].family) for r in BODY_RULES for front in RULES[r].fronts}
+#: The single-stream families with a rule for each front (no `sequence` family outside Responses).
+_FRONT_FAMILIES = {(front, rule.family) for rule in RULES.values() for front in rule.fronts}
 
 
-def gateway_groups(scenario: Any) -> list[str]:
-    """The rule groups that apply to a scenario in gateway mode (decided before it runs)."""
+def gateway_groups(scenario: Any, front: Dialect = "responses") -> list[str]:
+    """The rule groups that apply to a scenario in gateway mode with a `front` front (decided before it runs)."""
     groups: list[str] = []
     streamed = scenario.request.get("stream", True) is not False
     http_error = any(f.kind == "http_error" and f.probability >= 1 for f in scenario.faults)
     if not http_error:
-        groups += [f for f in STREAM_FAMILIES if streamed or f in _BODY_FAMILIES]
+        groups += [f for f in STREAM_FAMILIES if (front, f) in _FRONT_FAMILIES
+                   and (streamed or (front, f) in _BODY_FAMILIES)]
     groups += ["expected", "translation"]
     if scenario.expect.tool_calls and expects_success(scenario.expect.status):
         groups.append("ids")
@@ -61,14 +66,16 @@ def gateway_groups(scenario: Any) -> list[str]:
     return groups
 
 
-def plan_cases(scenarios: Mapping[str, Any], mode: str, upstream_dialect: str) -> list[CaseSpec]:
+def plan_cases(
+    scenarios: Mapping[str, Any], mode: str, upstream_dialect: str, front: Dialect = "responses",
+) -> list[CaseSpec]:
     """Every case of a run, in scenario order."""
     served = "responses" if mode == "client" else upstream_dialect
     specs: list[CaseSpec] = []
     for scenario in scenarios.values():
         if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):
             continue
-        groups = CLIENT_GROUPS if mode == "client" else gateway_groups(scenario)
+        groups = CLIENT_GROUPS if mode == "client" else gateway_groups(scenario, front)
         specs += [CaseSpec(scenario.id, g) for g in groups]
     if mode == "gateway" and any(s in scenarios for s in ISOLATION_SCENARIOS):
         specs.append(CaseSpec(ISOLATION, "isolation"))

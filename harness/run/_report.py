@@ -25,7 +25,7 @@ def case_of(result: CaseResult, config: RunConfig, *, baseline: BaselineMark | N
     spec = result.spec
     timeline = tuple(TimelineEvent.from_json(row) for row in result.timeline)
     case = Case(
-        id=spec.id, scenario=spec.scenario, group=spec.group, front="responses",
+        id=spec.id, scenario=spec.scenario, group=spec.group, front=config.front,
         upstream_dialect=config.upstream_dialect if config.mode == "gateway" else None,
         outcome="xfailed" if baseline == "covered" else result.outcome, message=result.message,
         duration_s=round(result.seconds, 4),

@@ -25,6 +25,7 @@ from callproof.harness.judge import (
     timeline,
     what_arrived,
 )
+from callproof.harness.scenario import front_request
 
 from ._config import RunConfig
 from ._plan import GROUP_PREFIX
@@ -57,8 +58,11 @@ def group_results(
     else:
         assert run.answer is not None and run.upstream is not None
         if spec.group == "translation":
-            user_text = _user_text(run.request)
-            check_translation(findings, config.upstream_dialect, run.request, user_text, list(run.upstream.bodies))
+            # the upstream is judged against the request in Responses form whatever the front's dialect: the
+            # same scenario request, markers, history and ids as the front request, in the form the judge reads
+            reference = front_request(scenario.id, scenario.request, case=run.case, model=config.model)
+            user_text = _user_text(reference)
+            check_translation(findings, config.upstream_dialect, reference, user_text, list(run.upstream.bodies))
         elif spec.group == "ids":
             check_ids(findings, scenario, run.answer.result)
         elif spec.group == "faults":

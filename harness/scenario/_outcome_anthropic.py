@@ -1,6 +1,7 @@
 """What a client holds after an Anthropic Messages stream or body (docs/spec/anthropic.md): text from text blocks,
 a tool call per `tool_use` block (its joined `partial_json`, or its start `input` when that is empty), done on the
-wire at its `content_block_stop`, and the status from the `stop_reason` of `message_delta`.
+wire at its `content_block_stop`, and the status from the `stop_reason` of `message_delta`; the response ends
+normally only with the `message_stop` after it (a stream cut between the two is cut, though its calls are done).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
     blocks: dict[int, _Block] = {}
     done: list[Call] = []
     reason: str | None = None
+    stopped = False
     for event in events:
         try:
             payload = json.loads(event.data)
@@ -86,6 +88,8 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
                     blocks[index].deltas.append(delta["partial_json"])
         elif kind == "content_block_stop" and index in blocks and blocks[index].tool:
             done.append(blocks[index].call())
+        elif kind == "message_stop":
+            stopped = True
         elif kind == "message_delta":
             delta = payload.get("delta")
             if isinstance(delta, Mapping) and isinstance(delta.get("stop_reason"), str):
@@ -93,8 +97,12 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
     text = "".join(blocks[i].text for i in sorted(blocks))
     if reason is not None:
         last = blocks[max(blocks)] if blocks else None
-        return _stopped(reason, text, tuple(done), last is not None and last.tool and bool(done)
-                        and done[-1].call_id == last.id)
+        result = _stopped(reason, text, tuple(done), last is not None and last.tool and bool(done)
+                          and done[-1].call_id == last.id)
+        if stopped:
+            return result
+        return Result("error", text, result.calls, "cut", error=f"the stream ended after stop_reason {reason} "
+                      "without message_stop")
     return Result("error", text, tuple(done), "cut", error="the stream ended without a stop_reason")
 
 

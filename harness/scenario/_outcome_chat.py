@@ -2,7 +2,9 @@
 tool calls accumulated by `index` (the first id, the name and argument fragments joined), and the status from the
 choice's `finish_reason`.
 
-A call counts as done on the wire only when its choice finished: Chat has no per-call end, so a stream cut before
+A response ends normally only with both its `finish_reason` and the `data: [DONE]` after it (docs/spec/chat.md
+§3.1): a stream cut between the two is cut, though its calls are done. A call counts as done on the wire only
+when its choice finished: Chat has no per-call end, so a stream cut before
 `finish_reason` completed no call; on `finish_reason: "length"` the call being written when the limit struck (the
 last one started) is cut, the earlier ones are done.
 """
@@ -68,8 +70,10 @@ def chat_events(events: Iterable[SSEEvent]) -> Result:
     calls: dict[int, _Call] = {}
     order: list[int] = []
     reason: str | None = None
+    done = False
     for event in events:
         if event.data.strip() == "[DONE]":
+            done = True
             break
         try:
             payload = json.loads(event.data)
@@ -97,8 +101,12 @@ def chat_events(events: Iterable[SSEEvent]) -> Result:
                     calls[key].add(fragment)
             if isinstance(choice.get("finish_reason"), str) and reason is None:
                 reason = choice["finish_reason"]
-    if reason is not None:
+    if reason is not None and done:
         return _finished(reason, texts, calls, order)
+    if reason is not None:
+        calls_done = _finished(reason, texts, calls, order).calls
+        return Result("error", "".join(texts), calls_done, "cut", error=f"the stream ended after finish_reason "
+                      f"{reason} without data: [DONE]")
     return Result("error", "".join(texts), (), "cut", error="the stream ended without a finish_reason")
 
 

@@ -1,5 +1,6 @@
-"""A pass-through proxy: the Responses front forwarded byte for byte to a Responses upstream, for the harness's
-`--upstream-dialect responses` (everything it streams is what the mock wrote, as it arrives).
+"""A pass-through proxy: each front forwarded byte for byte to the same dialect upstream (`/v1/responses`,
+`/v1/chat/completions`, `/v1/messages`), for the harness's `--front X --upstream-dialect X` (everything it streams
+is what the mock wrote, as it arrives, so the mock's fault and quirk scenarios reach the checker as they are).
 
     python -m tests.fakes.passthrough --upstream http://127.0.0.1:PORT/v1 --port N
 """
@@ -23,8 +24,9 @@ _HOP = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 def create_app(upstream: str) -> Starlette:
     client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0))
 
-    async def responses(request: Request) -> Response:
-        outgoing = client.build_request("POST", f"{upstream}/responses", content=await request.body(),
+    async def forward(request: Request) -> Response:
+        path = request.url.path.removeprefix("/v1")
+        outgoing = client.build_request("POST", f"{upstream}{path}", content=await request.body(),
                                         headers={"content-type": "application/json"})
         answer = await client.send(outgoing, stream=True)
         headers = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP}
@@ -40,7 +42,8 @@ def create_app(upstream: str) -> Starlette:
 
         return StreamingResponse(body(), status_code=answer.status_code, headers=headers)
 
-    return Starlette(routes=[Route("/v1/responses", responses, methods=["POST"])])
+    paths = ("/v1/responses", "/v1/chat/completions", "/v1/messages")
+    return Starlette(routes=[Route(path, forward, methods=["POST"]) for path in paths])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,9 +15,9 @@ from callproof.harness.cli._docs import rules_document
 
 ROOT = Path(__file__).resolve().parents[3]
 ID = re.compile(r"^(SSE|RSP|CHAT|ANT|EXP|GW|CLI)(-[A-Z]+)?-\d{3}$")
-#: The front a rule id's prefix names; harness rules (EXP, GW, CLI) judge the Responses front.
-PREFIX_FRONT = {"RSP": "responses", "CHAT": "chat", "ANT": "anthropic", "EXP": "responses", "GW": "responses",
-                "CLI": "responses"}
+#: The fronts a rule id's prefix names; the expected outcome and the gateway rules judge every front.
+PREFIX_FRONTS = {"RSP": {"responses"}, "CHAT": {"chat"}, "ANT": {"anthropic"}, "EXP": set(FRONTS), "GW": set(FRONTS),
+                 "CLI": {"responses"}}
 
 
 def test_ids_are_unique_and_well_formed() -> None:
@@ -36,7 +36,7 @@ def test_rule_metadata_is_complete(rule: Rule) -> None:
     assert rule.spec and rule.fix
     prefix = rule.id.split("-")[0]
     if prefix != "SSE":
-        assert rule.fronts == {PREFIX_FRONT[prefix]}
+        assert rule.fronts == PREFIX_FRONTS[prefix]
     assert rule.on_stream == (prefix in ("SSE", "RSP", "CHAT", "ANT"))
 
 

@@ -138,3 +138,11 @@ def test_anthropic_max_tokens_is_incomplete_and_an_error_event_an_error() -> Non
 def test_an_http_error_is_an_error_in_every_dialect() -> None:
     for dialect in ("responses", "chat", "anthropic"):
         assert result_of_body({"error": {"message": "x"}}, 429, dialect).terminal == "http 429"
+
+
+def test_a_normal_finish_needs_its_end_marker() -> None:
+    chat = result_of_events(_sse(*INTERLEAVED, _chunk(finish="tool_calls")), "chat")
+    assert (chat.status, chat.terminal, len(chat.calls)) == ("error", "cut", 2)
+    events = _sse(*TOOL_BLOCKS, _ant("message_delta", delta={"stop_reason": "tool_use"}))
+    anthropic = result_of_events(events, "anthropic")
+    assert (anthropic.status, anthropic.terminal, len(anthropic.calls)) == ("error", "cut", 2)
