@@ -23,7 +23,7 @@ _COMMANDS = {"check": _check, "mock": _mock, "scenarios": _scenarios, "run": _ru
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
+        """One line naming the mistake and where the usage is (not argparse's usage block before it)."""
         self.exit(ExitCode.USAGE, f"callproof: error: {message} (see `{self.prog} --help`)\n")
 
 

@@ -138,6 +138,12 @@ def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None
             findings.fail("GW-FAULT-001", f"the upstream answered HTTP {http['status']} before streaming; the front "
                           f"answered HTTP {status} ({answer.result.terminal})",
                           Evidence(path="HTTP status", expected=f">= 400 (upstream {http['status']})", actual=status))
+        elif status is not None:
+            shape = _error_shape_problem(answer.front, answer.exchange.json())
+            if shape is not None:
+                findings.fail("GW-FAULT-001", f"the front answered HTTP {status}, but its body is {shape}",
+                              Evidence(path="$", expected=_ERROR_SHAPES[answer.front],
+                                       actual=short(answer.exchange.json())))
         if http["status"] == 429:
             findings.check("GW-FAULT-002")
             retry = answer.exchange.headers.get("retry-after")
@@ -166,6 +172,26 @@ def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None
             findings.fail("GW-FAULT-004", f"the upstream finished with {scenario.ending}; the front ended "
                           f"{result.status} (by {result.terminal}), expected {path[2:]} {names[reason]!r}",
                           Evidence(path=path, expected=names[reason], actual=got))
+
+
+#: The error body each front's clients parse (docs/spec/contracts.md §7.10).
+_ERROR_SHAPES: dict[str, str] = {
+    "responses": '{"error": {"message": ..., "type": ...}}', "chat": '{"error": {"message": ..., "type": ...}}',
+    "anthropic": '{"type": "error", "error": {"type": ..., "message": ...}}',
+}
+
+
+def _error_shape_problem(front: Dialect, body: Any) -> str | None:
+    """What is wrong with an HTTP error body for a `front` client, or None: the SDKs read the message from
+    `error.message` (and Anthropic's the `type: error` envelope)."""
+    if not isinstance(body, Mapping):
+        return "not a JSON object"
+    error = body.get("error")
+    if not isinstance(error, Mapping) or not isinstance(error.get("message"), str):
+        return "without an `error` object holding a `message` string"
+    if front == "anthropic" and (body.get("type") != "error" or not isinstance(error.get("type"), str)):
+        return "not Anthropic's error envelope (`type: \"error\"` and `error.type`)"
+    return None
 
 
 def _same_seconds(header: str, seconds: float) -> bool:

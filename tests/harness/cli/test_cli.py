@@ -139,6 +139,16 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "invalid choice: 'strictest'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("flag", "value"), [("--front", "grpc"), ("--upstream-dialect", "gemini")])
+def test_an_unknown_dialect_is_one_line(flag: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--launch", "gw {upstream} {port}", flag, value])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == (
+        f"callproof: error: argument {flag}: invalid choice: '{value}' (choose from 'responses', 'chat', "
+        "'anthropic') (see `callproof run --help`)\n")
+
+
 def test_rules_text_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules"]) == 0
     out = capsys.readouterr().out.splitlines()
