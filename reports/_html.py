@@ -143,7 +143,7 @@ def _header(view: _View, numbered: bool) -> list[str]:
         f'{e(name.replace("_", " "))}</li>' for name in _COUNTS) + "</ul>")
     rows = [
         ("target", f"{e(target.kind)} via <code>{e(target.how)}</code>"
-         + (f", upstream dialect <code>{e(target.upstream_dialect)}</code>" if target.upstream_dialect else "")),
+         + (f", {e(target.dialects)}" if target.dialects else "")),
         ("profile", f"<code>{e(report.profile)}</code>"),
         ("started", f"{e(report.started_at)}, took {e(report.duration_s)} s"),
         ("command", f"<code>{e(shlex.join(report.command))}</code>"),
@@ -232,7 +232,7 @@ def _matrix(views: Sequence[_View]) -> tuple[str, bool]:
     head = "".join(
         f'<th scope="col" class="impl" title="{e(v.label)}"><a href="#{v.id}">#{v.index + 1}</a> '
         f'{_badges(v)}<code>{e(v.label)}</code><span class="muted">{e(v.report.profile)}'
-        + (f" · {e(v.report.target.upstream_dialect)}" if v.report.target.upstream_dialect else "")
+        + (f" · {e(v.report.target.dialects)}" if v.report.target.dialects else "")
         + "</span></th>" for v in views)
     by_scenario: list[dict[str, list[tuple[int, Case]]]] = []
     for view in views:

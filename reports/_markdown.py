@@ -130,8 +130,8 @@ def _target(report: Report) -> list[str]:
     what = target.named or ""
     parts = [f"**Target**: {escape(target.kind)} ({escape(target.how)})"
              + (f" {code(shorten(what, _COMMAND_CHARS))}" if what else "")]
-    if target.upstream_dialect:
-        parts.append(f"upstream dialect {escape(target.upstream_dialect)}")
+    if target.dialects:
+        parts.append(escape(target.dialects))
     parts.append(f"**profile** {escape(report.profile)}")
     parts.append(f"callproof {escape(report.callproof_version)}")
     parts.append(f"started {escape(report.started_at)}, {report.duration_s:g} s")

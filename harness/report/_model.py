@@ -321,6 +321,16 @@ class Target:
         return {**out, **(self.extra or {})}
 
     @property
+    def dialects(self) -> str | None:
+        """The dialects of the run in a few words: `chat front, responses upstream` (a gateway), `chat client`;
+        None for a capture, or a report from before these were recorded."""
+        if self.kind == "gateway" and (self.front or self.upstream_dialect):
+            return f"{self.front or 'responses'} front, {self.upstream_dialect or 'chat'} upstream"
+        if self.kind == "client":
+            return f"{self.client_dialect or 'responses'} client"
+        return None
+
+    @property
     def named(self) -> str | None:
         """The command, URL, app or client the target was given as (the first the report holds)."""
         return next((v for v in (self.command, self.url, self.app, self.client) if v is not None), None)

@@ -263,3 +263,11 @@ def test_the_matrix_has_one_column_per_report(failing: dict[str, Any], passing: 
 def test_no_report_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one report"):
         render_html([])
+
+
+def test_the_matrix_names_each_columns_dialects(passing: dict[str, Any]) -> None:
+    """Several front x upstream combinations of one gateway side by side: the columns say which is which."""
+    combos = [("responses", "chat"), ("chat", "responses"), ("anthropic", "anthropic")]
+    reports = [{**passing, "target": {**passing["target"], "front": f, "upstream_dialect": u}} for f, u in combos]
+    heads = re.findall(r'<th scope="col" class="impl".*?</th>', render_html(reports), re.DOTALL)
+    assert [f"{f} front, {u} upstream" in h for h, (f, u) in zip(heads, combos, strict=True)] == [True] * 3
