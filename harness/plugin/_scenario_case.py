@@ -4,6 +4,8 @@
     def test_my_client(callproof_mock, callproof_scenario):
         out = my_client.run(callproof_scenario.request, base_url=callproof_mock.url)
         callproof_scenario.check_result(out)     # the expected-outcome rules (EXP-*)
+
+`callproof_scenario.request_in("chat")` (or "anthropic") is the same request in another client's dialect.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RuleResult
 from callproof.harness.judge import Findings, expected_calls, expected_outcome, protocol_problem
 from callproof.harness.scenario import DEFAULT_MODEL, front_request, new_case_tag, result_of_adapter
@@ -30,10 +33,16 @@ class ScenarioCase:
     scenario: Any
     case: str
     request: dict[str, Any] = field(repr=False)
+    model: str = DEFAULT_MODEL
 
     @property
     def id(self) -> str:
         return str(self.scenario.id)
+
+    def request_in(self, dialect: Dialect) -> dict[str, Any]:
+        """The same request (scenario, case tag, stream choice) in `dialect`: responses, chat or anthropic."""
+        return front_request(self.id, self.scenario.request, case=self.case, model=self.model,
+                             stream=self.request.get("stream"), dialect=dialect)
 
     @property
     def expected_calls(self) -> list[tuple[str, Any]]:
@@ -61,4 +70,4 @@ class ScenarioCase:
 def scenario_case(scenario: Any, *, stream: bool | None = None, model: str = DEFAULT_MODEL) -> ScenarioCase:
     case = new_case_tag()
     return ScenarioCase(scenario, case, front_request(scenario.id, scenario.request, case=case, model=model,
-                                                     stream=stream))
+                                                     stream=stream), model)

@@ -170,6 +170,17 @@ def test_users_own_test_with_the_scenario_fixture(pytester: pytest.Pytester) -> 
             assert [n for n, _ in callproof_scenario.expected_calls] == ["get_weather", "get_weather"]
 
         @pytest.mark.callproof(scenario="parallel_two_calls")
+        def test_a_chat_client(callproof_mock, callproof_scenario):
+            # the same case as a Chat Completions request: the mock answers it in that dialect
+            request = {**callproof_scenario.request_in("chat"), "stream": False}
+            message = httpx.post(f"{callproof_mock.url}/chat/completions", json=request, timeout=10).json()[
+                "choices"][0]["message"]
+            calls = [{"call_id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"]}
+                     for c in message["tool_calls"]]
+            callproof_scenario.check_result({"text": "", "tool_calls": calls, "error": None, "incomplete": False})
+            assert callproof_mock.journal.requests()[0].case == callproof_scenario.case
+
+        @pytest.mark.callproof(scenario="parallel_two_calls")
         def test_a_wrong_result_is_reported(callproof_mock, callproof_scenario):
             with pytest.raises(AssertionError, match="EXP-001 MUST: the completed tool calls are"):
                 callproof_scenario.check_result({"tool_calls": [], "text": ""})
@@ -178,7 +189,7 @@ def test_users_own_test_with_the_scenario_fixture(pytester: pytest.Pytester) -> 
             pass
     """)
     result = pytester.runpytest("-p", "callproof")
-    result.assert_outcomes(passed=2, errors=1)
+    result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*callproof_scenario needs @pytest.mark.callproof(scenario='<id>')*"])
 
 
