@@ -32,8 +32,8 @@ def test_a_lone_surrogate_is_kept_as_its_escape() -> None:
 
 @pytest.mark.parametrize("text", ['{"a": ', "[1, 2,]", "", "{'a': 1}"])
 def test_a_syntax_error_has_json_loads_message(text: str) -> None:
-    with pytest.raises(ValueError) as ours:
+    with pytest.raises(json.JSONDecodeError) as ours:
         loads_json(text)
-    with pytest.raises(ValueError) as theirs:
+    with pytest.raises(json.JSONDecodeError) as theirs:
         json.loads(text)
     assert str(ours.value) == str(theirs.value)
