@@ -134,6 +134,8 @@ OPTIONS: tuple[Option, ...] = (
             type=Path, kind="many", field="scenario_paths"),
     _option("profile", "rules and schema variant (default openai)", _ALL, choices=PROFILES, default="openai",
             pytest_default=None, ini="callproof_profile"),
+    _option("repeat", "judge each case on N runs of its scenario; a verdict that differs between them is flaky "
+            "(default 1)", _RUN_PYTEST, metavar="N", type=positive_int, default=1),
     _option("baseline", "known failures that do not fail the run (docs/cli.md: baselines)", _RUN_PYTEST,
             metavar="FILE", type=Path, field=None),
     Option("write_baseline", "write this run's failures as a baseline file (to adopt callproof on a gateway with "

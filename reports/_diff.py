@@ -1,8 +1,10 @@
 """Compare two runs case by case (by case id): what newly fails, what newly passes, what still fails and whether
 its failed rules changed, which cases appeared or disappeared, and the stale baseline entries of the head run.
 
-A case is *failing* when its outcome is `failed` (a failed rule of any level not covered by the baseline) or
-`error`, and *passing* when it is `passed` or `xfailed` (its failures are the known ones). Skipped cases are
+A case is *failing* when its outcome is `failed` (a failed rule of any level not covered by the baseline),
+`flaky` (its verdict differed between the repeats of `--repeat N`: never a pass) or `error`, and *passing* when it is
+`passed` or `xfailed` (its failures are the known ones). A case that was flaky in base and fails in head is still
+failing, not newly failing: the rule was not reliably passing before. Skipped cases are
 neither. Newly failing: failing in head, not failing in base (passing, skipped or absent). Newly passing:
 passing in head, failing in base. A regression is any newly failing case.
 """
@@ -18,7 +20,7 @@ from ._text import DOCS_URL, ReportLike, as_report, code, escape, plural, rule_l
 
 __all__ = ["CaseChange", "ReportDiff", "diff_markdown", "diff_reports", "diff_text"]
 
-_FAILING = ("failed", "error")
+_FAILING = ("failed", "flaky", "error")
 _PASSING = ("passed", "xfailed")
 _ROWS = (200, 50, 10, 0)  # rows per list, shrunk until the Markdown fits `limit`
 

@@ -30,12 +30,13 @@ from ._text import LEVELS, ReportLike, as_report, e, must_failures, plural, rule
 __all__ = ["render_html", "target_label"]
 
 #: The outcome filter's options, in this order.
-_OUTCOMES = ("passed", "failed", "error", "xfailed", "skipped")
+_OUTCOMES = ("passed", "failed", "flaky", "error", "xfailed", "skipped")
 #: The worst outcome names a matrix cell: skipped only when every case was skipped.
-_SEVERITY = {"skipped": 0, "passed": 1, "xfailed": 2, "failed": 3, "error": 4}
-_CELL_TEXT = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "xfailed": "xfail", "skipped": "skip"}
+_SEVERITY = {"skipped": 0, "passed": 1, "xfailed": 2, "flaky": 3, "failed": 4, "error": 5}
+_CELL_TEXT = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "xfailed": "xfail", "skipped": "skip",
+              "flaky": "FLAKY"}
 _TABLE_MESSAGE_CHARS = 240
-_COUNTS = ("cases", "passed", "failed", "error", "xfailed", "skipped", "must_failed", "should_failed",
+_COUNTS = ("cases", "passed", "failed", "flaky", "error", "xfailed", "skipped", "must_failed", "should_failed",
            "stale_baseline")
 
 
@@ -138,9 +139,10 @@ def _header(view: _View, numbered: bool) -> list[str]:
         out.append(f'<div class="banner incomplete-banner" role="alert">Incomplete run: it was cut off before every '
                    f'case ran; {plural(len(view.cases), "case")} {"is" if len(view.cases) == 1 else "are"} '
                    'reported. Cases that did not run are missing from this report and from its counts.</div>')
+    shown = [name for name in _COUNTS if name != "flaky" or summary.get(name)]  # flaky: only with --repeat
     out.append('<ul class="counts">' + "".join(
         f'<li class="c-{name}{" nonzero" if summary[name] else ""}"><b>{e(summary[name])}</b>'
-        f'{e(name.replace("_", " "))}</li>' for name in _COUNTS) + "</ul>")
+        f'{e(name.replace("_", " "))}</li>' for name in shown) + "</ul>")
     rows = [
         ("target", f"{e(target.kind)} via <code>{e(target.how)}</code>"
          + (f", {e(target.dialects)}" if target.dialects else "")),

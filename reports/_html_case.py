@@ -134,6 +134,18 @@ def _details(details: Mapping[str, JSONValue]) -> str:
     return f'<h3>Details</h3><dl class="evidence">{"".join(rows)}</dl>' if rows else ""
 
 
+def _repeats(case: Case) -> str:
+    """A flaky case's repeats, one line each: the outcome and the rules that failed in it."""
+    repeats = case.details.get("repeats")
+    rows = [r for r in repeats if isinstance(r, dict)] if isinstance(repeats, list) else []
+    items = "".join(
+        f'<li><span class="o-{e(r.get("outcome"))}">{e(r.get("outcome"))}</span>'
+        + (f" <code>{e(' '.join(map(str, failed)))}</code>" if isinstance(failed := r.get("failed"), list)
+           and failed else "") + "</li>"
+        for r in rows)
+    return f'<h3>Flaky: the {len(rows)} repeats disagree</h3><ol class="repeats">{items}</ol>'
+
+
 def case_detail(case: Case, anchor: str, is_open: bool) -> str:
     """The collapsible detail of a case (open on load when `is_open`); its ids start with `anchor`."""
     failed, timeline = case.failed, case.timeline or ()
@@ -147,6 +159,8 @@ def case_detail(case: Case, anchor: str, is_open: bool) -> str:
     parts.append("repro command")
     body = [f'<details class="case-detail" id="{anchor}-more"{" open" if is_open else ""}>'
             f'<summary>{e(" · ".join(parts))}</summary><div class="detail-body">']
+    if case.outcome == "flaky":
+        body.append(_repeats(case))
     body += [_failure(r, anchor, event_anchor) for r in failed]
     if not failed and case.message:
         body.append(f"<pre>{e(case.message)}</pre>")
@@ -161,7 +175,7 @@ def case_detail(case: Case, anchor: str, is_open: bool) -> str:
 def first_to_open(cases: Sequence[Case]) -> int | None:
     """The case whose detail is open on load: the first failure that points at an event of its timeline (the
     reader sees where the stream went wrong), else the first failed or errored case."""
-    candidates = [n for n, c in enumerate(cases) if c.outcome in ("failed", "error")]
+    candidates = [n for n, c in enumerate(cases) if c.outcome in ("failed", "flaky", "error")]
     for n in candidates:
         indices = {event.index for event in cases[n].timeline or ()}
         if set(_offenders(cases[n].failed)) & indices:

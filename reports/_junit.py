@@ -6,6 +6,8 @@ One `<testsuite name="callproof">`, one `<testcase classname="callproof.<scenari
   every failed rule with its evidence, stream excerpt and fix, then the repro command);
 - a case whose only failures are SHOULD (or INFO) rules passes, with the failures as `<system-out>` notes: they
   do not fail a run;
+- a `flaky` case (`--repeat N`: the repeats disagree) that fails the run gets a `<failure type="callproof.flaky">`
+  (a MUST rule failed in some repeat, or a repeat could not be judged); otherwise it is noted like SHOULD failures;
 - an `error` case gets an `<error>` (nothing could be judged: the IUT could not be run, or gave no judgeable answer);
 - skipped cases and baseline-covered failures (`xfailed`, message "known failure (baseline)") get `<skipped>`;
 - a stale baseline entry is a `<system-out>` note on its passing testcase.
@@ -109,6 +111,10 @@ def _testcase(suite: ET.Element, case: Case) -> str:
     if outcome == "xfailed":
         _element(element, "skipped", _case_text(case, failed), message="known failure (baseline)")
         return "skipped"
+    if outcome == "flaky" and fails_run(case):
+        _element(element, "failure", _case_text(case, failed), message=_first_line(case.message),
+                 type="callproof.flaky")
+        return "failure"
     if outcome == "failed" and fails_run(case):
         _element(element, "failure", _case_text(case, failed), message=_first_line(first),
                  type=failed[0].rule if failed else "callproof.failure")

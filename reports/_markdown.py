@@ -16,6 +16,7 @@ import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from callproof.harness._types import JSONValue
 from callproof.harness.report import Case, Report, ReportEvidence, Target
@@ -112,6 +113,7 @@ def _verdict(report: Report) -> list[str]:
     should_only = summary.failed - must
     counts = [f"{summary.passed} passed"]
     counts += [f"{summary.failed} failed" + (f" ({should_only} SHOULD only)" if should_only else "")]
+    counts += [f"{summary.flaky} flaky (verdicts differed between repeats)"] if summary.flaky else []
     counts += [plural(errors, "error")] if errors else []
     counts += [f"{summary.skipped} skipped"] if summary.skipped else []
     counts += [f"{plural(summary.xfailed, 'known failure')} (baseline)"] if summary.xfailed else []
@@ -197,11 +199,18 @@ def _section(case: Case, docs_url: str) -> str:
     failed = case.failed
     title = ", ".join(f"{r.rule} ({r.level})" for r in failed) or case.outcome
     lines = [f"<details><summary><code>{html.escape(case.id)}</code>: {html.escape(title)}</summary>", ""]
+    if case.outcome == "flaky":
+        lines += ["**Flaky**: the repeats disagree:", ""]
+        lines += [f"- repeat {r.get('repeat')}: {escape(str(r.get('outcome')))}"
+                  + (f" ({escape(' '.join(r.get('failed') or []))})" if r.get("failed") else "")
+                  for r in _repeats(case)]
+        lines.append("")
     if case.outcome == "error" or not failed:
         lines += [f"**{'Not judged' if case.outcome == 'error' else 'Failed'}**:", "",
                   fence(printable(shorten(case.message, _EXCERPT_CHARS))), ""]
     for result in failed:
-        lines.append(f"**{rule_link(result.rule, docs_url)}** {escape(result.level)}: "
+        flaky = " (flaky: failed in some repeats)" if result.outcome == "flaky" else ""
+        lines.append(f"**{rule_link(result.rule, docs_url)}** {escape(result.level)}{flaky}: "
                      f"{escape(shorten(result.message, _MESSAGE_CHARS))}")
         evidence = _evidence(result.evidence)
         more = result.count - 1
@@ -218,9 +227,15 @@ def _section(case: Case, docs_url: str) -> str:
     return "\n".join(lines)
 
 
+def _repeats(case: Case) -> list[dict[str, Any]]:
+    """The per-repeat summaries of a flaky case (its details' `repeats`)."""
+    repeats = case.details.get("repeats")
+    return [r for r in repeats if isinstance(r, dict)] if isinstance(repeats, list) else []
+
+
 def _shown(cases: Sequence[Case]) -> list[Case]:
     """The cases that get a section, most severe first: errors, MUST failures, SHOULD-only failures."""
-    rank = {"error": 0, "failed": 1}
+    rank = {"error": 0, "failed": 1, "flaky": 2}
     chosen = [c for c in cases if c.outcome in rank]
     return sorted(chosen, key=lambda c: (rank[c.outcome], not fails_run(c), c.id))
 

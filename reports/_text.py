@@ -79,7 +79,10 @@ def as_report(report: ReportLike) -> Report:
 
 
 def fails_run(case: Case) -> bool:
-    """A failed case that fails the run: a MUST rule failed (or, defensively, no failed rule says why)."""
+    """A failed or flaky case that fails the run: a MUST rule failed (in some repeat, for a flaky one), a repeat
+    could not be judged, or, defensively, no failed rule says why."""
+    if case.outcome == "flaky":
+        return case.blocking
     return case.outcome == "failed" and (not case.failed or case.failed_level("MUST"))
 
 

@@ -141,11 +141,13 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     for path in write_formats(report, _formats(args)):
         print(f"callproof run: wrote {path}")
     if args.write_baseline:
-        failures = [(c["id"], [r["rule"] for r in c["results"] if r["outcome"] == "failed"])
-                    for c in cases if c["outcome"] in ("failed", "error", "xfailed")]
-        args.write_baseline.write_text(format_baseline(failures), encoding="utf-8")
+        failures = [(c["id"], [r["rule"] for r in c["results"] if r["outcome"] in ("failed", "flaky")])
+                    for c in cases if c["outcome"] in ("failed", "error", "xfailed", "flaky")]
+        flaky = {c["id"] for c in cases if c["outcome"] == "flaky"}
+        args.write_baseline.write_text(format_baseline(failures, flaky=flaky), encoding="utf-8")
         print(f"callproof run: wrote {len(failures)} known failures to {args.write_baseline}")
-    counts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "error", "xfailed", "skipped") if summary[k])
+    counts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "flaky", "error", "xfailed", "skipped")
+                       if summary.get(k))
     print(f"callproof run: {summary['cases']} cases: {counts}; report: {args.report}")
     setup = [c for c in cases if c["details"].get("setup_error")]
     if setup:
@@ -156,7 +158,5 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     if nothing is not None:
         print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)
         return ExitCode.FAILED
-    blocking = [c for c in cases if c["outcome"] == "error"
-                or (c["outcome"] == "failed" and any(r["outcome"] == "failed" and r["level"] == "MUST"
-                                                     for r in c["results"]))]
+    blocking = [c for c in cases if Case.from_json(c).blocking]
     return ExitCode.FAILED if blocking else ExitCode.OK

@@ -62,7 +62,8 @@ class _FuzzHarness(Harness):
         finally:
             del self.scenarios[scenario.id]
             served.pop(scenario.id, None)
-            self._runs.pop(scenario.id, None)  # a replay runs the IUT again
+            for key in [k for k in self._runs if k[0] == scenario.id]:  # a replay runs the IUT again
+                del self._runs[key]
             self.mock.journal.reset()  # keeps each example's journal lookups small
 
 

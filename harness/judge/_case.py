@@ -10,7 +10,7 @@ from callproof.harness.catalogue import RuleResult
 
 __all__ = ["CaseOutcome", "CaseResult", "CaseSpec"]
 
-CaseOutcome = Literal["passed", "failed", "skipped", "xfailed", "error"]
+CaseOutcome = Literal["passed", "failed", "skipped", "xfailed", "error", "flaky"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +41,12 @@ class CaseResult:
     #: For a failed case with a front stream: its events with arrival times, and raw excerpts by rule id.
     timeline: tuple[Mapping[str, Any], ...] = ()
     excerpts: Mapping[str, str] = field(default_factory=dict)
+    #: With `--repeat N`: the rules whose outcome differed between the repeats (the case is then `flaky`).
+    flaky: frozenset[str] = frozenset()
 
     @property
     def must_failed(self) -> tuple[RuleResult, ...]:
+        """The MUST rules that failed (in some repeat, for a flaky rule)."""
         return tuple(r for r in self.results if r.outcome == "failed" and r.rule.level == "MUST")
 
     @property

@@ -91,7 +91,7 @@ class SuiteSession:
         mark: BaselineMark | None = None
         if self.baseline is not None and self.baseline.listed(spec.id):
             failed = [r.rule.id for r in result.failed]
-            if result.outcome in ("failed", "error") and self.baseline.covers(spec.id, failed):
+            if result.outcome in ("failed", "error", "flaky") and self.baseline.covers(spec.id, failed):
                 mark = "covered"
             elif result.outcome == "passed":
                 mark = "stale"
@@ -104,7 +104,8 @@ class SuiteSession:
 
 def verdict(judged: Judged) -> None:
     """Turn a case's verdict into its pytest outcome: MUST failures fail, baseline-covered ones xfail, SHOULD and
-    INFO failures pass (they are in the report and the terminal summary)."""
+    INFO failures pass (they are in the report and the terminal summary); a flaky case fails where a MUST rule
+    failed in some repeat or a repeat could not be judged, and is reported flaky in any case."""
     __tracebackhide__ = True
     result, case = judged.result, judged.case
     if case.outcome == "xfailed":
@@ -113,6 +114,8 @@ def verdict(judged: Judged) -> None:
         pytest.skip(case.message)
     if result.outcome == "error":  # the case's message: lone surrogates an IUT sent are escaped there
         pytest.fail(f"{result.spec.id}: not judged: {case.message}", pytrace=False)
+    if result.outcome == "flaky" and case.blocking:
+        pytest.fail(f"{result.spec.id}: {case.message}\nrepro: {case.repro}", pytrace=False)
     if result.must_failed:
         pytest.fail(f"{result.spec.id}:\n{case.message}\nrepro: {case.repro}", pytrace=False)
 
@@ -213,7 +216,8 @@ class Collector:
         for case in sorted(self.cases.values(), key=lambda c: c.id):
             should = [r for r in case.failed if r.level != "MUST"]
             if should and case.outcome != "xfailed":
-                lines += [f"{r.level} {r.rule} failed in {case.id}: {r.message}" for r in should]
+                lines += [f"{r.level} {r.rule} {'flaky' if r.outcome == 'flaky' else 'failed'} in {case.id}: "
+                          f"{r.message}" for r in should]
             if case.baseline == "stale":
                 lines.append(f"stale baseline entry: {case.id} passes now; delete it from the baseline")
         return lines

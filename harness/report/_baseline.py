@@ -6,8 +6,9 @@ One entry a line: a case id, optionally followed by the rule ids it is known to 
     fault_http_429::faults GW-FAULT-002
     timing_explicit_delays::streaming
 
-A failed case is covered when it is listed without rules, or when each rule it failed is listed. A listed case
-that now passes is stale: the run reports it, so the entry can be deleted.
+A failed case is covered when it is listed without rules, or when each rule it failed is listed; so is a flaky
+case (`--repeat N`), by the rules that failed in any repeat (`--write-baseline` marks such entries `# flaky`). A
+listed case that now passes is stale: the run reports it, so the entry can be deleted.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ def load_baseline(path: Path) -> Baseline:
     return Baseline(entries, str(path))
 
 
-def format_baseline(failures: Iterable[tuple[str, Iterable[str]]]) -> str:
-    """A baseline file listing these (case id, failed rule ids)."""
+def format_baseline(failures: Iterable[tuple[str, Iterable[str]]], *, flaky: Iterable[str] = ()) -> str:
+    """A baseline file listing these (case id, failed rule ids); the `flaky` case ids are marked so."""
+    marked = set(flaky)
     lines = ["# callproof baseline: known failures that do not fail the run (see `callproof run --baseline`)"]
-    lines += [f"{case} {' '.join(sorted(rules))}".rstrip() for case, rules in sorted(failures)]
+    lines += [f"{case} {' '.join(sorted(rules))}".rstrip() + ("  # flaky" if case in marked else "")
+              for case, rules in sorted(failures)]
     return "\n".join(lines) + "\n"

@@ -44,7 +44,8 @@ __all__ = [
 #: The report format this callproof reads and writes (the report's `format`).
 REPORT_FORMAT = 1
 
-CaseOutcome: TypeAlias = Literal["passed", "failed", "skipped", "xfailed", "error"]
+#: `flaky`: with `--repeat N`, the case's verdict differed between the repeats (docs/report.md#outcomes).
+CaseOutcome: TypeAlias = Literal["passed", "failed", "skipped", "xfailed", "error", "flaky"]
 OUTCOMES: tuple[CaseOutcome, ...] = get_args(CaseOutcome)
 Level: TypeAlias = Literal["MUST", "SHOULD", "INFO"]
 #: "covered": a listed failure (the case is xfailed); "stale": listed, but the case passes now.
@@ -127,7 +128,8 @@ class RuleOutcome:
     rule: str
     level: Level
     family: str
-    outcome: Literal["passed", "failed"]
+    #: `flaky`: the rule failed in some repeats of the case and not in others (`--repeat N`).
+    outcome: Literal["passed", "failed", "flaky"]
     message: str = ""
     evidence: ReportEvidence = ReportEvidence()
     count: int = 0
@@ -138,13 +140,15 @@ class RuleOutcome:
     excerpt: str | None = None
 
     @classmethod
-    def of(cls, result: RuleResult, excerpt: str | None = None) -> RuleOutcome:
-        """The report's view of a judged rule (the catalogue's `RuleResult`)."""
+    def of(cls, result: RuleResult, excerpt: str | None = None, *, flaky: bool = False) -> RuleOutcome:
+        """The report's view of a judged rule (the catalogue's `RuleResult`); `flaky` when its outcome differed
+        between the repeats of the case (the result is then a failing repeat's)."""
         first = result.violations[0] if result.violations else None
         further = tuple(ReportViolation(v.rule, v.message, ReportEvidence.from_json(v.evidence.to_json()))
                         for v in result.violations[1:])
         rule = result.rule
-        return cls(rule.id, rule.level, rule.family, cast(Literal["passed", "failed"], result.outcome),
+        outcome = "flaky" if flaky else cast(Literal["passed", "failed"], result.outcome)
+        return cls(rule.id, rule.level, rule.family, outcome,
                    first.message if first else "",
                    ReportEvidence.from_json(first.evidence.to_json()) if first else ReportEvidence(),
                    result.count, further, rule.statement, rule.spec, rule.fix, excerpt)
@@ -169,7 +173,8 @@ class RuleOutcome:
 
     @property
     def failed(self) -> bool:
-        return self.outcome == "failed"
+        """Failed in the run, or in some of its repeats (flaky): never a pass."""
+        return self.outcome in ("failed", "flaky")
 
     @property
     def evidences(self) -> tuple[ReportEvidence, ...]:
@@ -245,8 +250,21 @@ class Case:
         """Whether a rule of this level failed."""
         return any(r.level == level for r in self.failed)
 
+    @property
+    def blocking(self) -> bool:
+        """Whether this case fails the run (a baseline-covered one is xfailed, not blocking): an error; a failed
+        MUST rule; a flaky case with a MUST rule failed in some repeat, or a repeat that could not be judged."""
+        if self.outcome == "error":
+            return True
+        if self.outcome == "flaky":
+            repeats = self.details.get("repeats")
+            errored = isinstance(repeats, list) and any(isinstance(r, dict) and r.get("outcome") == "error"
+                                                        for r in repeats)
+            return errored or self.failed_level("MUST")
+        return self.outcome == "failed" and self.failed_level("MUST")
 
-_COUNTS = ("cases", "passed", "failed", "skipped", "xfailed", "error", "must_failed", "should_failed",
+
+_COUNTS = ("cases", "passed", "failed", "skipped", "xfailed", "error", "flaky", "must_failed", "should_failed",
            "stale_baseline")
 
 
@@ -261,6 +279,7 @@ class Summary:
     skipped: int = 0
     xfailed: int = 0
     error: int = 0
+    flaky: int = 0
     must_failed: int = 0
     should_failed: int = 0
     stale_baseline: int = 0
@@ -279,15 +298,17 @@ class Summary:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Summary:
-        return cls(**{k: data[k] for k in _COUNTS})
+        return cls(**{k: data.get(k, 0) if k == "flaky" else data[k] for k in _COUNTS})  # flaky: since 0.1
 
     @property
     def judged(self) -> int:
-        """Cases whose rules were applied to evidence (passed, failed, xfailed); an error or a skip judged nothing."""
-        return self.passed + self.failed + self.xfailed
+        """Cases whose rules were applied to evidence (passed, failed, xfailed, flaky); an error or a skip judged
+        nothing."""
+        return self.passed + self.failed + self.xfailed + self.flaky
 
     def to_json(self) -> dict[str, JSONValue]:
-        return {k: getattr(self, k) for k in _COUNTS}
+        # `flaky` only where a case was (runs without --repeat read as before; readers default it to 0)
+        return {k: getattr(self, k) for k in _COUNTS if k != "flaky" or self.flaky}
 
 
 _TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_dialect", "client_dialect")

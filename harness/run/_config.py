@@ -48,6 +48,8 @@ class RunConfig:
     scenario_paths: tuple[Path, ...] = ()
     profile: Profile = "openai"
     mock_port: int = 0
+    #: `--repeat N`: each case judged on N independent runs of its scenario (flaky when they disagree).
+    repeat: int = 1
     cwd: Path | None = None
 
     @classmethod
@@ -73,6 +75,7 @@ class RunConfig:
         fields["case_timeout"] = float(fields["case_timeout"])
         fields["start_timeout"] = float(fields["start_timeout"])
         fields["mock_port"] = int(fields["mock_port"])
+        fields["repeat"] = int(fields["repeat"])
         config = cls(**fields)
         problem = config.problem()
         if problem is not None:
@@ -95,6 +98,8 @@ class RunConfig:
         if self.target and not self.mock_port:
             return ("--target needs --mock-port PORT: the gateway you started must already point at the mock's URL, "
                     "http://127.0.0.1:PORT/v1")
+        if self.repeat < 1:
+            return f"--repeat must be a whole number of at least 1, got {self.repeat}"
         for name in ("case_timeout", "start_timeout"):
             if not 0 < getattr(self, name) < float("inf"):
                 return f"--{name.replace('_', '-')} must be a positive number of seconds, got {getattr(self, name):g}"

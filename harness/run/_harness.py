@@ -51,6 +51,7 @@ from ._config import RunConfig
 from ._exchange import exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
 from ._plan import CLIENT_GROUPS, GATEWAY_GROUPS, ISOLATION_SCENARIOS, plan_cases, run_scenarios
+from ._repeat import combine_repeats
 from ._scenario_run import ScenarioRun
 from ._verdict import group_results, summary, verdict
 
@@ -69,7 +70,7 @@ class Harness:
         self._mock: Any = None
         self._iut: Gateway | None = None
         self._adapter: ClientAdapter | None = None
-        self._runs: dict[str, ScenarioRun] = {}
+        self._runs: dict[tuple[str, int], ScenarioRun] = {}
         self._lock = threading.Lock()
         self._client_http: httpx.Client | None = None
         self._http_lock = threading.Lock()
@@ -144,14 +145,15 @@ class Harness:
 
     # -- running --
 
-    def _run(self, scenario_id: str) -> ScenarioRun:
+    def _run(self, scenario_id: str, repeat: int = 0) -> ScenarioRun:
+        """The scenario's run (its `repeat`-th with --repeat), played on first use and shared by its cases."""
         with self._lock:
-            run = self._runs.get(scenario_id)
+            run = self._runs.get((scenario_id, repeat))
             if run is None:
                 scenario = self.scenarios[scenario_id]
                 case = new_case_tag()
                 request = self._request(scenario, case)
-                run = self._runs[scenario_id] = ScenarioRun(scenario, case, request, 0.0)
+                run = self._runs[scenario_id, repeat] = ScenarioRun(scenario, case, request, 0.0)
                 start = time.monotonic()
                 try:
                     if self.config.mode == "client":
@@ -271,12 +273,15 @@ class Harness:
     # -- judging --
 
     def judge(self, spec: CaseSpec) -> CaseResult:
-        """Run (once per scenario) and judge one case."""
+        """Run (once per scenario, or --repeat times) and judge one case; repeats that disagree make it flaky."""
+        return combine_repeats([self._judge_once(spec, repeat) for repeat in range(self.config.repeat)])
+
+    def _judge_once(self, spec: CaseSpec, repeat: int) -> CaseResult:
         start = time.monotonic()
         if spec.group == "isolation":
             return self._judge_isolation(spec, start)
         slack = self.calibration.slack if spec.group == "streaming" else None
-        run = self._run(spec.scenario)
+        run = self._run(spec.scenario, repeat)
         details = dict(run.details)
         if slack is not None and run.answer is not None and run.upstream is not None:
             details.update(forwarding_latency(run.answer.events, run.upstream.writes))

@@ -29,8 +29,8 @@ def case_of(result: CaseResult, config: RunConfig, *, baseline: BaselineMark | N
         upstream_dialect=config.upstream_dialect if config.mode == "gateway" else None,
         outcome="xfailed" if baseline == "covered" else result.outcome, message=result.message,
         duration_s=round(result.seconds, 4),
-        results=tuple(RuleOutcome.of(r, result.excerpts.get(r.rule.id)) for r in result.results
-                      if r.outcome != "not-applicable"),
+        results=tuple(RuleOutcome.of(r, result.excerpts.get(r.rule.id), flaky=r.rule.id in result.flaky)
+                      for r in result.results if r.outcome != "not-applicable"),
         details=dict(result.details), baseline=baseline,
         repro=config.repro(spec.id), timeline=timeline or None,
     )

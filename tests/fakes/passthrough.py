@@ -2,7 +2,10 @@
 `/v1/chat/completions`, `/v1/messages`), for the harness's `--front X --upstream-dialect X` (everything it streams
 is what the mock wrote, as it arrives, so the mock's fault and quirk scenarios reach the checker as they are).
 
-    python -m tests.fakes.passthrough --upstream http://127.0.0.1:PORT/v1 --port N
+    python -m tests.fakes.passthrough --upstream http://127.0.0.1:PORT/v1 --port N [--cut-every K]
+
+`--cut-every K` makes it deliberately flaky: every K-th request's answer is cut after its first chunk (tests of
+`--repeat`, which must call such a gateway flaky).
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from starlette.routing import Route
 _HOP = {"content-length", "transfer-encoding", "connection", "content-encoding"}
 
 
-def create_app(upstream: str) -> Starlette:
+def create_app(upstream: str, cut_every: int = 0) -> Starlette:
     client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0))
+    served = [0]
 
     async def forward(request: Request) -> Response:
         path = request.url.path.removeprefix("/v1")
@@ -30,11 +34,15 @@ def create_app(upstream: str) -> Starlette:
                                         headers={"content-type": "application/json"})
         answer = await client.send(outgoing, stream=True)
         headers = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP}
+        served[0] += 1
+        cut = bool(cut_every) and served[0] % cut_every == 0
 
         async def body() -> AsyncIterator[bytes]:
             try:
                 async for chunk in answer.aiter_raw():
                     yield chunk
+                    if cut:
+                        return
             except httpx.HTTPError:
                 return  # the upstream dropped: so does the front
             finally:
@@ -50,8 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--upstream", required=True)
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--cut-every", type=int, default=0, metavar="K")
     args = parser.parse_args(argv)
-    uvicorn.run(create_app(args.upstream), host="127.0.0.1", port=args.port, log_level="warning")
+    uvicorn.run(create_app(args.upstream, args.cut_every), host="127.0.0.1", port=args.port, log_level="warning")
     return 0
 
 
