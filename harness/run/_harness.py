@@ -81,7 +81,8 @@ class Harness:
 
     def cases(self) -> list[CaseSpec]:
         """Every case of this run, in scenario order."""
-        return plan_cases(self.scenarios, self.config.mode, self.config.upstream_dialect, self.config.front)
+        config = self.config
+        return plan_cases(self.scenarios, config.mode, config.upstream_dialect, config.front, config.client_dialect)
 
     # -- lifecycle --
 
@@ -119,11 +120,12 @@ class Harness:
 
     def _client(self) -> ClientAdapter:
         if self._adapter is None:
+            dialect = self.config.client_dialect
             if self.config.client_cmd:
-                self._adapter = CommandClient(self.config.client_cmd)
+                self._adapter = CommandClient(self.config.client_cmd, dialect)
             else:
                 assert self.config.client is not None
-                self._adapter = InProcessClient(self.config.client)
+                self._adapter = InProcessClient(self.config.client, dialect)
         return self._adapter
 
     def close(self) -> None:
