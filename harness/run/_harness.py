@@ -233,6 +233,9 @@ class Harness:
         return dialect_mismatch(answer, iut.front_url)
 
     def _play_client(self, run: ScenarioRun) -> None:
+        dialect = self.config.client_dialect  # the client gets its request, and the wire is read, in its dialect
+        run.request = front_request(run.scenario.id, run.scenario.request, case=run.case, model=self.config.model,
+                                    dialect=dialect)
         try:
             adapter = self._client()
             outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout)
@@ -252,14 +255,15 @@ class Harness:
             return
         last = requests[-1]
         body = journal.body_of(last.id)
+        dialect = last.dialect or dialect  # the endpoint the client called, which the mock answered in its dialect
         if last.stream and last.status < 400:
-            run.wire = result_of_events(parse_sse(body)[0])
+            run.wire = result_of_events(parse_sse(body)[0], dialect)
         else:
             try:
                 parsed = json.loads(body)
             except ValueError:
                 parsed = None
-            run.wire = result_of_body(parsed, last.status)
+            run.wire = result_of_body(parsed, last.status, dialect)
 
     def _plain(self, run: ScenarioRun) -> FrontAnswer | None:
         """The non-stream answer for a scenario (GW-EQ-001), fetched once."""

@@ -25,6 +25,8 @@ from typing import Any, Protocol
 
 import httpx
 
+from callproof.harness._types import DIALECTS
+
 __all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "iter_sse", "main", "run"]
 
 _EOL = re.compile(rb"\r\n|\r|\n")
@@ -343,10 +345,6 @@ DEFECTS: dict[str, type[ReferenceClient]] = {
     "error_on_keepalive": ErrorOnKeepalive,
     "hangs": Hangs,
 }
-
-
-#: The dialects the fake clients speak.
-DIALECTS = ("responses", "chat", "anthropic")
 
 
 class _Client(Protocol):
