@@ -35,8 +35,10 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
     else:
         findings.check("CLI-002")
         if result.error is None:
-            findings.fail("CLI-002", f"the response failed on the wire ({wire.terminal}: {short(wire.error)}) but "
-                          "the adapter reported no error", Evidence(path="$.error", expected="a string", actual=None))
+            ended = f"{wire.terminal}: {short(wire.error)}" if wire.error is not None else wire.terminal
+            findings.fail("CLI-002", f"the response did not succeed (the scenario expects {scenario.expect.status}; "
+                          f"the wire ended {ended}) but the adapter reported no error",
+                          Evidence(path="$.error", expected="a string", actual=None))
     if scenario.expect.status == "incomplete":
         findings.check("CLI-005")
         if result.status != "incomplete":
@@ -79,21 +81,20 @@ def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | Non
 
 
 def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Call | None]) -> None:
-    """CLI-007: a reported call that the stream gave no id has an id, and no other reported call has it."""
+    """CLI-007: a reported call that the stream gave no id shares its call_id (none counts as `""`) with no other
+    reported call. A lone call is not judged: with nothing to confuse it with, no id is what the wire gave."""
     idless = [i for i, match in enumerate(pairs) if match is not None and not match.call_id]
-    if not idless:
+    if not idless or len(reported) < 2:
         return
     findings.check("CLI-007")
     for index in idless:
         call = reported[index]
-        others = [i for i, other in enumerate(reported) if i != index and other.call_id == call.call_id]
-        if not call.call_id:
-            why = "no call_id"
-        elif others:
-            why = f"call_id {call.call_id!r}, the same as call {others[0]} ({reported[others[0]].name})"
-        else:
+        others = [i for i, other in enumerate(reported) if i != index and (other.call_id or "") == (call.call_id or "")]
+        if not others:
             continue
-        findings.fail("CLI-007", f"call {index} ({call.name}) had no id on the wire and is reported with {why}: "
-                      "its result could not be paired with it; give each id-less call an id of its own",
-                      Evidence(path=f"$.tool_calls[{index}].call_id", expected="an id no other call has",
-                               actual=call.call_id))
+        shown = repr(call.call_id) if call.call_id else "no call_id"
+        findings.fail("CLI-007", f"call {index} ({call.name}) had no id on the wire and is reported with {shown}, as "
+                      f"is call {others[0]} ({reported[others[0]].name}): their results cannot be told apart; give "
+                      "each id-less call an id of its own", Evidence(path=f"$.tool_calls[{index}].call_id",
+                                                                      expected="an id no other call has",
+                                                                      actual=call.call_id))
