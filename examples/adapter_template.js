@@ -19,7 +19,10 @@ function fromResponse(response, error) {
   const calls = error ? [] : (response.output || [])
     .filter((item) => item.type === 'function_call' && item.status !== 'incomplete')
     .map((item) => ({ call_id: item.call_id, name: item.name, arguments: item.arguments }));
-  return { text: response.output_text || '', tool_calls: calls, error, incomplete: response.status === 'incomplete' };
+  // `output_text` is a getter of the helpers' final responses, not of a terminal event's: join the parts as it does.
+  const text = (response.output || []).filter((item) => item.type === 'message')
+    .flatMap((item) => item.content || []).filter((part) => part.type === 'output_text').map((part) => part.text).join('');
+  return { text, tool_calls: calls, error, incomplete: response.status === 'incomplete' };
 }
 
 function fromCompletion(completion) {
