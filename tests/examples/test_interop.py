@@ -40,8 +40,8 @@ class Library:
 
     @property
     def label(self) -> str:
-        """The library's name in docs/interop.md: its package, and the dialect when not Responses."""
-        return self.name if self.dialect == "responses" else f"{self.name} ({self.dialect})"
+        """The library's name in docs/interop.md: its package, and the dialect when the package speaks several."""
+        return self.name if self.dialect in ("responses", self.name) else f"{self.name} ({self.dialect})"
 
 
 LIBRARIES = (

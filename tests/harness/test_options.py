@@ -107,3 +107,17 @@ def test_a_usage_error_in_the_table_types_exits_2(capsys: pytest.CaptureFixture[
         main(["fuzz", "--launch", "x", "--max-examples", "0"])
     assert exc.value.code == 2
     assert "argument --max-examples: must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_an_unknown_client_dialect_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--client-cmd", "x", "--client-dialect", "gemini"])
+    assert exc.value.code == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert errors == ["callproof: error: argument --client-dialect: invalid choice: 'gemini' (choose from "
+                      "'responses', 'chat', 'anthropic') (see `callproof run --help`)"]
+    with pytest.raises(ConfigError, match=r"^--client-dialect 'gemini' is not a dialect; use one of responses, chat"):
+        RunConfig.from_options({"client_cmd": "x", "client_dialect": "gemini"}.get, tmp_path)
+    config = RunConfig.from_options({"client": "m:f", "client_dialect": "chat"}.get, tmp_path)
+    assert config is not None and config.client_dialect == "chat"
+    assert config.repro("one_call::client") == "callproof run --client m:f --client-dialect chat -k 'one_call::client'"
