@@ -26,9 +26,8 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from callproof.harness.judge import AdapterRun, protocol_problem
-
 from callproof.harness._types import Dialect
+from callproof.harness.judge import AdapterRun, protocol_problem
 
 from ._iut import IUTError, load_object
 

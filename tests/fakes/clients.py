@@ -6,9 +6,10 @@
 
 Each run reads one Responses request body on stdin, sends it to `$CALLPROOF_BASE_URL/responses` and prints one
 result object (`text`, `tool_calls`, `error`, `incomplete`). `--dialect chat` and `--dialect anthropic` (default:
-`$CALLPROOF_DIALECT`, else responses) run the clients of `chat_clients.py` and `anthropic_clients.py` instead. `ReferenceClient` uses httpx and a hand-written SSE
-parser, not the openai SDK, so its behaviour is ours to pin down. Every defect in `DEFECTS` is a subclass that
-overrides one hook and names, in its docstring, the rule that must catch it.
+`$CALLPROOF_DIALECT`, else responses) run the clients of `chat_clients.py` and `anthropic_clients.py` instead.
+`ReferenceClient` uses httpx and a hand-written SSE parser, not the openai SDK, so its behaviour is ours to pin down.
+Every defect in `DEFECTS` is a subclass that overrides one hook and names, in its docstring, the rule that must
+catch it.
 """
 
 from __future__ import annotations
@@ -383,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--dialect {args.dialect!r}: use one of {', '.join(DIALECTS)}")
     reference, defects = kinds[args.dialect]
     if args.defect is not None and args.defect not in defects:
-        parser.error(f"--defect {args.defect!r} is not a {args.dialect} defect; use one of {', '.join(sorted(defects))}")
+        names = ", ".join(sorted(defects))
+        parser.error(f"--defect {args.defect!r} is not a {args.dialect} defect; use one of {names}")
     base_url = os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
     if not base_url:
         parser.error("set CALLPROOF_BASE_URL (or OPENAI_BASE_URL) to the upstream's URL including /v1")
