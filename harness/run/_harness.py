@@ -168,9 +168,10 @@ class Harness:
             return run
 
     def _request(self, scenario: Any, case: str, stream: bool | None = None) -> dict[str, Any]:
-        """The request body of one case, in the dialect the IUT is sent (the gateway's front)."""
-        return front_request(scenario.id, scenario.request, case=case, model=self.config.model, stream=stream,
-                             dialect=self.config.front)
+        """The request body of one case, in the dialect the IUT is sent (the gateway's front, the client's dialect)."""
+        config = self.config
+        return front_request(scenario.id, scenario.request, case=case, model=config.model, stream=stream,
+                             dialect=config.client_dialect if config.mode == "client" else config.front)
 
     @property
     def calibration(self) -> Calibration:
@@ -233,9 +234,7 @@ class Harness:
         return dialect_mismatch(answer, iut.front_url)
 
     def _play_client(self, run: ScenarioRun) -> None:
-        dialect = self.config.client_dialect  # the client gets its request, and the wire is read, in its dialect
-        run.request = front_request(run.scenario.id, run.scenario.request, case=run.case, model=self.config.model,
-                                    dialect=dialect)
+        dialect = self.config.client_dialect  # the client got its request in its dialect; the wire is read in it
         try:
             adapter = self._client()
             outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout)

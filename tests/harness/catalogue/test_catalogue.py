@@ -36,10 +36,8 @@ def test_rule_metadata_is_complete(rule: Rule) -> None:
     assert rule.statement.endswith(".") and len(rule.statement) <= 120
     assert rule.spec and rule.fix
     prefix = rule.id.split("-")[0]
-#: The fronts a rule id's prefix names; the expected outcome, gateway and client rules judge every front (a client
-#: speaks any dialect: --client-dialect).
-PREFIX_FRONTS = {"RSP": {"responses"}, "CHAT": {"chat"}, "ANT": {"anthropic"}, "EXP": set(FRONTS), "GW": set(FRONTS),
-                 "CLI": set(FRONTS)}
+    if prefix != "SSE":
+        assert rule.fronts == PREFIX_FRONTS[prefix]
     assert rule.on_stream == (prefix in ("SSE", "RSP", "CHAT", "ANT"))
 
 
