@@ -18,11 +18,11 @@ from callproof.harness.run import ConfigError, RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 IUT = {"--launch", "--target", "--app", "--client-cmd", "--client"}
-SHARED = {"--upstream-dialect": "chat", "--client-dialect": "responses",
-          "--front-url": "http://127.0.0.1:{port}/v1/responses", "--ready-url": None, "--case-timeout": 30.0,
+SHARED = {"--front": "responses", "--upstream-dialect": "chat", "--client-dialect": "responses",
+          "--front-url": None, "--ready-url": None, "--case-timeout": 30.0,
           "--start-timeout": 30.0, "--model": "callproof-model", "--mock-port": 0, "--profile": "openai"}
 #: The flags and defaults each surface has had since before the table: compatibility, spelled out.
-RUN = {**dict.fromkeys(IUT), **SHARED, "--front": "responses", "-k": None, "-n": "0", "--scenarios": None,
+RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": None,
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
        "--html": None, "--badge": None, "-v": False}
 FUZZ = {**dict.fromkeys(IUT), **SHARED, "--max-examples": 100, "--time": 60.0, "--seed": None, "--out": Path(),

@@ -15,7 +15,7 @@ RAW = {s.id: next(iter(s.raw)) for s in SCENARIOS.values() if s.raw}
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dialect) -> None:
-    specs = plan_cases(SCENARIOS, "client", "chat", dialect)
+    specs = plan_cases(SCENARIOS, "client", "chat", client_dialect=dialect)
     planned = {s.scenario for s in specs}
     assert {r for r, d in RAW.items() if d == dialect} <= planned
     assert not {r for r, d in RAW.items() if d != dialect} & planned
@@ -24,4 +24,4 @@ def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dial
 
 
 def test_the_client_dialect_does_not_change_a_gateway_plan() -> None:
-    assert plan_cases(SCENARIOS, "gateway", "chat", "anthropic") == plan_cases(SCENARIOS, "gateway", "chat")
+    assert plan_cases(SCENARIOS, "gateway", "chat", client_dialect="anthropic") == plan_cases(SCENARIOS, "gateway", "chat")
