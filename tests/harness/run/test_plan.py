@@ -24,4 +24,5 @@ def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dial
 
 
 def test_the_client_dialect_does_not_change_a_gateway_plan() -> None:
-    assert plan_cases(SCENARIOS, "gateway", "chat", client_dialect="anthropic") == plan_cases(SCENARIOS, "gateway", "chat")
+    gateway = plan_cases(SCENARIOS, "gateway", "chat")
+    assert plan_cases(SCENARIOS, "gateway", "chat", client_dialect="anthropic") == gateway
