@@ -24,12 +24,12 @@ SHARED = {"--front": "responses", "--upstream-dialect": "chat", "--client-dialec
 #: The flags and defaults each surface has had since before the table: compatibility, spelled out.
 RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": None,
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
-       "--html": None, "--badge": None, "-v": False}
+       "--html": None, "--badge": None, "-v": False, "--repeat": 1}
 FUZZ = {**dict.fromkeys(IUT), **SHARED, "--max-examples": 100, "--time": 60.0, "--seed": None, "--out": Path(),
         "--no-quirks": True}
 PYTEST: dict[str, Any] = {**{f"--callproof-{k[2:]}": v for k, v in {**dict.fromkeys(IUT), **SHARED}.items()},
           "--callproof-profile": None, "--callproof-scenarios": [], "--callproof-baseline": None,
-          "--callproof-report": None}
+          "--callproof-report": None, "--callproof-repeat": 1}
 
 
 def _subcommand(name: str) -> argparse.ArgumentParser:
