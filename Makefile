@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 INTEROP_STAMP := $(VENV)/.interop-installed
 INTEROP_OUT   := out/interop
 
-.PHONY: venv test lint typecheck pytest demo bench docs clean drift browser dist
+.PHONY: venv test lint typecheck pytest demo bench docs clean drift browser dist node
 
 venv: $(STAMP)
 
@@ -35,8 +35,9 @@ typecheck: venv $(INTEROP_STAMP)
 	$(BIN)/mypy tests bench examples
 
 # pytest runs with the pinned `interop` extra (the client libraries of examples/ at the versions their baselines were
-# recorded with) and, where `make browser` could get it, Chromium for tests/reports/test_html_browser.py.
-pytest: venv $(INTEROP_STAMP) browser
+# recorded with), where `make browser` could get it, Chromium for tests/reports/test_html_browser.py, and where
+# `make node` could get them, node and openai-node for tests/examples/test_adapter_template_js.py.
+pytest: venv $(INTEROP_STAMP) browser node
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -83,6 +84,29 @@ else
 	@$(CHROMIUM) --version 2>/dev/null || true
 endif
 
+# `make node`: node (>= 18) and openai-node (examples/package.json, npm ci into examples/node_modules) for the
+# JavaScript adapter template's test (tests/examples/test_adapter_template_js.py). Debian's nodejs and npm are
+# installed with apt only when allowed: CALLPROOF_INSTALL_NODE=1, or CI=true as root (.ci/run). Otherwise, without
+# node, that test skips and says why (and fails under CI=true).
+CALLPROOF_INSTALL_NODE ?=
+NODE := $(shell command -v node)
+
+node:
+ifeq ($(NODE),)
+	@if [ "$(CALLPROOF_INSTALL_NODE)" = 1 ] || { [ "$${CI:-}" = true ] && [ "$$(id -u)" = 0 ]; }; then \
+		sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		echo "make node: installing Debian's nodejs and npm with apt-get"; \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null && \
+		npm ci --prefix examples --no-audit --no-fund --loglevel=error; \
+	else \
+		echo "make node: no node; the JavaScript adapter test skips (CALLPROOF_INSTALL_NODE=1 installs Debian's nodejs)"; \
+	fi
+else
+	@test -f examples/node_modules/openai/package.json || npm ci --prefix examples --no-audit --no-fund --loglevel=error
+	@echo "make node: $$(node --version), openai-node $$(node -p 'require("./examples/node_modules/openai/package.json").version')"
+endif
+
 # `make dist`: the sdist and the wheel in out/dist/, for installing callproof where there is no package index that has
 # it (`pip install out/dist/callproof-*.whl`). Built in process by setuptools' own PEP 517 hooks: no `build` package.
 DIST := out/dist
@@ -122,7 +146,7 @@ drift:
 	echo "make drift: the newest releases behave as the pinned ones"
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) examples/node_modules build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
 
 # `make interop`: the real client libraries of examples/ (the `interop` extra) under callproof, each against its
 # baseline of known library bugs (docs/interop.md), then one HTML matrix of libraries x scenarios. Every adapter runs
@@ -145,6 +169,8 @@ interop: venv $(INTEROP_STAMP)
 	run openai-agents --client examples.clients.openai_agents:run; \
 	run langchain-openai --client-cmd '$(BIN)/python examples/clients/langchain_openai.py'; \
 	run litellm --client examples.clients.litellm_responses:run; \
+	run openai-chat --client-dialect chat --client examples.client_openai_chat:run; \
+	run anthropic-sdk --client-dialect anthropic --client examples.client_anthropic:run; \
 	$(BIN)/callproof report $(INTEROP_OUT)/*.json --format html -o $(INTEROP_OUT)/matrix.html || failed="$$failed report"; \
 	if [ -n "$$failed" ]; then echo "make interop: failed outside the baselines:$$failed"; exit 1; fi; \
 	echo "make interop: every library within its baseline; matrix in $(INTEROP_OUT)/matrix.html"

@@ -1,7 +1,8 @@
 """A client adapter template for `callproof run --client-cmd 'python adapter_template.py'` (docs/adapters.md: the
 client adapter protocol). Replace `call_your_client` with your client library; keep the rest.
 
-stdin: one JSON object, the Responses request body of the case. stdout: exactly one result object. Exit 0 even
+stdin: one JSON object, the request body of the case in the client's dialect (`--client-dialect`, default
+responses; the program also gets it as $CALLPROOF_DIALECT). stdout: exactly one result object. Exit 0 even
 when your client failed: report the failure in `error` (a crash is a failed case, CLI-001).
 """
 

@@ -115,6 +115,8 @@ OPTIONS: tuple[Option, ...] = (
             "responses)", _ALL, default="responses", choices=DIALECTS),
     _option("upstream_dialect", "dialect the mock serves the gateway as its upstream (default chat)", _ALL,
             default="chat", choices=DIALECTS),
+    _option("client_dialect", "dialect the client under test speaks: its request on stdin and the mock endpoint it "
+            "calls (default responses)", _ALL, default="responses", choices=DIALECTS),
     _option("front_url", "where a launched gateway serves its front (default http://127.0.0.1:{port}/v1/responses, "
             "/v1/chat/completions or /v1/messages by --front)", _ALL, metavar="TEMPLATE"),
     _option("ready_url", "URL that answers 2xx once a launched gateway is ready (default: its port accepts)", _ALL,

@@ -1,6 +1,7 @@
 """Family 9, client rules (CLI-*): the adapter kept the protocol, reported errors, never reported a cut call as
-complete, kept call ids. `wire` is what the mock actually streamed to the client for the case (from its journal):
-the calls completed on the wire are the only ones a client may report."""
+complete, kept call ids and gave id-less calls distinct ones. `wire` is what the mock actually streamed to the
+client for the case (from its journal), read in the client's dialect: the calls done on the wire (Responses done
+events, an Anthropic `content_block_stop`, a Chat finish_reason) are the only ones a client may report."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.judge import AdapterRun
-from callproof.harness.scenario import Result
+from callproof.harness.scenario import Call, Result
 
 from ._expected import expects_success
 from ._findings import Findings
@@ -18,7 +19,7 @@ __all__ = ["check_client"]
 
 
 def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result) -> None:
-    """CLI-001..006 for one adapter run; `result` is None when the adapter broke the protocol."""
+    """CLI-001..007 for one adapter run; `result` is None when the adapter broke the protocol."""
     findings.check("CLI-001")
     if result is None:
         tail = run.stderr.strip().splitlines()[-12:]
@@ -34,13 +35,16 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
     else:
         findings.check("CLI-002")
         if result.error is None:
-            findings.fail("CLI-002", f"the response failed on the wire ({wire.terminal}: {short(wire.error)}) but "
-                          "the adapter reported no error", Evidence(path="$.error", expected="a string", actual=None))
+            ended = f"{wire.terminal}: {short(wire.error)}" if wire.error is not None else wire.terminal
+            findings.fail("CLI-002", f"the response did not succeed (the scenario expects {scenario.expect.status}; "
+                          f"the wire ended {ended}) but the adapter reported no error",
+                          Evidence(path="$.error", expected="a string", actual=None))
     if scenario.expect.status == "incomplete":
         findings.check("CLI-005")
         if result.status != "incomplete":
-            findings.fail("CLI-005", "the response ended response.incomplete but the adapter reported incomplete "
-                          "false", Evidence(path="$.incomplete", expected=True, actual=False))
+            findings.fail("CLI-005", f"the response ended incomplete on the wire ({wire.terminal}, reason "
+                          f"{wire.incomplete_reason}) but the adapter reported incomplete false",
+                          Evidence(path="$.incomplete", expected=True, actual=False))
     if scenario.calls and scenario.expect.status != "completed":
         findings.check("CLI-003")
         complete = [(c.name, c.parsed()) for c in wire.calls]
@@ -50,17 +54,47 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
                               f"{short(call.arguments)}) as complete, but its stream was cut before the call was done",
                               Evidence(path=f"$.tool_calls[{index}]", expected="only calls done on the wire",
                                        actual=call.to_json()))
+    pairs = _pair(result.calls, wire.calls)
     if any(c.call_id for c in wire.calls) and result.calls:
         findings.check("CLI-004")
-        unclaimed = list(wire.calls)  # each wire call pairs with one reported call: identical calls stay apart
-        for index, call in enumerate(result.calls):
-            same = [w for w in unclaimed if (w.name, w.parsed()) == (call.name, call.parsed())]
-            match = next((w for w in same if w.call_id == call.call_id), same[0] if same else None)
-            if match is None:
-                continue
-            unclaimed.remove(match)
-            wanted = match.call_id
+        for index, (call, match) in enumerate(zip(result.calls, pairs, strict=True)):
+            wanted = match.call_id if match is not None else None
             if wanted and call.call_id != wanted:
                 findings.fail("CLI-004", f"call {index} ({call.name}) is reported with call_id {call.call_id!r}; the "
                               f"stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
                                                                       expected=wanted, actual=call.call_id))
+    _check_idless(findings, result.calls, pairs)
+
+
+def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | None]:
+    """The wire call each reported call stands for (same name and arguments; the one with its id first), or None.
+    Each wire call pairs with one reported call, so identical calls stay apart."""
+    unclaimed = list(wire)
+    pairs: list[Call | None] = []
+    for call in reported:
+        same = [w for w in unclaimed if (w.name, w.parsed()) == (call.name, call.parsed())]
+        match = next((w for w in same if w.call_id == call.call_id), same[0] if same else None)
+        if match is not None:
+            unclaimed.remove(match)
+        pairs.append(match)
+    return pairs
+
+
+def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Call | None]) -> None:
+    """CLI-007: a reported call that the stream gave no id shares its call_id (none counts as `""`) with no other
+    reported call. A lone call is not judged: with nothing to confuse it with, no id is what the wire gave."""
+    idless = [i for i, match in enumerate(pairs) if match is not None and not match.call_id]
+    if not idless or len(reported) < 2:
+        return
+    findings.check("CLI-007")
+    for index in idless:
+        call = reported[index]
+        others = [i for i, other in enumerate(reported) if i != index and (other.call_id or "") == (call.call_id or "")]
+        if not others:
+            continue
+        shown = repr(call.call_id) if call.call_id else "no call_id"
+        findings.fail("CLI-007", f"call {index} ({call.name}) had no id on the wire and is reported with {shown}, as "
+                      f"is call {others[0]} ({reported[others[0]].name}): their results cannot be told apart; give "
+                      "each id-less call an id of its own", Evidence(path=f"$.tool_calls[{index}].call_id",
+                                                                      expected="an id no other call has",
+                                                                      actual=call.call_id))

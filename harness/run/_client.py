@@ -1,14 +1,20 @@
 """Client mode: a client under test, run through an adapter against the mock (docs/spec/contracts.md §5).
 
-`--client-cmd CMD` runs the adapter program once per case (stdin: the Responses request; stdout: one result
-object); `--client module:function` calls `function(request, base_url)` in-process. Either way the outcome is an
-`AdapterRun`: the result object when the adapter kept the protocol, else why not (crash, timeout, garbage) with
-its stderr tail. Nothing the adapter does raises here.
+`--client-cmd CMD` runs the adapter program once per case (stdin: the case's request in the client's dialect,
+`--client-dialect`; stdout: one result object); `--client module:function` calls `function(request, base_url)`
+in-process, with `dialect=` too when the function takes it. Either way the outcome is an `AdapterRun`: the result
+object when the adapter kept the protocol, else why not (crash, timeout, garbage) with its stderr tail. Nothing the
+adapter does raises here.
+
+`base_url` (env `CALLPROOF_BASE_URL`) is the mock's URL with /v1, whatever the dialect: the dialect's path appended
+is its endpoint (`/responses`, `/chat/completions`, `/messages`). A command also gets `CALLPROOF_DIALECT`, the
+OpenAI SDK's variables, and the Anthropic SDK's (`ANTHROPIC_BASE_URL` without /v1: that SDK appends /v1/messages).
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import shlex
@@ -20,6 +26,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from callproof.harness._types import Dialect
 from callproof.harness.judge import AdapterRun, protocol_problem
 
 from ._iut import IUTError, load_object
@@ -43,7 +50,8 @@ def _tail(data: bytes | str) -> str:
 class CommandClient:
     """`--client-cmd CMD`: the adapter program, run per case in its own process group."""
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, dialect: Dialect = "responses") -> None:
+        self.dialect = dialect
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
@@ -53,8 +61,10 @@ class CommandClient:
         self.description = command
 
     def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
-        env = {**os.environ, "CALLPROOF_BASE_URL": base_url, "OPENAI_BASE_URL": base_url,
-               "OPENAI_API_KEY": "callproof", "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "CALLPROOF_BASE_URL": base_url, "CALLPROOF_DIALECT": self.dialect,
+               "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "callproof",
+               "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"), "ANTHROPIC_API_KEY": "callproof",
+               "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1"}
         start = time.monotonic()
         try:
             process = subprocess.Popen(  # the user's own command
@@ -89,13 +99,15 @@ class CommandClient:
 
 
 class InProcessClient:
-    """`--client module:function`: `function(request: dict, base_url: str) -> dict`, called in this process."""
+    """`--client module:function`: `function(request: dict, base_url: str) -> dict`, called in this process; a
+    function that takes a `dialect` parameter (or `**kwargs`) gets `dialect=` the client dialect too."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, dialect: Dialect = "responses") -> None:
         function = load_object(spec, "--client")
         if not callable(function):
             raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")
-        self.function: Callable[[dict[str, Any], str], Any] = function
+        self.function: Callable[..., Any] = function
+        self.kwargs: dict[str, str] = {"dialect": dialect} if _takes_dialect(function) else {}
         self.description = spec
 
     def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
@@ -106,7 +118,7 @@ class InProcessClient:
 
         def call() -> None:
             try:
-                box["value"] = self.function(dict(request), base_url)
+                box["value"] = self.function(dict(request), base_url, **self.kwargs)
             except Exception as exc:  # the client's own failure is evidence, not a harness crash
                 box["error"] = (f"the function raised {type(exc).__name__}: {exc}", traceback.format_exc())
 
@@ -121,3 +133,12 @@ class InProcessClient:
             return AdapterRun(None, box["error"][0], _tail(box["error"][1]), seconds)
         problem = protocol_problem(box.get("value"))
         return AdapterRun(None if problem else box["value"], problem, "", seconds)
+
+
+def _takes_dialect(function: Callable[..., Any]) -> bool:
+    """Whether `function` accepts a `dialect=` keyword."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a builtin or C function without a signature: call it as documented
+        return False
+    return any(p.kind is p.VAR_KEYWORD or (p.name == "dialect" and p.kind is not p.POSITIONAL_ONLY) for p in parameters)

@@ -39,6 +39,7 @@ class RunConfig:
     client: str | None = None
     front: Dialect = "responses"
     upstream_dialect: Dialect = "chat"
+    client_dialect: Dialect = "responses"
     #: None: the front's standard path on the launched gateway's port (`front_template`).
     front_url: str | None = None
     ready_url: str | None = None
@@ -67,7 +68,7 @@ class RunConfig:
             fields[entry.field] = entry.default if given is None else given
         if fields["profile"] not in PROFILES:
             raise ConfigError(f"--profile {fields['profile']!r} is not a profile; use one of {', '.join(PROFILES)}")
-        for name in ("front", "upstream_dialect"):
+        for name in ("front", "upstream_dialect", "client_dialect"):
             if fields[name] not in DIALECTS:
                 flag = "--" + name.replace("_", "-")
                 raise ConfigError(f"{flag} {fields[name]!r} is not a dialect; use one of {', '.join(DIALECTS)}")
@@ -152,4 +153,6 @@ class RunConfig:
         if kind == "gateway":
             out["front"] = self.front
             out["upstream_dialect"] = self.upstream_dialect
+        else:
+            out["client_dialect"] = self.client_dialect
         return out

@@ -81,7 +81,8 @@ class Harness:
 
     def cases(self) -> list[CaseSpec]:
         """Every case of this run, in scenario order."""
-        return plan_cases(self.scenarios, self.config.mode, self.config.upstream_dialect, self.config.front)
+        config = self.config
+        return plan_cases(self.scenarios, config.mode, config.upstream_dialect, config.front, config.client_dialect)
 
     # -- lifecycle --
 
@@ -119,11 +120,12 @@ class Harness:
 
     def _client(self) -> ClientAdapter:
         if self._adapter is None:
+            dialect = self.config.client_dialect
             if self.config.client_cmd:
-                self._adapter = CommandClient(self.config.client_cmd)
+                self._adapter = CommandClient(self.config.client_cmd, dialect)
             else:
                 assert self.config.client is not None
-                self._adapter = InProcessClient(self.config.client)
+                self._adapter = InProcessClient(self.config.client, dialect)
         return self._adapter
 
     def close(self) -> None:
@@ -166,9 +168,10 @@ class Harness:
             return run
 
     def _request(self, scenario: Any, case: str, stream: bool | None = None) -> dict[str, Any]:
-        """The request body of one case, in the dialect the IUT is sent (the gateway's front)."""
-        return front_request(scenario.id, scenario.request, case=case, model=self.config.model, stream=stream,
-                             dialect=self.config.front)
+        """The request body of one case, in the dialect the IUT is sent (the gateway's front, the client's dialect)."""
+        config = self.config
+        return front_request(scenario.id, scenario.request, case=case, model=config.model, stream=stream,
+                             dialect=config.client_dialect if config.mode == "client" else config.front)
 
     @property
     def calibration(self) -> Calibration:
@@ -231,6 +234,7 @@ class Harness:
         return dialect_mismatch(answer, iut.front_url)
 
     def _play_client(self, run: ScenarioRun) -> None:
+        dialect = self.config.client_dialect  # the client got its request in its dialect; the wire is read in it
         try:
             adapter = self._client()
             outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout)
@@ -250,14 +254,15 @@ class Harness:
             return
         last = requests[-1]
         body = journal.body_of(last.id)
+        dialect = last.dialect or dialect  # the endpoint the client called, which the mock answered in its dialect
         if last.stream and last.status < 400:
-            run.wire = result_of_events(parse_sse(body)[0])
+            run.wire = result_of_events(parse_sse(body)[0], dialect)
         else:
             try:
                 parsed = json.loads(body)
             except ValueError:
                 parsed = None
-            run.wire = result_of_body(parsed, last.status)
+            run.wire = result_of_body(parsed, last.status, dialect)
 
     def _plain(self, run: ScenarioRun) -> FrontAnswer | None:
         """The non-stream answer for a scenario (GW-EQ-001), fetched once."""

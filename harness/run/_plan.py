@@ -68,9 +68,11 @@ def gateway_groups(scenario: Any, front: Dialect = "responses") -> list[str]:
 
 def plan_cases(
     scenarios: Mapping[str, Any], mode: str, upstream_dialect: str, front: Dialect = "responses",
+    client_dialect: Dialect = "responses",
 ) -> list[CaseSpec]:
-    """Every case of a run, in scenario order."""
-    served = "responses" if mode == "client" else upstream_dialect
+    """Every case of a run, in scenario order. The mock serves a client its own dialect (`client_dialect`) and a
+    gateway its upstream dialect: a raw scenario is played where its dialect is the one served."""
+    served = client_dialect if mode == "client" else upstream_dialect
     specs: list[CaseSpec] = []
     for scenario in scenarios.values():
         if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):

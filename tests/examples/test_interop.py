@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from callproof.harness._types import Dialect
 from callproof.harness.judge import CaseSpec
 from callproof.harness.report._baseline import load_baseline
 from callproof.harness.run import Harness, RunConfig
@@ -27,7 +28,7 @@ GROUPS = ("expected", "client")
 
 @dataclass(frozen=True, slots=True)
 class Library:
-    name: str  # as in docs/interop.md and the `interop` extra
+    name: str  # as in the `interop` extra
     baseline: str  # examples/baselines/<baseline>.txt
     module: str  # skipped unless importable
     client: str  # --client module:function
@@ -35,6 +36,12 @@ class Library:
     #: run too, except `slow` ones: LangChain's large_arguments takes ~15 min of CPU (docs/interop.md).
     scenarios: tuple[str, ...]
     slow: tuple[str, ...] = ()
+    dialect: Dialect = "responses"  # --client-dialect
+
+    @property
+    def label(self) -> str:
+        """The library's name in docs/interop.md: its package, and the dialect when the package speaks several."""
+        return self.name if self.dialect in ("responses", self.name) else f"{self.name} ({self.dialect})"
 
 
 LIBRARIES = (
@@ -47,13 +54,18 @@ LIBRARIES = (
              "empty_args_no_delta"), slow=("large_arguments",)),
     Library("litellm", "litellm", "litellm", "examples.clients.litellm_responses:run",
             ("one_call", "fault_malformed", "empty_args_no_delta", "interleaved_round_robin")),
+    Library("openai", "openai-chat", "openai", "examples.client_openai_chat:run",
+            ("one_call", "interleaved_round_robin", "length_mid_text", "fault_truncate", "id_on_every_chunk"),
+            dialect="chat"),
+    Library("anthropic", "anthropic-sdk", "anthropic", "examples.client_anthropic:run",
+            ("one_call", "interleaved_round_robin", "length_mid_arguments", "fault_stream_error"), dialect="anthropic"),
 )
 _RULE = re.compile(r"\b[A-Z]+(?:-[A-Z]+)?-\d{3}\b")
 
 
 def _documented() -> dict[str, tuple[str, dict[str, set[str]]]]:
-    """docs/interop.md's failure table: library -> (version, scenario -> the rules that fail in its cases)."""
-    names = {library.name for library in LIBRARIES}
+    """docs/interop.md's failure table: library label -> (version, scenario -> the rules that fail in its cases)."""
+    names = {library.label for library in LIBRARIES}
     out: dict[str, tuple[str, dict[str, set[str]]]] = {}
     for line in DOC.read_text(encoding="utf-8").splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -74,23 +86,25 @@ def _baselined(library: Library) -> dict[str, frozenset[str]]:
 
 def test_the_record_equals_the_baselines() -> None:
     documented = _documented()
-    assert sorted(documented) == sorted(library.name for library in LIBRARIES)
+    assert sorted(documented) == sorted(library.label for library in LIBRARIES)
     for library in LIBRARIES:
         by_scenario: dict[str, set[str]] = {}
         for case, rules in _baselined(library).items():
             assert rules, f"{library.baseline}.txt: {case} lists no rule; name the rules the library fails"
             by_scenario.setdefault(case.partition("::")[0], set()).update(rules)
-        assert documented[library.name][1] == by_scenario, library.name
+        assert documented[library.label][1] == by_scenario, library.label
 
 
 def test_the_record_names_the_pinned_versions() -> None:
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     pins = {name: version for name, _, version in (requirement.partition("==") for requirement in extra["interop"])}
-    for library, (version, _) in _documented().items():
-        assert pins.get(library) == version, f"docs/interop.md has {library} {version}, the interop extra {pins}"
+    documented = _documented()
+    for library in LIBRARIES:
+        version = documented[library.label][0]
+        assert pins.get(library.name) == version, f"docs/interop.md has {library.label} {version}, the extra {pins}"
 
 
-@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.name)
+@pytest.mark.parametrize("library", LIBRARIES, ids=lambda library: library.baseline)
 def test_the_library_behaves_as_recorded(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
     if importlib.util.find_spec(library.module) is None:
         reason = f"{library.name} is not installed: pip install -e '.[interop]' (make test does)"
@@ -102,7 +116,7 @@ def test_the_library_behaves_as_recorded(library: Library, monkeypatch: pytest.M
     scenarios = (set(library.scenarios) | {case.partition("::")[0] for case in known}) - set(library.slow)
     specs = [CaseSpec(scenario, group) for scenario in sorted(scenarios) for group in GROUPS]
     assert any(spec.id in known for spec in specs) and any(spec.id not in known for spec in specs)
-    with Harness(RunConfig(client=library.client, case_timeout=60)) as harness:
+    with Harness(RunConfig(client=library.client, client_dialect=library.dialect, case_timeout=60)) as harness:
         results = [harness.judge(spec) for spec in specs]
     seen = {r.spec.id: (r.outcome, sorted({f.rule.id for f in r.failed}), r.message) for r in results}
     wanted = {spec.id: ("failed", sorted(known[spec.id]), "") if spec.id in known else ("passed", [], "")

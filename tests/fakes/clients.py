@@ -2,11 +2,14 @@
 
     python -m tests.fakes.clients                        # the correct reference client
     python -m tests.fakes.clients --defect first_call_only
+    python -m tests.fakes.clients --dialect chat --defect index_ignored
 
 Each run reads one Responses request body on stdin, sends it to `$CALLPROOF_BASE_URL/responses` and prints one
-result object (`text`, `tool_calls`, `error`, `incomplete`). `ReferenceClient` uses httpx and a hand-written SSE
-parser, not the openai SDK, so its behaviour is ours to pin down. Every defect in `DEFECTS` is a subclass that
-overrides one hook and names, in its docstring, the rule that must catch it.
+result object (`text`, `tool_calls`, `error`, `incomplete`). `--dialect chat` and `--dialect anthropic` (default:
+`$CALLPROOF_DIALECT`, else responses) run the clients of `chat_clients.py` and `anthropic_clients.py` instead.
+`ReferenceClient` uses httpx and a hand-written SSE parser, not the openai SDK, so its behaviour is ours to pin down.
+Every defect in `DEFECTS` is a subclass that overrides one hook and names, in its docstring, the rule that must
+catch it.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
-__all__ = ["DEFECTS", "ReferenceClient", "iter_sse", "main", "run"]
+from callproof.harness._types import DIALECTS
+
+__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "iter_sse", "main", "run"]
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 
@@ -343,19 +348,48 @@ DEFECTS: dict[str, type[ReferenceClient]] = {
 }
 
 
-def run(request: dict[str, Any], base_url: str) -> dict[str, Any]:
-    """The reference client in-process (`--client tests.fakes.clients:run`)."""
-    return ReferenceClient(base_url, os.environ.get("OPENAI_API_KEY", "callproof")).run(request)
+class _Client(Protocol):
+    def __init__(self, base_url: str, api_key: str = ..., timeout: float = ...) -> None: ...
+    def fail(self, message: str) -> None: ...
+    def result(self) -> dict[str, Any]: ...
+    def run(self, request: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]]]:
+    """Dialect -> (its reference client, its defects)."""
+    from . import anthropic_clients, chat_clients  # they import this module's SSE parser
+
+    return {
+        "responses": (ReferenceClient, dict(DEFECTS)),
+        "chat": (chat_clients.ChatReferenceClient, dict(chat_clients.DEFECTS)),
+        "anthropic": (anthropic_clients.AnthropicReferenceClient, dict(anthropic_clients.DEFECTS)),
+    }
+
+
+def run(request: dict[str, Any], base_url: str, dialect: str = "responses") -> dict[str, Any]:
+    """The reference client of `dialect` in-process (`--client tests.fakes.clients:run`, which gets the run's
+    `--client-dialect`)."""
+    reference = dialect_defects()[dialect][0]
+    return reference(base_url, os.environ.get("OPENAI_API_KEY", "callproof")).run(request)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--defect", choices=sorted(DEFECTS), help="run a broken variant instead of the reference")
+    parser.add_argument("--dialect", choices=DIALECTS, default=os.environ.get("CALLPROOF_DIALECT") or "responses",
+                        help="the dialect to speak (default: $CALLPROOF_DIALECT, else responses)")
+    parser.add_argument("--defect", help="run a broken variant of the dialect's client instead of the reference")
     args = parser.parse_args(argv)
+    kinds = dialect_defects()
+    if args.dialect not in kinds:
+        parser.error(f"--dialect {args.dialect!r}: use one of {', '.join(DIALECTS)}")
+    reference, defects = kinds[args.dialect]
+    if args.defect is not None and args.defect not in defects:
+        names = ", ".join(sorted(defects))
+        parser.error(f"--defect {args.defect!r} is not a {args.dialect} defect; use one of {names}")
     base_url = os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
     if not base_url:
         parser.error("set CALLPROOF_BASE_URL (or OPENAI_BASE_URL) to the upstream's URL including /v1")
-    kind = DEFECTS[args.defect] if args.defect else ReferenceClient
+    kind = defects[args.defect] if args.defect else reference
     client = kind(base_url, os.environ.get("OPENAI_API_KEY", "callproof"))
     try:
         request = _obj(json.load(sys.stdin), "stdin")

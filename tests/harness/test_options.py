@@ -18,18 +18,18 @@ from callproof.harness.run import ConfigError, RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 IUT = {"--launch", "--target", "--app", "--client-cmd", "--client"}
-SHARED = {"--upstream-dialect": "chat", "--front-url": "http://127.0.0.1:{port}/v1/responses", "--ready-url": None,
-          "--case-timeout": 30.0, "--start-timeout": 30.0, "--model": "callproof-model", "--mock-port": 0,
-          "--profile": "openai"}
+SHARED = {"--front": "responses", "--upstream-dialect": "chat", "--client-dialect": "responses",
+          "--front-url": None, "--ready-url": None, "--case-timeout": 30.0,
+          "--start-timeout": 30.0, "--model": "callproof-model", "--mock-port": 0, "--profile": "openai"}
 #: The flags and defaults each surface has had since before the table: compatibility, spelled out.
-RUN = {**dict.fromkeys(IUT), **SHARED, "--front": "responses", "-k": None, "-n": "0", "--scenarios": None,
+RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": None,
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
-       "--html": None, "--badge": None, "-v": False}
+       "--html": None, "--badge": None, "-v": False, "--repeat": 1}
 FUZZ = {**dict.fromkeys(IUT), **SHARED, "--max-examples": 100, "--time": 60.0, "--seed": None, "--out": Path(),
         "--no-quirks": True}
 PYTEST: dict[str, Any] = {**{f"--callproof-{k[2:]}": v for k, v in {**dict.fromkeys(IUT), **SHARED}.items()},
           "--callproof-profile": None, "--callproof-scenarios": [], "--callproof-baseline": None,
-          "--callproof-report": None}
+          "--callproof-report": None, "--callproof-repeat": 1}
 
 
 def _subcommand(name: str) -> argparse.ArgumentParser:
@@ -107,3 +107,17 @@ def test_a_usage_error_in_the_table_types_exits_2(capsys: pytest.CaptureFixture[
         main(["fuzz", "--launch", "x", "--max-examples", "0"])
     assert exc.value.code == 2
     assert "argument --max-examples: must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_an_unknown_client_dialect_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--client-cmd", "x", "--client-dialect", "gemini"])
+    assert exc.value.code == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert errors == ["callproof: error: argument --client-dialect: invalid choice: 'gemini' (choose from "
+                      "'responses', 'chat', 'anthropic') (see `callproof run --help`)"]
+    with pytest.raises(ConfigError, match=r"^--client-dialect 'gemini' is not a dialect; use one of responses, chat"):
+        RunConfig.from_options({"client_cmd": "x", "client_dialect": "gemini"}.get, tmp_path)
+    config = RunConfig.from_options({"client": "m:f", "client_dialect": "chat"}.get, tmp_path)
+    assert config is not None and config.client_dialect == "chat"
+    assert config.repro("one_call::client") == "callproof run --client m:f --client-dialect chat -k 'one_call::client'"

@@ -15,9 +15,10 @@ from callproof.harness.cli._docs import rules_document
 
 ROOT = Path(__file__).resolve().parents[3]
 ID = re.compile(r"^(SSE|RSP|CHAT|ANT|EXP|GW|CLI)(-[A-Z]+)?-\d{3}$")
-#: The fronts a rule id's prefix names; the expected outcome and the gateway rules judge every front.
+#: The fronts a rule id's prefix names; the expected outcome, gateway and client rules judge every front (a client
+#: speaks any dialect: --client-dialect).
 PREFIX_FRONTS = {"RSP": {"responses"}, "CHAT": {"chat"}, "ANT": {"anthropic"}, "EXP": set(FRONTS), "GW": set(FRONTS),
-                 "CLI": {"responses"}}
+                 "CLI": set(FRONTS)}
 
 
 def test_ids_are_unique_and_well_formed() -> None:

@@ -107,3 +107,26 @@ def test_in_process_adapter_that_hangs_times_out(tmp_path: Path, monkeypatch: py
     import slow_adapter  # type: ignore[import-not-found]
 
     slow_adapter.release.set()
+
+
+def test_command_adapter_gets_its_dialect_and_the_anthropic_base_url(tmp_path: Path) -> None:
+    script = tmp_path / "adapter.py"
+    script.write_text("""
+import json, os, sys
+json.load(sys.stdin)
+print(json.dumps({"text": os.environ["CALLPROOF_DIALECT"] + "|" + os.environ["ANTHROPIC_BASE_URL"] + "|"
+                  + os.environ["ANTHROPIC_API_KEY"], "tool_calls": [], "error": None, "incomplete": False}))
+""", encoding="utf-8")
+    run = CommandClient(f"{sys.executable} {script}", "anthropic").run(REQUEST, "http://127.0.0.1:1/v1", timeout=30)
+    assert run.result is not None and run.result["text"] == "anthropic|http://127.0.0.1:1|callproof"
+
+
+def test_in_process_adapter_gets_the_dialect_when_it_takes_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "dialect_adapter.py").write_text(
+        "def named(request, base_url, dialect='responses'):\n    return {'text': dialect, 'tool_calls': []}\n"
+        "def keywords(request, base_url, **options):\n    return {'text': options['dialect'], 'tool_calls': []}\n"
+        "def plain(request, base_url):\n    return {'text': 'plain', 'tool_calls': []}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    texts = [InProcessClient(f"dialect_adapter:{name}", "chat").run(REQUEST, "http://x/v1", timeout=5).result
+             for name in ("named", "keywords", "plain")]
+    assert [t["text"] if t else None for t in texts] == ["chat", "chat", "plain"]

@@ -73,12 +73,19 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
     assert set(entry["rules"]) <= caught, f"{entry['defect']}: expected {entry['rules']} to fail, got {sorted(caught)}"
 
 
-@pytest.mark.parametrize("entry", TABLE["client"], ids=lambda e: e["defect"])
+def _client_id(entry: dict[str, Any]) -> str:
+    dialect = entry.get("dialect", "responses")
+    return entry["defect"] if dialect == "responses" else f"{dialect}-{entry['defect']}"
+
+
+@pytest.mark.parametrize("entry", TABLE["client"], ids=_client_id)
 def test_broken_client_is_caught(entry: dict[str, Any], record_property: Any) -> None:
-    config = RunConfig(client_cmd=fakes.command("clients", entry["defect"]), case_timeout=3)
+    dialect = entry.get("dialect", "responses")
+    command = f"{fakes.command('clients', entry['defect'])} --dialect {dialect}"
+    config = RunConfig(client_cmd=command, client_dialect=dialect, case_timeout=3)
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
-    _row(record_property, "client", entry["defect"], entry["rules"], caught)
+    _row(record_property, "client", _client_id(entry), entry["rules"], caught)
     assert [r.outcome for r in results] == ["failed"] * len(results), [(r.spec.id, r.message) for r in results]
     assert set(entry["rules"]) <= caught, f"{entry['defect']}: expected {entry['rules']} to fail, got {sorted(caught)}"
 
@@ -90,13 +97,16 @@ def test_every_harness_rule_is_shown_failing_by_a_fake() -> None:
 
 
 def test_every_defect_of_the_fakes_is_in_the_table() -> None:
-    for kind, module in (("gateway", gateways), ("client", clients)):
-        listed = {e["defect"] for e in TABLE[kind]}
-        # an IUT crash is an error, not a rule; a merely delayed gateway is correct (test_gateway_timing.py)
-        defects = set(module.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms"}
-        assert defects == listed, f"{module.__name__} defects without a table row, or rows without a defect"
-        for cls in module.DEFECTS.values():
-            assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
+    listed = {e["defect"] for e in TABLE["gateway"]}
+    # an IUT crash is an error, not a rule; a merely delayed gateway is correct (test_gateway_timing.py)
+    assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms"} == listed, \
+        "tests.fakes.gateways defects without a table row, or rows without a defect"
+    defects = {(dialect, name): cls for dialect, (_, named) in clients.dialect_defects().items()
+               for name, cls in named.items()}
+    assert set(defects) == {(e.get("dialect", "responses"), e["defect"]) for e in TABLE["client"]}, \
+        "client defects (of any dialect) without a table row, or rows without a defect"
+    for cls in [*gateways.DEFECTS.values(), *defects.values()]:
+        assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
 
 
 def _reference_gateway(dialect: Dialect) -> RunConfig:
@@ -116,9 +126,20 @@ def test_the_reference_gateway_passes_isolation(dialect: Dialect) -> None:
     assert [(r.outcome, r.message) for r in results] == [("passed", "")]
 
 
+@pytest.mark.parametrize("dialect", clients.DIALECTS)
 @pytest.mark.parametrize("feature", FEATURES)
-def test_the_reference_client_passes_every_case(feature: str) -> None:
-    assert _not_passed(RunConfig(client="tests.fakes.clients:run", case_timeout=15), feature) == []
+def test_the_reference_client_passes_every_case(feature: str, dialect: Dialect) -> None:
+    """The reference client of each dialect, in-process (`run` takes the dialect), passes every case played."""
+    config = RunConfig(client="tests.fakes.clients:run", client_dialect=dialect, case_timeout=15)
+    assert _not_passed(config, feature) == []
+
+
+@pytest.mark.parametrize("dialect", ["chat", "anthropic"])
+def test_the_reference_client_as_a_program_gets_its_dialect(dialect: Dialect) -> None:
+    """`--client-cmd` without `--dialect`: the fake reads CALLPROOF_DIALECT, and gets the request in that dialect."""
+    results = _judge(RunConfig(client_cmd=fakes.command("clients"), client_dialect=dialect, case_timeout=15),
+                     ["parallel_two_calls::client", "parallel_two_calls::expected"])
+    assert [(r.outcome, r.message) for r in results] == [("passed", "")] * 2
 
 
 PASSTHROUGH = fakes.launch("passthrough")

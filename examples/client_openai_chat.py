@@ -1,0 +1,99 @@
+"""callproof client adapter for the official `openai` Python SDK on Chat Completions (`--client-dialect chat`).
+
+    callproof run --client-dialect chat --client-cmd 'python examples/client_openai_chat.py'
+    callproof run --client-dialect chat --client examples.client_openai_chat:run
+
+It reads the Chat Completions request body on stdin and streams it with `client.chat.completions.stream(...)`, the
+SDK's streaming helper, whose accumulator builds the `ChatCompletion` that SDK users read their tool calls from
+(`get_final_completion()`); a failing case points at the SDK, not at hand-written glue. The result is that
+completion's first choice as the SDK gives it: the message's content, every entry of `message.tool_calls` (id,
+function name, function arguments, unrepaired), and `incomplete` when the finish_reason is `length` or
+`content_filter`. Nothing is filtered or normalised: the adapter reports the SDK, not a repaired SDK. A request
+with `"stream": false` goes through `chat.completions.create(...)`.
+
+Every failure becomes the result's `error`, never a traceback: HTTP errors (`APIStatusError`), connection errors,
+an error chunk (the SDK raises `APIError`), and whatever its accumulator raises.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import sys
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+
+__all__ = ["main", "run"]
+
+#: finish_reason values of a turn that did not finish: the adapter protocol's `incomplete`.
+_INCOMPLETE = ("length", "content_filter")
+
+
+def _result(completion: ChatCompletion | None, error: str | None) -> dict[str, Any]:
+    choice = completion.choices[0] if completion is not None and completion.choices else None
+    calls = [
+        {"call_id": call.id, "name": call.function.name, "arguments": call.function.arguments}
+        for call in ((choice.message.tool_calls or []) if choice is not None and error is None else [])
+        if call.type == "function"
+    ]
+    return {
+        "text": (choice.message.content or "") if choice is not None else "",
+        "tool_calls": calls,
+        "error": error,
+        "incomplete": choice is not None and choice.finish_reason in _INCOMPLETE,
+    }
+
+
+def _call(client: openai.OpenAI, request: dict[str, Any]) -> dict[str, Any]:
+    body = dict(request)
+    streaming = body.pop("stream", True) is not False
+    if not streaming:
+        body.pop("stream_options", None)  # only valid with stream: true
+    known = inspect.signature(client.chat.completions.stream).parameters
+    kwargs = {key: value for key, value in body.items() if key in known}
+    extra = {key: value for key, value in body.items() if key not in known}
+    if not streaming:
+        completion: ChatCompletion = client.chat.completions.create(**kwargs, extra_body=extra or None)
+        return _result(completion, None)
+    with client.chat.completions.stream(**kwargs, extra_body=extra or None) as stream:
+        for _ in stream:  # the helper's events; the accumulated completion is what its users read
+            pass
+        return _result(stream.get_final_completion(), None)
+
+
+def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.client_openai_chat:run`): one request in, one result out."""
+    try:
+        with openai.OpenAI(
+            base_url=base_url or os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL"),
+            api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
+            max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0),
+        ) as client:
+            return _call(client, request)
+    except openai.APIStatusError as exc:
+        retry = exc.response.headers.get("retry-after")
+        return _result(None, f"{type(exc).__name__}: {exc.message}" + (f" (retry-after {retry})" if retry else ""))
+    except openai.APIConnectionError as exc:
+        return _result(None, f"{type(exc).__name__}: {exc.message} ({exc.__cause__!r})")
+    except Exception as exc:  # APIError from an error chunk, SSE parse and accumulator errors
+        return _result(None, f"{type(exc).__name__}: {exc}")
+
+
+def main() -> int:
+    try:
+        request = json.load(sys.stdin)
+        if not isinstance(request, dict):
+            raise ValueError(f"got {type(request).__name__}")
+    except ValueError as exc:
+        result = _result(None, f"stdin is not one JSON object: {exc}")
+    else:
+        result = run(request)
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Fake Anthropic Messages clients (`python -m tests.fakes.clients --dialect anthropic`): one correct, the others
+broken.
+
+Each run reads one Messages request body on stdin, sends it to `$CALLPROOF_BASE_URL/messages` and prints one result
+object (`text`, `tool_calls`, `error`, `incomplete`). `AnthropicReferenceClient` uses httpx and the hand-written SSE
+parser of `clients.py`, not the anthropic SDK. Every defect in `DEFECTS` overrides one hook and names, in its
+docstring, the rule that must catch it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .clients import _http_error, _int, _obj, iter_sse
+
+__all__ = ["DEFECTS", "AnthropicReferenceClient"]
+
+#: stop_reason values that end a turn without finishing it: the adapter protocol's `incomplete`.
+_INCOMPLETE = ("max_tokens", "refusal", "model_context_window_exceeded")
+
+
+@dataclass
+class Block:
+    """One content block as the stream built it."""
+
+    type: str
+    id: str = ""
+    name: str = ""
+    input: Any = None  # the content_block_start's (or a non-stream body's) `input`
+    partial_json: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    stopped: bool = False
+
+    def arguments(self) -> str:
+        joined = "".join(self.partial_json)
+        if joined:
+            return joined
+        return json.dumps(self.input) if self.input not in (None, {}) else "{}"
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+class AnthropicReferenceClient:
+    """A correct Anthropic Messages streaming client. It keys blocks by their `index`, reports the text of the
+    text blocks, `error` for an HTTP error, an `error` event, malformed data or a stream without `message_stop`,
+    `incomplete` for stop_reason `max_tokens` or `refusal`, and, unless there was an error, every tool_use block
+    that reached `content_block_stop` (on an incomplete turn not one whose JSON the limit cut). Input `""` becomes
+    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block."""
+
+    def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.blocks: dict[int, Block] = {}
+        self.stop_reason: str | None = None
+        self.error: str | None = None
+        self.incomplete = False
+
+    # -- hooks the defects override ----------------------------------------------------------------------
+
+    def fail(self, message: str) -> None:
+        self.error = self.error or message
+
+    def on_comment(self, line: str) -> None:
+        """An SSE comment (keep-alive): nothing to do."""
+
+    def on_error_event(self, event: dict[str, Any]) -> None:
+        error = event.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        self.fail(f"error event: {message}")
+
+    def on_stop_reason(self, reason: str) -> None:
+        self.stop_reason = reason
+        if reason in _INCOMPLETE:
+            self.incomplete = True
+
+    def is_complete(self, block: Block) -> bool:
+        if self.error is not None or not block.stopped:
+            return False
+        return not (self.incomplete and not _parses(block.arguments()))
+
+    # -- the protocol --------------------------------------------------------------------------------------
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.blocks, self.stop_reason, self.error, self.incomplete = {}, None, None, False
+        try:
+            self.send(request)
+        except (httpx.HTTPError, ValueError) as exc:
+            self.fail(f"{type(exc).__name__}: {exc}")
+        return self.result()
+
+    def result(self) -> dict[str, Any]:
+        blocks = [(index, self.blocks[index]) for index in sorted(self.blocks)]
+        text = "".join("".join(b.text) for _, b in blocks if b.type == "text")
+        calls = [{"call_id": b.id or f"toolu_callproof_{index}", "name": b.name, "arguments": b.arguments()}
+                 for index, b in blocks if b.type == "tool_use" and self.is_complete(b)]
+        return {"text": text, "tool_calls": calls, "error": self.error, "incomplete": self.incomplete}
+
+    def send(self, request: dict[str, Any]) -> None:
+        body = {**request, "stream": request.get("stream", True)}
+        headers = {"x-api-key": self.api_key, "anthropic-version": "2023-06-01", "accept": "text/event-stream"}
+        with (
+            httpx.Client(timeout=self.timeout) as http,
+            http.stream("POST", f"{self.base_url}/messages", json=body, headers=headers) as response,
+        ):
+            if response.status_code >= 400:
+                response.read()
+                self.fail(_http_error(response))
+                return
+            if body["stream"] is False:
+                self.on_body(_obj(json.loads(response.read()), "the response body"))
+                return
+            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+                if self.on_event(_obj(json.loads(data), "event data")):
+                    return
+        self.fail("the stream ended without message_stop")
+
+    def on_event(self, event: dict[str, Any]) -> bool:
+        """Apply one event; True when it ends the response."""
+        kind = event.get("type")
+        if kind == "content_block_start":
+            raw = _obj(event.get("content_block"), "content_block")
+            self.blocks[_int(event, "index")] = Block(str(raw.get("type")), str(raw.get("id") or ""),
+                                                      str(raw.get("name") or ""), raw.get("input"),
+                                                      text=[str(raw.get("text") or "")])
+        elif kind == "content_block_delta":
+            block, delta = self._block(event), _obj(event.get("delta"), "delta")
+            if delta.get("type") == "text_delta":
+                block.text.append(str(delta.get("text", "")))
+            elif delta.get("type") == "input_json_delta":
+                block.partial_json.append(str(delta.get("partial_json", "")))
+        elif kind == "content_block_stop":
+            self._block(event).stopped = True
+        elif kind == "message_delta":
+            reason = _obj(event.get("delta"), "delta").get("stop_reason")
+            if isinstance(reason, str):
+                self.on_stop_reason(reason)
+        elif kind == "message_stop":
+            return True
+        elif kind == "error":
+            self.on_error_event(event)
+            return True
+        return False  # message_start, ping and unknown events
+
+    def on_body(self, body: dict[str, Any]) -> None:
+        """A non-stream message."""
+        for index, raw in enumerate(body.get("content") or []):
+            raw = _obj(raw, "content block")
+            self.blocks[index] = Block(str(raw.get("type")), str(raw.get("id") or ""), str(raw.get("name") or ""),
+                                       raw.get("input"), text=[str(raw.get("text") or "")], stopped=True)
+        if isinstance(body.get("stop_reason"), str):
+            self.on_stop_reason(body["stop_reason"])
+
+    def _block(self, event: dict[str, Any]) -> Block:
+        index = _int(event, "index")
+        if index not in self.blocks:
+            raise ValueError(f"{event.get('type')!r} for index {index} before its content_block_start")
+        return self.blocks[index]
+
+
+# -- the defects -------------------------------------------------------------------------------------------
+
+
+class SwallowsErrorEvent(AnthropicReferenceClient):
+    """Takes an `event: error` for the end of the stream and reports no error. Caught by CLI-002 (errors are
+    reported, never swallowed)."""
+
+    def on_error_event(self, event: dict[str, Any]) -> None:
+        pass
+
+
+class IgnoresMaxTokens(AnthropicReferenceClient):
+    """Never sets `incomplete`: a turn cut by stop_reason `max_tokens` looks finished. Caught by CLI-005."""
+
+    def on_stop_reason(self, reason: str) -> None:
+        self.stop_reason = reason
+
+
+#: Defect name -> the broken Anthropic client (`--dialect anthropic --defect NAME`).
+DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
+    "swallows_error_event": SwallowsErrorEvent,
+    "ignores_max_tokens": IgnoresMaxTokens,
+}

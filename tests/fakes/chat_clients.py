@@ -1,0 +1,213 @@
+"""Fake Chat Completions clients (`python -m tests.fakes.clients --dialect chat`): one correct, the others broken.
+
+Each run reads one Chat Completions request body on stdin, sends it to `$CALLPROOF_BASE_URL/chat/completions` and
+prints one result object (`text`, `tool_calls`, `error`, `incomplete`). `ChatReferenceClient` uses httpx and the
+hand-written SSE parser of `clients.py`, not the openai SDK. Every defect in `DEFECTS` overrides one hook and names,
+in its docstring, the rule that must catch it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from .clients import _http_error, _obj, iter_sse
+
+__all__ = ["DEFECTS", "ChatReferenceClient"]
+
+#: finish_reason values that end a turn without finishing it: the adapter protocol's `incomplete`.
+_INCOMPLETE = ("length", "content_filter")
+
+
+@dataclass
+class ChatCall:
+    """One tool call as its deltas built it, keyed by the delta's `index`."""
+
+    order: int  # the order the calls started in (the call the token limit cut is the last one started)
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def add_name(self, fragment: str) -> None:
+        """Concatenate name fragments (fragmented names), but not a full name repeated on a later delta."""
+        if fragment and fragment != self.name:
+            self.name += fragment
+
+
+class ChatReferenceClient:
+    """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls
+    stay apart), keeps a call's first id, joins name fragments (a repeated full name is not doubled), reports
+    `error` for an HTTP error, an error chunk, malformed data or a stream without a finish_reason, `incomplete`
+    for finish_reason `length` or `content_filter` (and then every call but the last started one, which the limit
+    cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of its own,
+    distinct per call."""
+
+    def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.calls: dict[int, ChatCall] = {}
+        self.text: list[str] = []
+        self.finish_reason: str | None = None
+        self.error: str | None = None
+        self.incomplete = False
+
+    # -- hooks the defects override ----------------------------------------------------------------------
+
+    def fail(self, message: str) -> None:
+        self.error = self.error or message
+
+    def on_comment(self, line: str) -> None:
+        """An SSE comment (keep-alive): nothing to do."""
+
+    def on_finish(self, reason: str) -> None:
+        self.finish_reason = reason
+        if reason in _INCOMPLETE:
+            self.incomplete = True
+
+    def call_for(self, delta: dict[str, Any]) -> ChatCall:
+        """The call a tool-call delta belongs to: the one of its `index`. A delta without one (a broken upstream)
+        starts a call when it has an id, else extends the last call."""
+        index = delta.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            return _by_arrival(self.calls, delta)
+        if index not in self.calls:
+            self.calls[index] = ChatCall(order=len(self.calls))
+        return self.calls[index]
+
+    def complete_calls(self) -> list[ChatCall]:
+        """The calls to report: none unless a finish_reason ended the turn without an error; on `length` or
+        `content_filter` not the last started call."""
+        if self.error is not None or self.finish_reason is None:
+            return []
+        calls = sorted(self.calls.values(), key=lambda c: c.order)
+        return calls[:-1] if self.finish_reason in _INCOMPLETE else calls
+
+    def call_id(self, index: int, call: ChatCall) -> str:
+        return call.id or f"call_callproof_{index}"
+
+    # -- the protocol --------------------------------------------------------------------------------------
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.calls, self.text, self.finish_reason, self.error, self.incomplete = {}, [], None, None, False
+        try:
+            self.send(request)
+        except (httpx.HTTPError, ValueError) as exc:
+            self.fail(f"{type(exc).__name__}: {exc}")
+        return self.result()
+
+    def result(self) -> dict[str, Any]:
+        indexes = {id(call): index for index, call in self.calls.items()}
+        calls = [{"call_id": self.call_id(indexes[id(c)], c), "name": c.name, "arguments": "".join(c.arguments) or "{}"}
+                 for c in self.complete_calls()]
+        return {"text": "".join(self.text), "tool_calls": calls, "error": self.error, "incomplete": self.incomplete}
+
+    def send(self, request: dict[str, Any]) -> None:
+        body = {**request, "stream": request.get("stream", True)}
+        headers = {"authorization": f"Bearer {self.api_key}", "accept": "text/event-stream"}
+        with (
+            httpx.Client(timeout=self.timeout) as http,
+            http.stream("POST", f"{self.base_url}/chat/completions", json=body, headers=headers) as response,
+        ):
+            if response.status_code >= 400:
+                response.read()
+                self.fail(_http_error(response))
+                return
+            if body["stream"] is False:
+                self.on_body(_obj(json.loads(response.read()), "the response body"))
+                return
+            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+                if data == "[DONE]":
+                    break
+                if self.on_chunk(_obj(json.loads(data), "chunk")):
+                    return
+        if self.finish_reason is None:
+            self.fail("the stream ended without a finish_reason")
+
+    def on_chunk(self, chunk: dict[str, Any]) -> bool:
+        """Apply one chunk; True when it ends the response (an error chunk)."""
+        if "error" in chunk:
+            error = chunk["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            self.fail(f"error chunk: {message}")
+            return True
+        for choice in chunk.get("choices") or []:
+            choice = _obj(choice, "choice")
+            if choice.get("index", 0) != 0:
+                continue
+            delta = _obj(choice.get("delta") or {}, "delta")
+            if isinstance(delta.get("content"), str):
+                self.text.append(delta["content"])
+            for raw in delta.get("tool_calls") or []:
+                raw = _obj(raw, "tool call delta")
+                call = self.call_for(raw)
+                call.id = call.id or raw.get("id") or ""
+                function = _obj(raw.get("function") or {}, "function")
+                call.add_name(function.get("name") or "")
+                if isinstance(function.get("arguments"), str):
+                    call.arguments.append(function["arguments"])
+            if isinstance(choice.get("finish_reason"), str):
+                self.on_finish(choice["finish_reason"])
+        return False
+
+    def on_body(self, body: dict[str, Any]) -> None:
+        """A non-stream chat.completion."""
+        choice = _obj((body.get("choices") or [None])[0], "choices[0]")
+        message = _obj(choice.get("message"), "message")
+        self.text.append(message.get("content") or "")
+        for index, raw in enumerate(message.get("tool_calls") or []):
+            raw = _obj(raw, "tool call")
+            function = _obj(raw.get("function"), "function")
+            self.calls[index] = ChatCall(order=index, id=raw.get("id") or "", name=function.get("name") or "",
+                                         arguments=[function.get("arguments") or ""])
+        reason = choice.get("finish_reason")
+        if not isinstance(reason, str):
+            raise ValueError(f"choices[0].finish_reason is not a string: {reason!r}")
+        self.on_finish(reason)
+
+
+def _by_arrival(calls: dict[int, ChatCall], delta: dict[str, Any]) -> ChatCall:
+    """A delta with an id (or the first delta) starts a call; any other extends the last one started."""
+    if delta.get("id") or not calls:
+        key = max(calls, default=-1) + 1
+        calls[key] = ChatCall(order=len(calls))
+        return calls[key]
+    return max(calls.values(), key=lambda c: c.order)
+
+
+# -- the defects -------------------------------------------------------------------------------------------
+
+
+class IndexIgnored(ChatReferenceClient):
+    """Accumulates tool-call deltas by arrival, not by `index`: a delta with an id starts a new call, any other
+    delta extends the last one, so interleaved calls mix their arguments. Caught by EXP-002 (arguments equal)."""
+
+    def call_for(self, delta: dict[str, Any]) -> ChatCall:
+        return _by_arrival(self.calls, delta)
+
+
+class PartialCallComplete(ChatReferenceClient):
+    """Reports the calls built so far when the stream was cut before any finish_reason (the error itself is
+    reported). Caught by CLI-003 (partial calls are not reported as complete)."""
+
+    def complete_calls(self) -> list[ChatCall]:
+        return sorted(self.calls.values(), key=lambda c: c.order)
+
+
+class SameIdForIdlessCalls(ChatReferenceClient):
+    """Gives every call the stream sent without an id the same made-up id, `call_missing`. Caught by CLI-007
+    (id-less calls are reported with distinct call_ids)."""
+
+    def call_id(self, index: int, call: ChatCall) -> str:
+        return call.id or "call_missing"
+
+
+#: Defect name -> the broken Chat client (`--dialect chat --defect NAME`).
+DEFECTS: dict[str, type[ChatReferenceClient]] = {
+    "index_ignored": IndexIgnored,
+    "partial_call_complete": PartialCallComplete,
+    "same_id_for_idless_calls": SameIdForIdlessCalls,
+}

@@ -1,0 +1,28 @@
+"""Planning in client mode: the mock serves the client its own dialect (`--client-dialect`), so the raw scenarios
+of that dialect are played and those of the others are not."""
+
+from __future__ import annotations
+
+import pytest
+
+from callproof.harness._types import DIALECTS, Dialect
+from callproof.harness.run._plan import CLIENT_GROUPS, plan_cases
+from callproof.mock_server import bundled_scenarios
+
+SCENARIOS = bundled_scenarios()
+RAW = {s.id: next(iter(s.raw)) for s in SCENARIOS.values() if s.raw}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dialect) -> None:
+    specs = plan_cases(SCENARIOS, "client", "chat", client_dialect=dialect)
+    planned = {s.scenario for s in specs}
+    assert {r for r, d in RAW.items() if d == dialect} <= planned
+    assert not {r for r, d in RAW.items() if d != dialect} & planned
+    assert planned == {s for s in SCENARIOS if s not in RAW or RAW[s] == dialect}
+    assert {s.group for s in specs} == set(CLIENT_GROUPS)
+
+
+def test_the_client_dialect_does_not_change_a_gateway_plan() -> None:
+    gateway = plan_cases(SCENARIOS, "gateway", "chat")
+    assert plan_cases(SCENARIOS, "gateway", "chat", client_dialect="anthropic") == gateway
