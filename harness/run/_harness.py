@@ -210,7 +210,7 @@ class Harness:
             run.error = problem
             return
         run.upstream = self._upstream(run.case)
-        setup = self._front_problem(iut, answer, called=bool(run.upstream.bodies))
+        setup = self._front_problem(iut, answer)
         if setup is not None:  # the wrong endpoint or dialect: one line, not a wall of rule failures
             run.error, run.details["setup_error"] = setup, True
             return
@@ -224,9 +224,12 @@ class Harness:
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")
 
-    def _front_problem(self, iut: Gateway, answer: FrontAnswer, *, called: bool) -> str | None:
-        """Why the front URL or dialect is wrong for this run (a setup error), or None."""
-        if answer.exchange.status == 404 and not called:
+    def _front_problem(self, iut: Gateway, answer: FrontAnswer) -> str | None:
+        """Why the front URL or dialect is wrong for this run (a setup error), or None. A 404 is the wrong URL
+        only when the mock received no request at all while the front answered (a gateway that called its upstream
+        without the case's marker, and passed the mock's 404 on, is judged instead)."""
+        sent = answer.exchange.sent
+        if answer.exchange.status == 404 and not any(r.time >= sent for r in self.mock.journal.requests()):
             front = self.config.front
             return (f"the front {iut.front_url} answered HTTP 404 and the gateway never called its upstream: is it "
                     f"serving its {DIALECT_NAMES[front]} front there? Give --front-url with the right path (--front "
