@@ -207,7 +207,8 @@ def import_capture(
                           else structure_body(capture.body, dialect))
         except Unstructured as exc:
             if not raw and capture.kind == "sse":
-                raise InputError(f"the stream does not read as {dialect} ({exc}); import it with its raw frames")
+                raise InputError(f"the stream does not read as {dialect} ({exc}); import it with its raw "
+                                 "frames") from None
             scenario["comment"] = f"not structured: {exc}"
             scenario["output"] = []
         else:
@@ -254,7 +255,7 @@ def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     for tool in body.get("tools") or ():
         if not isinstance(tool, Mapping):
             continue
-        function = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+        function: Mapping[str, Any] = tool["function"] if isinstance(tool.get("function"), Mapping) else tool
         name = function.get("name")
         if not isinstance(name, str) or not name:
             continue

@@ -246,7 +246,7 @@ def _chat_call(out: Structured, calls: dict[int, int], delta: Mapping[str, Any],
     index = delta.get("index")
     if not isinstance(index, int):
         raise Unstructured(f"event {n}: a tool_calls delta without an index")
-    function = delta.get("function") if isinstance(delta.get("function"), Mapping) else {}
+    function: Mapping[str, Any] = delta["function"] if isinstance(delta.get("function"), Mapping) else {}
     name, arguments = function.get("name"), function.get("arguments")
     if index not in calls:
         item = _Item("function_call", call_id=delta.get("id") if isinstance(delta.get("id"), str) else None)
@@ -375,15 +375,15 @@ def _anthropic_events(events: Sequence[SSEEvent]) -> Structured:
             blocks[_int(payload.get("index"))] = out.add(_anthropic_block(block, f"event {n}"))
         elif kind == "content_block_delta":
             index = blocks.get(_int(payload.get("index")))
-            delta = payload.get("delta") if isinstance(payload.get("delta"), Mapping) else {}
+            delta: Mapping[str, Any] = payload["delta"] if isinstance(payload.get("delta"), Mapping) else {}
             key = _ANT_DELTA.get(str(delta.get("type")))
             if index is None:
                 raise Unstructured(f"event {n}: a delta of block {payload.get('index')!r}, never started")
             if key is not None:
                 out.fragment(index, str(delta.get(key, "")), n)
         elif kind == "message_delta":
-            delta = payload.get("delta") if isinstance(payload.get("delta"), Mapping) else {}
-            out.ending = _ANT_STOP.get(str(delta.get("stop_reason")), "completed")
+            stop: Mapping[str, Any] = payload["delta"] if isinstance(payload.get("delta"), Mapping) else {}
+            out.ending = _ANT_STOP.get(str(stop.get("stop_reason")), "completed")
             _anthropic_usage(payload.get("usage"), out.usage)
         elif kind == "error":
             out.ending, out.error = "failed", _error(payload.get("error"), "api_error")

@@ -175,8 +175,8 @@ def compile_match(raw: Mapping[str, Any]) -> Match:
             steps = parse_path(item["path"])
         except ValueError as exc:
             raise MatchError(f"json[{i}].path", str(exc)) from None
-        op: Literal["equals", "exists"] = "exists" if "exists" in item else "equals"
-        predicates.append(JsonPredicate(item["path"], steps, op, item[op]))
+        kind: Literal["equals", "exists"] = "exists" if "exists" in item else "equals"
+        predicates.append(JsonPredicate(item["path"], steps, kind, item[kind]))
     tools = raw.get("tools")
     return Match(user_text=text, model=raw.get("model"), tools=None if tools is None else frozenset(tools),
                  dialect=raw.get("dialect"), json=tuple(predicates))
@@ -195,8 +195,8 @@ def _text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content
-                 if isinstance(p, Mapping) and p.get("type") in ("text", "input_text") and isinstance(p.get("text"), str)]
+        parts = [p["text"] for p in content if isinstance(p, Mapping)
+                 and p.get("type") in ("text", "input_text") and isinstance(p.get("text"), str)]
         return "".join(parts) if parts else None
     return None
 
