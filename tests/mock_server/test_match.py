@@ -83,7 +83,8 @@ def test_the_first_scenario_whose_match_holds_plays(strict: MockServer, dialect:
 
 
 def test_every_key_must_hold(strict: MockServer) -> None:
-    tools: list[dict[str, Any]] = [{"type": "function", "name": n, "parameters": {}} for n in ("get_weather", "get_time")]
+    names = ("get_weather", "get_time")
+    tools: list[dict[str, Any]] = [{"type": "function", "name": n, "parameters": {}} for n in names]
     assert _post(strict, "responses", _body("responses", "time?", tools=tools, temperature=0)).headers[
         "x-callproof-scenario"] == "m_tools"
     assert _post(strict, "responses", _body("responses", "time?", tools=tools, temperature=0.0)).headers[
