@@ -8,7 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ._exit import ExitCode
-from ._mock import _port
+from ._mock import _port, server_module
 from ._options import Subparsers
 
 __all__ = ["add_parser", "run"]
@@ -40,11 +40,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"callproof record: cannot create --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return ExitCode.USAGE
-    # start-up guard: starlette, uvicorn and httpx load only for this command
-    from callproof.mock_server._record import record_forever
-
     try:
-        count = record_forever(upstream=args.upstream, out=args.out, host=args.host, port=args.port)
+        count = server_module().record_forever(upstream=args.upstream, out=args.out, host=args.host, port=args.port)
     except OSError as exc:
         print(f"callproof record: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}; "
               "pick another --port (0 chooses a free one)", file=sys.stderr)
