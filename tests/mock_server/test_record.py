@@ -205,3 +205,35 @@ def test_stopping_writes_the_answers_in_flight(upstream: tuple[_Upstream, str], 
     (recorded,) = tmp_path.glob("rec_*.json")
     scenario = json.loads(recorded.read_text())["scenarios"][0]
     assert scenario["raw"]["chat"] == [FIRST.decode()] and scenario["expect"]["status"] == "error"
+
+
+def _gaps(url: str, body: dict[str, object], headers: dict[str, str]) -> tuple[bytes, list[float]]:
+    """The answer's bytes and the gaps (ms) between the chunks as they arrived."""
+    times: list[float] = []
+    chunks: list[bytes] = []
+    with httpx.stream("POST", url, json=body, headers=headers, timeout=TIMEOUT) as answer:
+        for chunk in answer.iter_raw():
+            times.append(time.monotonic())
+            chunks.append(chunk)
+    return b"".join(chunks), [(b - a) * 1000.0 for a, b in zip(times, times[1:], strict=False)]
+
+
+def test_delays_are_recorded_as_measured_and_replayed(tmp_path: Path) -> None:
+    """timing_explicit_delays pauses 50 ms and 200 ms before content deltas: the recording keeps the pauses (raw
+    frames' delay_ms, structured delays_ms) and the replay plays them again."""
+    body = request_body("chat", None, text="slow please")
+    with MockServer(strict=True) as mock, RecordServer(mock.root_url, tmp_path) as proxy:
+        original, original_gaps = _gaps(proxy.url + "/chat/completions", body,
+                                        {"x-callproof-scenario": "timing_explicit_delays"})
+    (recorded,) = tmp_path.glob("rec_*.json")
+    scenario = json.loads(recorded.read_text())["scenarios"][0]
+    frames = [f for f in scenario["raw"]["chat"] if isinstance(f, dict)]
+    assert max(f["delay_ms"] for f in frames) >= 180 and sum(f["delay_ms"] for f in frames) >= 230
+    delays = scenario["timing"]["delays_ms"]
+    assert len(delays) == sum(len(o.get("chunk", {}).get("fragments", ())) for o in scenario["output"])
+    assert max(delays) >= 180
+    with MockServer(load_scenarios([tmp_path]), strict=True) as replay:
+        again, gaps = _gaps(replay.url + "/chat/completions", body, {})
+    assert again == original
+    assert max(gaps) >= 180 and max(original_gaps) >= 180
+    assert abs(sum(gaps) - sum(original_gaps)) < 150
