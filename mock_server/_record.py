@@ -22,6 +22,7 @@ import threading
 import time
 import zlib
 from collections.abc import AsyncIterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -91,6 +92,9 @@ class Recorder:
         self._lock = threading.Lock()
         self._next = 1 + max((int(m.group(1)) for p in out.glob("rec_*.json") if (m := _FILE.match(p.name))),
                              default=0)
+        # Files are written off the event loop (an import reads and checks the whole answer): the streams that are
+        # still flowing through the proxy keep their timing.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="callproof-record-writer")
 
     def _client(self) -> httpx.AsyncClient:
         if self.client is None:
@@ -100,6 +104,11 @@ class Recorder:
     async def aclose(self) -> None:
         if self.client is not None:
             await self.client.aclose()
+        self.flush()
+
+    def flush(self) -> None:
+        """Wait until every exchange handed to the writer is written (no new ones are taken after)."""
+        self._writer.shutdown(wait=True)
 
     def _target(self, request: Request) -> str:
         path = request.url.path
@@ -153,7 +162,10 @@ class Recorder:
         finally:
             await answer.aclose()
             if exchange is not None:
-                self._write(exchange, chunks)
+                try:
+                    self._writer.submit(self._write, exchange, chunks)
+                except RuntimeError:  # shutting down: the writer was flushed already, write it here
+                    self._write(exchange, chunks)
 
     def _write(self, exchange: _Exchange, chunks: list[tuple[float, bytes]]) -> None:
         with self._lock:
@@ -178,6 +190,9 @@ class Recorder:
             )
         except (InputError, zlib.error) as exc:
             _LOG.error("%s: not recorded: %s", name, exc)
+            return
+        except Exception as exc:  # a bug must not go unseen in a worker thread
+            _LOG.error("%s: not recorded: %s: %s", name, type(exc).__name__, exc)
             return
         scenario["match"] = request_match(exchange.dialect, exchange.request)
         document = scenario_file(name, f"An exchange recorded by callproof record ({exchange.dialect}).", [scenario])
@@ -273,6 +288,7 @@ class RecordServer:
         if self._socket is not None:
             self._socket.close()
         self._server = self._thread = self._socket = None
+        self.recorder.flush()
 
     def __enter__(self) -> RecordServer:
         return self.start()
