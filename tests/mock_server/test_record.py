@@ -6,6 +6,7 @@ upstream gets the caller a 502 in its dialect's shape with nothing written."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import socket
@@ -215,7 +216,7 @@ def _gaps(url: str, body: dict[str, object], headers: dict[str, str]) -> tuple[b
         for chunk in answer.iter_raw():
             times.append(time.monotonic())
             chunks.append(chunk)
-    return b"".join(chunks), [(b - a) * 1000.0 for a, b in zip(times, times[1:], strict=False)]
+    return b"".join(chunks), [(b - a) * 1000.0 for a, b in itertools.pairwise(times)]
 
 
 def test_delays_are_recorded_as_measured_and_replayed(tmp_path: Path) -> None:
