@@ -29,7 +29,7 @@ from ._clock import Clock, RealClock
 from ._control import Handler, guarded, openai_error
 from ._journal import Journal, case_tag
 from ._player import Plan, error_plan, make_plan
-from ._select import by_match, nearest_matches
+from ._select import by_match, no_match
 from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 
 # anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a
@@ -250,12 +250,8 @@ class _Mock:
         return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
 
     def _no_match(self, renderer: Renderer, facts: RequestFacts) -> Plan:
-        """The strict 404 when no scenario was named and no match holds: the nearest matches and what failed."""
-        nearest = nearest_matches(self.scenarios.values(), facts)
-        detail = "; ".join(f"{sid} (failed: {', '.join(failed)})" for sid, failed in nearest)
-        message = (f"No scenario selected and no scenario's match holds (last user text {facts.user_text[:80]!r}, "
-                   f"model {facts.model!r}, dialect {facts.dialect}); nearest: {detail}.")
-        return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(s for s, _ in nearest))])
+        message, nearest = no_match(self.scenarios.values(), facts)
+        return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
 
     def _nearest(self, wanted: str) -> list[str]:
         return difflib.get_close_matches(wanted, list(self.scenarios), n=5, cutoff=0.4)

@@ -39,6 +39,7 @@ from callproof.harness._errors import InputError
 from callproof.harness.scenario._import import Capture, import_capture, read_capture, request_match, scenario_file
 
 from ._app import dialect_of
+from ._serve import is_loopback
 from .dialects import RENDERERS, Dialect
 
 __all__ = ["HOP_BY_HOP", "RecordServer", "Recorder", "create_record_app", "record_forever"]
@@ -309,6 +310,9 @@ def record_forever(*, upstream: str, out: Path, host: str = "127.0.0.1", port: i
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
+    if not is_loopback(host):
+        _LOG.warning("listening on %s: anyone who can reach it can use the upstream through it, with their own "
+                     "credentials or none, and have their exchanges written to %s", host, out)
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     server = RecordServer(upstream, out, host=host, port=port)
     try:

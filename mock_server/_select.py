@@ -11,7 +11,7 @@ from callproof.harness.scenario import RequestFacts, Scenario, request_facts
 
 from .dialects import Dialect
 
-__all__ = ["by_match", "nearest_matches"]
+__all__ = ["by_match", "nearest_matches", "no_match"]
 
 
 def by_match(
@@ -36,3 +36,13 @@ def nearest_matches(
     """The scenarios whose match failed on the fewest keys (ties in load order), each with the keys that failed."""
     scored = [(scenario.id, scenario.match.failures(facts)) for scenario in scenarios if scenario.match is not None]
     return sorted(scored, key=lambda row: len(row[1]))[:limit]
+
+
+def no_match(scenarios: Iterable[Scenario], facts: RequestFacts) -> tuple[str, list[str]]:
+    """The strict 404's message when no scenario was named and no match holds (the nearest matches and the keys
+    that failed), and the nearest ids."""
+    nearest = nearest_matches(scenarios, facts)
+    detail = "; ".join(f"{sid} (failed: {', '.join(failed)})" for sid, failed in nearest)
+    message = (f"No scenario selected and no scenario's match holds (last user text {facts.user_text[:80]!r}, "
+               f"model {facts.model!r}, dialect {facts.dialect}); nearest: {detail}.")
+    return message, [sid for sid, _ in nearest]

@@ -6,122 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from callproof.harness._types import Dialect
 from callproof.harness.check import SSEEvent
 
+from ._import_model import Item, Structured, Unstructured, error_of, non_negative, payload_of
+
 __all__ = ["Structured", "Unstructured", "structure_body", "structure_events"]
-
-
-class Unstructured(ValueError):
-    """The capture does not read as a stream of its dialect; the message says where."""
-
-
-@dataclass
-class _Item:
-    type: str
-    fragments: list[str] = field(default_factory=list)
-    name: str = ""
-    name_fragments: list[str] = field(default_factory=list)
-    call_id: str | None = None
-    done: str | None = None  # arguments as the done event or the body gives them
-    id_on: str = "first"
-    name_on_later: str = "omit"
-    arguments_before_name: bool = False
-    done_step: bool = False
-
-    def to_json(self, chunked: bool) -> dict[str, Any]:
-        joined = "".join(self.fragments)
-        if self.type in ("text", "reasoning"):
-            out: dict[str, Any] = {"type": self.type, "text": joined if self.fragments else (self.done or "")}
-            if chunked and self.fragments:
-                out["chunk"] = {"fragments": list(self.fragments)}
-            return out
-        in_done_only = chunked and not self.fragments and bool(self.done)
-        arguments = (self.done or "") if in_done_only or not chunked else joined
-        out = {"type": "function_call", "name": self.name or "unnamed", "call_id": self.call_id,
-               "arguments": arguments}
-        if chunked:
-            out["chunk"] = {"whole": True} if in_done_only else {"fragments": list(self.fragments)}
-        if chunked and len(self.name_fragments) > 1:
-            out["name_chunk"] = {"fragments": list(self.name_fragments)}
-        if self.id_on != "first":
-            out["id_on"] = self.id_on
-        if self.name_on_later != "omit":
-            out["name_on_later"] = self.name_on_later
-        if self.arguments_before_name:
-            out["arguments_before_name"] = True
-        if in_done_only:
-            out["arguments_in_done_only"] = True
-        return out
-
-
-@dataclass
-class Structured:
-    """The structured parts of a scenario read from a capture; `content` lists the index of every content event
-    (a text, reasoning or argument delta) among the capture's events, for measured delays."""
-
-    items: list[_Item] = field(default_factory=list)
-    steps: list[tuple[int, int]] = field(default_factory=list)
-    ending: str = "completed"
-    error: dict[str, str] | None = None
-    usage: dict[str, int] = field(default_factory=dict)
-    content: list[int] = field(default_factory=list)
-    chunked: bool = True
-
-    def add(self, item: _Item) -> int:
-        self.items.append(item)
-        return len(self.items) - 1
-
-    def fragment(self, index: int, piece: str, event: int) -> None:
-        item = self.items[index]
-        item.fragments.append(piece)
-        self.steps.append((index, len(item.fragments) - 1))
-        self.content.append(event)
-
-    def scenario_parts(self) -> dict[str, Any]:
-        """`output`, `order`, `ending`, `error`, `usage` as a scenario file writes them."""
-        out: dict[str, Any] = {"output": [item.to_json(self.chunked) for item in self.items]}
-        steps = list(self.steps)
-        if self.chunked:
-            for i, item in enumerate(self.items):  # a call whose arguments came only in its done event: one step
-                if item.type == "function_call" and not item.fragments and item.done:
-                    steps.append((i, 0))
-            sequential = [(i, j) for i, j in sorted(steps)]
-            if steps != sequential:
-                out["order"] = [list(step) for step in steps]
-        if self.ending != "completed":
-            out["ending"] = self.ending
-        if self.error:
-            out["error"] = self.error
-        if self.usage:
-            out["usage"] = {"input_tokens": 0, "output_tokens": 0, **self.usage}
-        return out
-
-
-def _payload(event: SSEEvent, position: int) -> dict[str, Any]:
-    try:
-        payload = json.loads(event.data)
-    except ValueError:
-        raise Unstructured(f"event {position} ({event.type}) carries no JSON: {event.data[:60]!r}") from None
-    if not isinstance(payload, dict):
-        raise Unstructured(f"event {position} carries JSON that is not an object")
-    return payload
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def _error(raw: Any, fallback_code: str) -> dict[str, str]:
-    raw = raw if isinstance(raw, Mapping) else {}
-    code = raw.get("code") or raw.get("type") or fallback_code
-    out = {"code": str(code), "message": str(raw.get("message") or "")}
-    if isinstance(raw.get("type"), str):
-        out["type"] = raw["type"]
-    return out
 
 
 # -- Responses --
@@ -134,21 +26,22 @@ _RSP_DELTA = ("response.output_text.delta", "response.function_call_arguments.de
 def _responses_usage(usage: Any) -> dict[str, int]:
     if not isinstance(usage, Mapping):
         return {}
-    out = {"input_tokens": _int(usage.get("input_tokens")), "output_tokens": _int(usage.get("output_tokens"))}
+    out = {"input_tokens": non_negative(usage.get("input_tokens")),
+           "output_tokens": non_negative(usage.get("output_tokens"))}
     details = usage.get("output_tokens_details")
-    if isinstance(details, Mapping) and _int(details.get("reasoning_tokens")):
-        out["reasoning_tokens"] = _int(details.get("reasoning_tokens"))
+    if isinstance(details, Mapping) and non_negative(details.get("reasoning_tokens")):
+        out["reasoning_tokens"] = non_negative(details.get("reasoning_tokens"))
     cached = usage.get("input_tokens_details")
-    if isinstance(cached, Mapping) and _int(cached.get("cached_tokens")):
-        out["cached_tokens"] = _int(cached.get("cached_tokens"))
+    if isinstance(cached, Mapping) and non_negative(cached.get("cached_tokens")):
+        out["cached_tokens"] = non_negative(cached.get("cached_tokens"))
     return out
 
 
-def _responses_item(raw: Mapping[str, Any], where: str) -> _Item:
+def _responses_item(raw: Mapping[str, Any], where: str) -> Item:
     kind = _RSP_ITEM.get(str(raw.get("type")))
     if kind is None:
         raise Unstructured(f"{where}: output item type {raw.get('type')!r} has no scenario form")
-    item = _Item(kind)
+    item = Item(kind)
     if kind == "function_call":
         item.name = str(raw.get("name") or "")
         item.name_fragments = [item.name]
@@ -165,7 +58,7 @@ def _responses_end(out: Structured, response: Any, status: str) -> None:
         out.ending = "content_filter" if reason == "content_filter" else "length"
     elif status == "failed":
         out.ending = "failed"
-        out.error = _error(response.get("error"), "server_error")
+        out.error = error_of(response.get("error"), "server_error")
 
 
 def _responses_events(events: Sequence[SSEEvent]) -> Structured:
@@ -174,16 +67,16 @@ def _responses_events(events: Sequence[SSEEvent]) -> Structured:
     for n, event in enumerate(events):
         if event.data == "[DONE]":
             continue
-        payload = _payload(event, n)
+        payload = payload_of(event, n)
         kind = payload.get("type")
         where = f"event {n} ({kind})"
         if kind == "response.output_item.added":
             item = payload.get("item")
             if not isinstance(item, Mapping):
                 raise Unstructured(f"{where}: no item")
-            by_index[_int(payload.get("output_index"))] = out.add(_responses_item(item, where))
+            by_index[non_negative(payload.get("output_index"))] = out.add(_responses_item(item, where))
         elif kind in _RSP_DELTA or kind in ("response.function_call_arguments.done", "response.output_item.done"):
-            index = by_index.get(_int(payload.get("output_index")))
+            index = by_index.get(non_negative(payload.get("output_index")))
             if index is None:
                 raise Unstructured(f"{where}: output_index {payload.get('output_index')!r} was never added")
             if kind in _RSP_DELTA:
@@ -200,7 +93,7 @@ def _responses_events(events: Sequence[SSEEvent]) -> Structured:
             _responses_end(out, payload.get("response"), kind.rsplit(".", 1)[1])
         elif kind == "error":
             out.ending = "failed"
-            out.error = _error(payload.get("error", payload), "server_error")
+            out.error = error_of(payload.get("error", payload), "server_error")
     return out
 
 
@@ -232,13 +125,14 @@ _CHAT_FINISH = {"length": "length", "content_filter": "content_filter"}
 def _chat_usage(usage: Any) -> dict[str, int]:
     if not isinstance(usage, Mapping):
         return {}
-    out = {"input_tokens": _int(usage.get("prompt_tokens")), "output_tokens": _int(usage.get("completion_tokens"))}
+    out = {"input_tokens": non_negative(usage.get("prompt_tokens")),
+           "output_tokens": non_negative(usage.get("completion_tokens"))}
     details = usage.get("completion_tokens_details")
-    if isinstance(details, Mapping) and _int(details.get("reasoning_tokens")):
-        out["reasoning_tokens"] = _int(details.get("reasoning_tokens"))
+    if isinstance(details, Mapping) and non_negative(details.get("reasoning_tokens")):
+        out["reasoning_tokens"] = non_negative(details.get("reasoning_tokens"))
     cached = usage.get("prompt_tokens_details")
-    if isinstance(cached, Mapping) and _int(cached.get("cached_tokens")):
-        out["cached_tokens"] = _int(cached.get("cached_tokens"))
+    if isinstance(cached, Mapping) and non_negative(cached.get("cached_tokens")):
+        out["cached_tokens"] = non_negative(cached.get("cached_tokens"))
     return out
 
 
@@ -249,7 +143,7 @@ def _chat_call(out: Structured, calls: dict[int, int], delta: Mapping[str, Any],
     function: Mapping[str, Any] = delta["function"] if isinstance(delta.get("function"), Mapping) else {}
     name, arguments = function.get("name"), function.get("arguments")
     if index not in calls:
-        item = _Item("function_call", call_id=delta.get("id") if isinstance(delta.get("id"), str) else None)
+        item = Item("function_call", call_id=delta.get("id") if isinstance(delta.get("id"), str) else None)
         if isinstance(name, str) and name:
             item.name, item.name_fragments = name, [name]
         else:
@@ -283,9 +177,9 @@ def _chat_events(events: Sequence[SSEEvent]) -> Structured:
     for n, event in enumerate(events):
         if event.data.strip() == "[DONE]":
             continue
-        payload = _payload(event, n)
+        payload = payload_of(event, n)
         if "error" in payload:
-            out.ending, out.error = "failed", _error(payload["error"], "server_error")
+            out.ending, out.error = "failed", error_of(payload["error"], "server_error")
             continue
         out.usage = _chat_usage(payload.get("usage")) or out.usage
         for choice in payload.get("choices") or ():
@@ -295,7 +189,7 @@ def _chat_events(events: Sequence[SSEEvent]) -> Structured:
             content = delta.get("content")
             if isinstance(content, str) and content:
                 if text is None or any(i > text for i in calls.values()):
-                    text = out.add(_Item("text"))
+                    text = out.add(Item("text"))
                 out.fragment(text, content, n)
             for call in delta.get("tool_calls") or ():
                 if not isinstance(call, Mapping):
@@ -316,12 +210,12 @@ def _chat_body(body: Mapping[str, Any]) -> Structured:
     if not isinstance(message, Mapping):
         raise Unstructured("$.choices[0].message is not an object")
     if isinstance(message.get("content"), str) and message["content"]:
-        out.add(_Item("text", done=message["content"]))
+        out.add(Item("text", done=message["content"]))
     for i, call in enumerate(message.get("tool_calls") or ()):
         function = call.get("function") if isinstance(call, Mapping) else None
         if not isinstance(function, Mapping) or not isinstance(function.get("arguments"), str):
             raise Unstructured(f"$.choices[0].message.tool_calls[{i}].function.arguments is not a string")
-        out.add(_Item("function_call", name=str(function.get("name") or ""), done=function["arguments"],
+        out.add(Item("function_call", name=str(function.get("name") or ""), done=function["arguments"],
                       call_id=call.get("id") if isinstance(call.get("id"), str) else None))
     out.ending = _CHAT_FINISH.get(str(choices[0].get("finish_reason")), "completed")
     out.usage = _chat_usage(body.get("usage"))
@@ -339,19 +233,19 @@ def _anthropic_usage(usage: Any, into: dict[str, int]) -> None:
     if not isinstance(usage, Mapping):
         return
     if "input_tokens" in usage:
-        cached = _int(usage.get("cache_read_input_tokens"))
-        into["input_tokens"] = _int(usage.get("input_tokens")) + cached
+        cached = non_negative(usage.get("cache_read_input_tokens"))
+        into["input_tokens"] = non_negative(usage.get("input_tokens")) + cached
         if cached:
             into["cached_tokens"] = cached
     if "output_tokens" in usage:
-        into["output_tokens"] = _int(usage.get("output_tokens"))
+        into["output_tokens"] = non_negative(usage.get("output_tokens"))
 
 
-def _anthropic_block(raw: Mapping[str, Any], where: str) -> _Item:
+def _anthropic_block(raw: Mapping[str, Any], where: str) -> Item:
     kind = _ANT_BLOCK.get(str(raw.get("type")))
     if kind is None:
         raise Unstructured(f"{where}: content block type {raw.get('type')!r} has no scenario form")
-    item = _Item(kind)
+    item = Item(kind)
     if kind == "function_call":
         item.name = str(raw.get("name") or "")
         item.name_fragments = [item.name]
@@ -363,7 +257,7 @@ def _anthropic_events(events: Sequence[SSEEvent]) -> Structured:
     out = Structured()
     blocks: dict[int, int] = {}
     for n, event in enumerate(events):
-        payload = _payload(event, n)
+        payload = payload_of(event, n)
         kind = payload.get("type")
         if kind == "message_start":
             message = payload.get("message")
@@ -372,9 +266,9 @@ def _anthropic_events(events: Sequence[SSEEvent]) -> Structured:
             block = payload.get("content_block")
             if not isinstance(block, Mapping):
                 raise Unstructured(f"event {n}: content_block_start without a block")
-            blocks[_int(payload.get("index"))] = out.add(_anthropic_block(block, f"event {n}"))
+            blocks[non_negative(payload.get("index"))] = out.add(_anthropic_block(block, f"event {n}"))
         elif kind == "content_block_delta":
-            index = blocks.get(_int(payload.get("index")))
+            index = blocks.get(non_negative(payload.get("index")))
             delta: Mapping[str, Any] = payload["delta"] if isinstance(payload.get("delta"), Mapping) else {}
             key = _ANT_DELTA.get(str(delta.get("type")))
             if index is None:
@@ -386,7 +280,7 @@ def _anthropic_events(events: Sequence[SSEEvent]) -> Structured:
             out.ending = _ANT_STOP.get(str(stop.get("stop_reason")), "completed")
             _anthropic_usage(payload.get("usage"), out.usage)
         elif kind == "error":
-            out.ending, out.error = "failed", _error(payload.get("error"), "api_error")
+            out.ending, out.error = "failed", error_of(payload.get("error"), "api_error")
     return out
 
 

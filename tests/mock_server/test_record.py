@@ -238,3 +238,20 @@ def test_delays_are_recorded_as_measured_and_replayed(tmp_path: Path) -> None:
     assert again == original
     assert max(gaps) >= 180 and max(original_gaps) >= 180
     assert abs(sum(gaps) - sum(original_gaps)) < 150
+
+
+def test_an_upstream_ending_in_v1_and_a_callers_v1_make_one(tmp_path: Path) -> None:
+    with MockServer(strict=True) as mock, RecordServer(mock.url, tmp_path) as proxy:
+        answer = httpx.post(proxy.url + "/chat/completions?trace=1", json=request_body("chat", "text_only"),
+                            timeout=TIMEOUT)
+        (request,) = mock.journal.requests()
+    assert answer.status_code == 200 and request.path == "/v1/chat/completions"
+
+
+def test_other_requests_are_forwarded_but_not_recorded(tmp_path: Path) -> None:
+    with MockServer(strict=True) as mock, RecordServer(mock.root_url, tmp_path) as proxy:
+        health = httpx.get(proxy.root_url + "/_callproof/health", timeout=TIMEOUT)
+        not_json = httpx.post(proxy.url + "/chat/completions", content=b"{oops", timeout=TIMEOUT)
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    assert not_json.status_code == 400
+    assert list(tmp_path.iterdir()) == []
