@@ -166,3 +166,18 @@ def test_record_then_replay_with_no_marker_gives_the_same_events(mock: MockServe
     assert len(requests) == len(RAW) + 4
     assert all(r["how"].startswith("match user_text.equals, model") for r in requests)
     assert sorted(r["scenario"] for r in requests) == [f.stem for f in files]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_record_exits_0_on_a_signal_like_mock(tmp_path: Path, sig: signal.Signals) -> None:
+    proc, _ = _start("record", "--upstream", "http://127.0.0.1:9", "--out", str(tmp_path / "out"),
+                     pattern=r"^callproof record listening on (http://127\.0\.0\.1:\d+/v1), ")
+    code, err = _stop(proc, sig)
+    assert code == 0 and "Traceback" not in err and "0 exchange(s) recorded" in err
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_record_usage_errors_are_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "record", "--upstream", "ftp://x",
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr == "callproof record: --upstream 'ftp://x' is not an http(s) URL\n"
