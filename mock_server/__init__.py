@@ -8,6 +8,7 @@ from ._app import create_app
 from ._clock import Clock, RealClock, VirtualClock
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
 from ._player import Plan, Write, make_plan
+from ._record import RecordServer, record_forever
 from ._respx import route_to_mock
 from ._serve import ExposedControlError, MockServer, is_loopback, serve_forever
 
@@ -21,6 +22,7 @@ __all__ = [
     "MockServer",
     "Plan",
     "RealClock",
+    "RecordServer",
     "Scenario",
     "ScenarioError",
     "VirtualClock",
@@ -30,6 +32,7 @@ __all__ = [
     "is_loopback",
     "load_scenarios",
     "make_plan",
+    "record_forever",
     "route_to_mock",
     "serve_forever",
 ]

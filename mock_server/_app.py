@@ -23,12 +23,13 @@ from starlette.routing import Match, Route
 from starlette.types import Scope
 
 from callproof.harness._version import __version__
-from callproof.harness.scenario import Scenario, bundled_scenarios
+from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios
 
 from ._clock import Clock, RealClock
 from ._control import Handler, guarded, openai_error
 from ._journal import Journal, case_tag
 from ._player import Plan, error_plan, make_plan
+from ._select import by_match, no_match
 from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 
 # anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a
@@ -184,9 +185,14 @@ class _Mock:
         stream = body.get("stream") is True
         wanted, how = select_scenario(request.headers, text, body)
         scenario = self.scenarios.get(wanted) if wanted is not None else None
+        facts = None
+        if wanted is None:  # §3 step 4: the first scenario whose match holds
+            scenario, how, facts = by_match(self.scenarios.values(), dialect, body)
         fallback: list[tuple[str, str]] = []
+        chosen = how
         if scenario is None and not self.strict:
             scenario = self.scenarios.get("default")
+            chosen = "default"
             if scenario is not None and wanted is not None:
                 nearest = self._nearest(wanted)
                 fallback = [("x-callproof-fallback", f"unknown scenario {wanted!r}; played default"),
@@ -194,7 +200,7 @@ class _Mock:
                 _LOG.warning("unknown scenario %r (from %s) played `default`%s; use --strict to answer 404 instead",
                              wanted, how, f"; nearest ids: {', '.join(nearest)}" if nearest else "")
         if scenario is None:
-            plan = self._not_found(renderer, wanted, how)
+            plan = self._not_found(renderer, wanted, how) if facts is None else self._no_match(renderer, facts)
             request_id = log(404, raw, dialect=dialect, stream=stream, case=case_tag(text))
             return await self._respond(plan, request_id, start)
 
@@ -218,16 +224,18 @@ class _Mock:
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
         begin = self.clock.now()
         request_id = log(answer.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
-                         case=case_tag(text), faults=answer.faults, planned=begin)
+                         case=case_tag(text), faults=answer.faults, planned=begin,
+                         how=chosen)
         return await self._respond(answer, request_id, begin)
 
     def _log(self, scope: Scope, start: float, status: int, raw: bytes | None = None, *,
              dialect: Dialect | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
-             faults: tuple[str, ...] = (), planned: float | None = None) -> int:
+             faults: tuple[str, ...] = (), planned: float | None = None, how: str | None = None) -> int:
         """Journal the request of `scope`, which arrived at `start`; `raw` is its body when it was read."""
         return self.journal.log_request(time=start, method=scope["method"], path=scope["path"],
                                         raw_headers=scope["headers"], raw_body=raw, status=status, dialect=dialect,
-                                        stream=stream, scenario=scenario, case=case, faults=faults, start=planned)
+                                        stream=stream, scenario=scenario, case=case, faults=faults, start=planned,
+                                        how=how)
 
     def _not_found(self, renderer: Renderer, wanted: str | None, how: str) -> Plan:
         if wanted is None:
@@ -239,6 +247,10 @@ class _Mock:
             nearest = self._nearest(wanted)
             message = f"Unknown scenario {wanted!r} (from {how})"
             message += f"; nearest ids: {', '.join(nearest)}." if nearest else "; see GET /_callproof/scenarios."
+        return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
+
+    def _no_match(self, renderer: Renderer, facts: RequestFacts) -> Plan:
+        message, nearest = no_match(self.scenarios.values(), facts)
         return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
 
     def _nearest(self, wanted: str) -> list[str]:

@@ -421,7 +421,8 @@ def _body_plan(
     """A non-stream answer; byte-level faults (disconnect, truncate, malformed, fragment) apply to the body."""
     error = faults.get("stream_error")
     played = _failed(scenario, error) if error is not None else scenario
-    body = _json_bytes(renderer.body(played, ctx))
+    verbatim = scenario.raw_body.get(renderer.dialect) if error is None else None
+    body = _json_bytes(verbatim if verbatim is not None else renderer.body(played, ctx))
     end_fault = faults.get("disconnect") or faults.get("truncate")
     malformed = "malformed" in faults
     if end_fault is None and not malformed and "fragment" not in faults:

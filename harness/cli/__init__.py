@@ -11,14 +11,14 @@ from typing import NoReturn
 
 from callproof.harness._version import __version__
 
-from . import _check, _diff, _fuzz, _mock, _report, _rules, _run, _scenarios
+from . import _check, _diff, _fuzz, _mock, _record, _report, _rules, _run, _scenarios
 from ._exit import ExitCode
 
 __all__ = ["ExitCode", "main"]
 
 #: The subcommands by name, in --help order.
 _COMMANDS = {"check": _check, "mock": _mock, "scenarios": _scenarios, "run": _run, "fuzz": _fuzz, "report": _report,
-             "diff": _diff, "rules": _rules}
+             "diff": _diff, "rules": _rules, "record": _record}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from callproof.harness.scenario import ScenarioError
 
@@ -65,20 +66,26 @@ def _journal_problem(path: Path | None) -> str | None:
     return None
 
 
-def run(args: argparse.Namespace) -> int:
-    # start-up guard: starlette and uvicorn load only for this command
-    from callproof.mock_server import ExposedControlError, serve_forever
+def server_module() -> ModuleType:
+    """callproof.mock_server, imported on first use (by `mock` and `record`)."""
+    # start-up guard: starlette, uvicorn and httpx load only for the commands that serve
+    import callproof.mock_server
 
+    return callproof.mock_server
+
+
+def run(args: argparse.Namespace) -> int:
+    server = server_module()
     problem = _journal_problem(args.journal)
     if problem is not None:
         print(f"callproof mock: {problem}", file=sys.stderr)
         return ExitCode.USAGE
     try:
         scenarios = corpus(args.scenarios, args.bundled)
-        serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict, seed=args.seed,
-                      journal_path=args.journal, speed=args.speed, control=args.control,
-                      control_token=args.control_token)
-    except (ScenarioError, ExposedControlError) as exc:
+        server.serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict,
+                             seed=args.seed, journal_path=args.journal, speed=args.speed, control=args.control,
+                             control_token=args.control_token)
+    except (ScenarioError, server.ExposedControlError) as exc:
         print(f"callproof mock: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except OSError as exc:

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
+from callproof.harness._errors import InputError
+from callproof.harness._types import DIALECTS, Dialect
 from callproof.harness.run import run_scenarios
-from callproof.harness.scenario import Scenario, ScenarioError, load_scenarios
+from callproof.harness.scenario import Scenario, ScenarioError, load_scenarios, parse_scenario_file
+from callproof.harness.scenario._import import import_capture, read_capture, scenario_file
 
 from ._exit import ExitCode
 from ._options import Subparsers
@@ -43,9 +48,59 @@ def add_parser(subparsers: Subparsers) -> None:
     )
     scenarios.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     add_corpus_options(scenarios)
+    actions = scenarios.add_subparsers(dest="action", metavar="{import}")
+    imports = actions.add_parser(
+        "import", help="turn a capture into a scenario file on stdout",
+        description="Turn a capture (an SSE stream or a non-stream JSON body of any dialect, e.g. from curl or a bug "
+                    "report) into a scenario file on stdout that replays it: structured output (fragments exactly as "
+                    "chunked, ending, usage, call ids) for every dialect, the capture verbatim in its own.",
+    )
+    imports.add_argument("file", metavar="FILE", help="the capture, or - for standard input")
+    imports.add_argument("--front", choices=DIALECTS, help="the capture's dialect (default: detected)")
+    imports.add_argument("--id", dest="scenario_id", metavar="NAME",
+                         help="the scenario id (snake_case; default: from the file name)")
+    imports.add_argument("--no-raw", dest="raw", action="store_false",
+                         help="leave out the verbatim frames: the capture's own dialect renders from the structure")
+
+
+_NOT_ID = re.compile(r"[^a-z0-9_]+")
+
+
+def _default_id(name: str) -> str:
+    stem = "capture" if name == "<stdin>" else Path(name).name.split(".", 1)[0]
+    ident = _NOT_ID.sub("_", stem.lower()).strip("_")
+    return f"imported_{ident}".rstrip("_")[:64]
+
+
+def _import(args: argparse.Namespace) -> int:
+    name = "<stdin>" if args.file == "-" else args.file
+    try:
+        scenario_id = args.scenario_id or _default_id(name)
+        if not re.fullmatch(r"[a-z][a-z0-9_]{0,63}", scenario_id):
+            raise InputError(f"--id {scenario_id!r} is not a scenario id: snake_case, a letter first, at most 64")
+        try:
+            data = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {name}: {exc.strerror or exc}") from None
+        capture = read_capture(data, name, cast(Dialect | None, args.front))
+        kind = "stream" if capture.kind == "sse" else "body"
+        scenario = import_capture(capture, scenario_id=scenario_id, raw=args.raw,
+                                  description=f"{capture.dialect} {kind} imported from {Path(name).name}")
+        text = json.dumps(scenario_file(scenario_id, f"Imported from {name}.", [scenario]), indent=2,
+                          ensure_ascii=False)
+        parse_scenario_file(text, f"{scenario_id}.json")  # what is printed loads as it is
+    except (InputError, ScenarioError) as exc:
+        print(f"callproof scenarios import: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    sys.stdout.write(text + "\n")
+    print(f"callproof scenarios import: scenario {scenario_id!r} ({capture.dialect} {kind}); save it as "
+          f"{scenario_id}.json", file=sys.stderr)
+    return ExitCode.OK
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "action", None) == "import":
+        return _import(args)
     try:
         found = corpus(args.scenarios, args.bundled)
     except ScenarioError as exc:

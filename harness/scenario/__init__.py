@@ -4,6 +4,7 @@ and the outcome (text, calls, status) read from a stream, a body or an adapter."
 from __future__ import annotations
 
 from ._exchange import Chunk, Exchange
+from ._match import JsonPredicate, Match, RequestFacts, TextMatch, request_facts, strip_markers
 from ._outcome import (
     Call,
     Result,
@@ -40,13 +41,17 @@ __all__ = [
     "Expect",
     "Fault",
     "FunctionCall",
+    "JsonPredicate",
+    "Match",
     "Output",
     "RawFrame",
+    "RequestFacts",
     "Result",
     "Scenario",
     "ScenarioError",
     "Status",
     "Step",
+    "TextMatch",
     "Timing",
     "Usage",
     "bundled_scenarios",
@@ -56,8 +61,10 @@ __all__ = [
     "markers",
     "new_case_tag",
     "parse_scenario_file",
+    "request_facts",
     "result_of_adapter",
     "result_of_body",
     "result_of_events",
     "status_matches",
+    "strip_markers",
 ]

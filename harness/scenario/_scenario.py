@@ -18,6 +18,8 @@ from callproof.harness._errors import CallproofError
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES
 
+from ._match import Match, MatchError, compile_match
+
 __all__ = [
     "Chunked",
     "Expect",
@@ -144,6 +146,8 @@ class Scenario:
     faults: tuple[Fault, ...] = ()
     raw: Mapping[Dialect, tuple[RawFrame, ...]] = field(default_factory=dict)
     breaks: Mapping[Dialect, tuple[str, ...]] = field(default_factory=dict)
+    match: Match | None = None
+    raw_body: Mapping[Dialect, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def calls(self) -> tuple[FunctionCall, ...]:
@@ -255,6 +259,15 @@ def _raw_frame(item: Any) -> RawFrame:
     return RawFrame(item["text"].encode("utf-8"), float(item.get("delay_ms", 0)))
 
 
+def _match(source: str, index: int, raw: Mapping[str, Any] | None) -> Match | None:
+    if raw is None:
+        return None
+    try:
+        return compile_match(raw)
+    except MatchError as exc:
+        raise ScenarioError(f"{source}: $.scenarios[{index}].match.{exc.where}: {exc.message}") from None
+
+
 def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> Scenario:
     where = f"scenarios[{index}] ({raw['id']})"
     output = tuple(
@@ -297,6 +310,8 @@ def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> 
         ),
         raw={d: tuple(_raw_frame(x) for x in frames) for d, frames in raw.get("raw", {}).items()},
         breaks={d: tuple(rules) for d, rules in raw.get("breaks", {}).items()},
+        match=_match(source, index, raw.get("match")),
+        raw_body=raw.get("raw_body", {}),
     )
 
 

@@ -1,0 +1,50 @@
+"""`callproof record`: the recording proxy in the foreground (mock_server/_record.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ._exit import ExitCode
+from ._mock import _port, server_module
+from ._options import Subparsers
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    record = subparsers.add_parser(
+        "record",
+        help="record real traffic as scenario files (a recording proxy)",
+        description="Forward every request to --upstream (same path, headers but hop-by-hop ones), stream the "
+                    "answer back unchanged as it arrives, and write each exchange of a dialect endpoint to --out as "
+                    "a scenario file with a `match` on its request, until SIGINT or SIGTERM; prints `callproof "
+                    "record listening on http://HOST:PORT/v1, ...`.",
+    )
+    record.add_argument("--upstream", required=True, metavar="URL",
+                        help="where to forward, e.g. https://api.openai.com (the caller's path is appended)")
+    record.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the scenario files")
+    record.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    record.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+
+
+def run(args: argparse.Namespace) -> int:
+    parts = urlsplit(args.upstream)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        print(f"callproof record: --upstream {args.upstream!r} is not an http(s) URL", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"callproof record: cannot create --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        count = server_module().record_forever(upstream=args.upstream, out=args.out, host=args.host, port=args.port)
+    except OSError as exc:
+        print(f"callproof record: cannot serve on {args.host}:{args.port}: {exc.strerror or exc}; "
+              "pick another --port (0 chooses a free one)", file=sys.stderr)
+        return ExitCode.USAGE
+    print(f"callproof record: {count} exchange(s) recorded in {args.out}", file=sys.stderr)
+    return ExitCode.OK
