@@ -44,10 +44,10 @@ test: lint typecheck pytest
 
 demo: venv
 	@mkdir -p out/demo
-	@echo "== the reference gateway (examples/gateway.py: Responses front over a Chat Completions upstream)"
+	@echo "== the reference gateway (examples/gateway/: its Responses front over a Chat Completions upstream)"
 	$(BIN)/callproof run -n 2 --report out/demo/gateway.json --md out/demo/gateway.md \
 		--html out/demo/gateway.html --junit out/demo/gateway.xml --badge out/demo/gateway.svg \
-		--launch '$(BIN)/python examples/gateway.py --upstream {upstream} --port {port}'
+		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port}'
 	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
 	$(BIN)/callproof run -n 2 --report out/demo/client-openai.json --md out/demo/client-openai.md \

@@ -23,7 +23,7 @@ TABLE = json.loads((Path(__file__).parent / "data" / "mutations.json").read_text
 FEATURES = sorted({s.feature for s in bundled_scenarios().values()})
 #: Raw scenarios replay bytes of one dialect as they are: not a gateway's upstream (the harness leaves them out).
 GATEWAY_FEATURES = [f for f in FEATURES if f != "raw"]
-#: The upstream dialects the reference gateway speaks (examples/gateway.py DIALECTS).
+#: The upstream dialects the reference gateway speaks (examples/gateway/ UPSTREAMS).
 GATEWAY_DIALECTS: tuple[Dialect, ...] = ("chat", "anthropic")
 
 
@@ -110,7 +110,7 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
 
 
 def _reference_gateway(dialect: Dialect) -> RunConfig:
-    """The reference gateway (examples/gateway.py, unbroken) in front of a `dialect` upstream."""
+    """The reference gateway (examples/gateway/, unbroken) in front of a `dialect` upstream."""
     return RunConfig(launch=f"{fakes.launch()} --upstream-dialect {dialect}", upstream_dialect=dialect, case_timeout=15)
 
 
