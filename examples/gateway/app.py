@@ -17,7 +17,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from .fronts import AnthropicFront, ChatFront, Front, ResponsesFront
-from .model import Request, UpstreamError, UpstreamHTTPError
+from .model import Event, Request, UpstreamError, UpstreamHTTPError
 from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream
 
 __all__ = ["FRONTS", "UPSTREAMS", "Gateway", "create_app", "main", "parser", "serve"]
@@ -103,7 +103,7 @@ class Gateway:
         finally:
             await answer.aclose()
 
-    async def read_body(self, answer: httpx.Response) -> list[Any] | UpstreamError:
+    async def read_body(self, answer: httpx.Response) -> list[Event] | UpstreamError:
         """The neutral events of a non-stream upstream answer, or how it failed."""
         try:
             return list(self.upstream.body_events(json.loads(await answer.aread())))
