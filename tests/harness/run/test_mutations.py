@@ -74,21 +74,7 @@ def _row(record: Any, kind: str, defect: str, rules: Sequence[str], caught: set[
     record("callproof_mutation", json.dumps(row))
 
 
-#: Rows the harness cannot judge today, each with why (xfail strict: the row passes again once that is fixed).
-HARNESS_ISSUES = {
-    "last_message_only": "harness/run/_harness.py _front_problem: the upstream request lacks the case marker (the "
-                         "defect), the mock answers 404, the gateway forwards it, and the harness reads 'front 404 "
-                         "without calling its upstream' as a setup error instead of judging GW-REQ-001",
-}
-
-
-def _gateway_row(entry: dict[str, Any]) -> Any:
-    reason = HARNESS_ISSUES.get(entry["defect"])
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(entry, marks=marks, id=entry["defect"])
-
-
-@pytest.mark.parametrize("entry", [_gateway_row(e) for e in TABLE["gateway"]])
+@pytest.mark.parametrize("entry", TABLE["gateway"], ids=lambda e: e["defect"])
 def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -> None:
     upstream = entry.get("upstream", "chat")
     config = RunConfig(launch=f"{fakes.launch('gateways', entry['defect'])} --upstream-dialect {upstream}",
