@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 INTEROP_STAMP := $(VENV)/.interop-installed
 INTEROP_OUT   := out/interop
 
-.PHONY: venv test lint typecheck pytest demo bench docs clean drift browser dist node
+.PHONY: venv test lint typecheck pytest demo matrix bench docs clean drift browser dist node
 
 venv: $(STAMP)
 
@@ -44,10 +44,10 @@ test: lint typecheck pytest
 
 demo: venv
 	@mkdir -p out/demo
-	@echo "== the reference gateway (examples/gateway.py: Responses front over a Chat Completions upstream)"
+	@echo "== the reference gateway (examples/gateway/: its Responses front over a Chat Completions upstream)"
 	$(BIN)/callproof run -n 2 --report out/demo/gateway.json --md out/demo/gateway.md \
 		--html out/demo/gateway.html --junit out/demo/gateway.xml --badge out/demo/gateway.svg \
-		--launch '$(BIN)/python examples/gateway.py --upstream {upstream} --port {port}'
+		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port}'
 	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
 	$(BIN)/callproof run -n 2 --report out/demo/client-openai.json --md out/demo/client-openai.md \
@@ -58,6 +58,26 @@ demo: venv
 		-o out/demo/matrix.html
 	@echo
 	@echo "make demo: reports in out/demo/: JSON, Markdown, HTML (matrix.html compares both), JUnit, badges"
+
+# `make matrix`: the reference gateway (examples/gateway/) through the whole corpus for each of the 9 front x upstream
+# dialect pairs (`make test` runs the full corpus for the Responses front only, a subset for the others). Reports in
+# out/matrix/ (one JSON and Markdown report per pair, matrix.html over all); exits non-zero when any pair fails.
+MATRIX_OUT       := out/matrix
+MATRIX_FRONTS    := responses chat anthropic
+MATRIX_UPSTREAMS := chat anthropic responses
+
+matrix: venv
+	@mkdir -p $(MATRIX_OUT)
+	@status=0; \
+	for front in $(MATRIX_FRONTS); do for upstream in $(MATRIX_UPSTREAMS); do \
+		echo "== make matrix: $$front front, $$upstream upstream"; \
+		$(BIN)/callproof run -n 2 --front $$front --upstream-dialect $$upstream \
+			--launch "$(BIN)/python -m examples.gateway --upstream {upstream} --port {port} --upstream-dialect $$upstream" \
+			--report $(MATRIX_OUT)/$$front-$$upstream.json --md $(MATRIX_OUT)/$$front-$$upstream.md || status=1; \
+	done; done; \
+	$(BIN)/callproof report $(MATRIX_OUT)/*.json --format html -o $(MATRIX_OUT)/matrix.html || status=1; \
+	if [ $$status -ne 0 ]; then echo "make matrix: a front x upstream pair failed (reports in $(MATRIX_OUT)/)"; fi; \
+	exit $$status
 
 bench: venv
 	$(BIN)/python -m bench.run

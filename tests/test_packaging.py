@@ -106,7 +106,8 @@ def test_the_built_artifact_installs_and_runs_in_a_fresh_venv(dist: Path, artifa
     assert installed.startswith(str(venv)), installed
     capture = next((ROOT / "examples" / "captures" / "responses" / "openai" / "ok").glob("*.sse"))
     run("callproof", "check", str(capture))
-    gateway = f"{python} {ROOT / 'examples' / 'gateway.py'} --upstream {{upstream}} --port {{port}}"
+    # The example gateway is a package of the checkout: only its command sees the checkout (env PYTHONPATH=ROOT).
+    gateway = f"env PYTHONPATH={ROOT} {python} -m examples.gateway --upstream {{upstream}} --port {{port}}"
     out = run(python, "-m", "pytest", "--pyargs", "callproof.suite", "-p", "no:cacheprovider", "-q",
               "--callproof-launch", gateway, "-k", "one_call or parallel_two_calls")
     assert " passed" in out and "failed" not in out and "error" not in out, out

@@ -5,6 +5,6 @@ from __future__ import annotations
 
 import os
 
-from tests.fakes.gateways import create_app
+from tests.fakes.gateways import gateway_app
 
-app = create_app(os.environ["CALLPROOF_UPSTREAM"])
+app = gateway_app(os.environ["CALLPROOF_UPSTREAM"])

@@ -1,6 +1,7 @@
-"""Broken gateways: the reference gateway (examples/gateway.py) with exactly one defect each, for tests that prove
-the harness catches it. Each class overrides one method; its docstring names the defect and the rule that must
-fail.
+"""Broken gateways: the reference gateway (examples/gateway/) with exactly one defect each, for tests that prove
+the harness catches it. Each class subclasses one front (or upstream) of the reference gateway and overrides one
+method; its docstring names the defect and the rule that must fail. The broken front replaces the reference one
+of its dialect; the other fronts stay correct.
 
     python -m tests.fakes.gateways --defect buffering --upstream http://127.0.0.1:PORT/v1 --port N
 
@@ -17,33 +18,56 @@ import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, ClassVar
 
-import httpx
-from starlette.responses import Response
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse, Response
 
-from examples.gateway import Gateway, Item, Json, Turn, create_app, parser, serve
+from examples.gateway import (
+    AnthropicFront,
+    ChatFront,
+    ChatUpstream,
+    Front,
+    Json,
+    Request,
+    ResponsesFront,
+    Upstream,
+    UpstreamHTTPError,
+    create_app,
+    parser,
+    serve,
+)
+from examples.gateway.fronts.anthropic import AnthropicTurn, Block
+from examples.gateway.fronts.chat import ChatTurn
+from examples.gateway.fronts.responses import Turn
+from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
-__all__ = ["DEFECTS", "create_app", "main"]
+__all__ = ["DEFECTS", "create_app", "gateway_app", "main"]
 
 
 def _without(front: Json, key: str) -> Json:
     return {name: value for name, value in front.items() if name != key}
 
 
-class Buffering(Gateway):
+async def _all_at_once(parts: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    yield b"".join([part async for part in parts])
+
+
+# -- the Responses front ----------------------------------------------------------------------------------------
+
+
+class Buffering(ResponsesFront):
     """buffering: reads the whole upstream stream before writing any front event (GW-STREAM-001)."""
 
-    async def stream_events(self, front: Json, upstream: httpx.Response) -> AsyncIterator[bytes]:
-        parts = [part async for part in super().stream_events(front, upstream)]
-        yield b"".join(parts)
+    def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+        return _all_at_once(super().stream_events(request, events))
 
 
-class FlushEvery3(Gateway):
+class FlushEvery3(ResponsesFront):
     """flush_every_3: front events are written in batches of three upstream-driven writes, so an event can be held
     across an upstream pause until more upstream data arrives (GW-STREAM-002)."""
 
-    async def stream_events(self, front: Json, upstream: httpx.Response) -> AsyncIterator[bytes]:
+    async def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
         held: list[bytes] = []
-        async for part in super().stream_events(front, upstream):
+        async for part in super().stream_events(request, events):
             held.append(part)
             if len(held) == 3:
                 yield b"".join(held)
@@ -52,19 +76,19 @@ class FlushEvery3(Gateway):
             yield b"".join(held)
 
 
-class Delayed40ms(Gateway):
+class Delayed40ms(ResponsesFront):
     """delayed_40ms (correct, not a defect): every front write leaves 40 ms after the upstream data that caused it,
     through a delay line, so nothing is held across an upstream pause: latency, not buffering."""
 
     DELAY = 0.040
 
-    async def stream_events(self, front: Json, upstream: httpx.Response) -> AsyncIterator[bytes]:
+    async def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         line: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()
 
         async def read() -> None:
             try:
-                async for part in super(Delayed40ms, self).stream_events(front, upstream):
+                async for part in super(Delayed40ms, self).stream_events(request, events):
                     line.put_nowait((loop.time() + self.DELAY, part))
             finally:
                 line.put_nowait(None)
@@ -78,101 +102,100 @@ class Delayed40ms(Gateway):
             reader.cancel()
 
 
-class CompletesOnDisconnect(Gateway):
+class CompletesOnDisconnect(ResponsesFront):
     """completes_on_disconnect: an upstream stream that drops or ends without finish_reason / [DONE] becomes
     response.completed (GW-FAULT-003)."""
 
     def on_upstream_cut(self, turn: Turn, message: str) -> None:
-        turn.finish_reason = turn.finish_reason or "stop"
-        self.finish(turn)
+        self.finish(turn, "stop")
 
 
-class DropsRetryAfter(Gateway):
+class DropsRetryAfter(ResponsesFront):
     """drops_retry_after: the upstream 429's Retry-After header is not forwarded (GW-FAULT-002)."""
 
-    def error_headers(self, upstream: httpx.Response) -> dict[str, str]:
+    def error_headers(self, error: UpstreamHTTPError) -> dict[str, str]:
         return {}
 
 
-class ErrorAsStream(Gateway):
+class ErrorAsStream(ResponsesFront):
     """error_as_stream: an upstream HTTP error becomes a 200 SSE stream ending in response.failed
     (GW-FAULT-001)."""
 
-    def error_response(self, front: Json, upstream: httpx.Response, content: bytes) -> Response:
-        turn = self.new_turn(front)
+    def error_response(self, request: Request, error: UpstreamHTTPError) -> Response:
+        turn = self.new_turn(request)
         self.start(turn)
-        self.fail(turn, "upstream_error", f"The upstream answered HTTP {upstream.status_code}.")
+        self.fail(turn, "upstream_error", f"The upstream answered HTTP {error.status}.")
         return Response(self.flush(turn), media_type="text/event-stream")
 
 
-class DropsToolSchemas(Gateway):
+class DropsToolSchemas(ResponsesFront):
     """drops_tool_schemas: tools reach the upstream with empty parameters and no description (GW-REQ-002)."""
 
-    def translate_tool(self, tool: Json) -> Json:
-        return {"type": "function", "function": {"name": tool.get("name"), "parameters": {}}}
+    def parse_tool(self, tool: Json) -> Tool:
+        return Tool(str(tool["name"]), None, {})
 
 
-class DropsToolChoice(Gateway):
+class DropsToolChoice(ResponsesFront):
     """drops_tool_choice: tool_choice never reaches the upstream (GW-REQ-003)."""
 
-    def translate_request(self, front: Json) -> Json:
-        return super().translate_request(_without(front, "tool_choice"))
+    def parse_request(self, body: Json) -> Request:
+        return super().parse_request(_without(body, "tool_choice"))
 
 
-class DropsParallelFlag(Gateway):
+class DropsParallelFlag(ResponsesFront):
     """drops_parallel_flag: parallel_tool_calls never reaches the upstream (GW-REQ-004)."""
 
-    def translate_request(self, front: Json) -> Json:
-        return super().translate_request(_without(front, "parallel_tool_calls"))
+    def parse_request(self, body: Json) -> Request:
+        return super().parse_request(_without(body, "parallel_tool_calls"))
 
 
-class DropsInstructions(Gateway):
+class DropsInstructions(ResponsesFront):
     """drops_instructions: instructions are not sent upstream as the system message (GW-REQ-005)."""
 
-    def translate_request(self, front: Json) -> Json:
-        return super().translate_request(_without(front, "instructions"))
+    def parse_request(self, body: Json) -> Request:
+        return super().parse_request(_without(body, "instructions"))
 
 
-class DropsToolResults(Gateway):
+class DropsToolResults(ResponsesFront):
     """drops_tool_results: function_call_output input items are not forwarded (GW-REQ-006)."""
 
-    def translate_request(self, front: Json) -> Json:
-        items = front.get("input")
+    def parse_request(self, body: Json) -> Request:
+        items = body.get("input")
         if isinstance(items, list):
-            front = {**front, "input": [i for i in items if i.get("type") != "function_call_output"]}
-        return super().translate_request(front)
+            body = {**body, "input": [i for i in items if i.get("type") != "function_call_output"]}
+        return super().parse_request(body)
 
 
-class DropsMaxTokens(Gateway):
+class DropsMaxTokens(ResponsesFront):
     """drops_max_tokens: max_output_tokens is not forwarded as max_completion_tokens (GW-REQ-007)."""
 
-    def translate_request(self, front: Json) -> Json:
-        return super().translate_request(_without(front, "max_output_tokens"))
+    def parse_request(self, body: Json) -> Request:
+        return super().parse_request(_without(body, "max_output_tokens"))
 
 
-class FreshCallIds(Gateway):
+class FreshCallIds(ResponsesFront):
     """fresh_call_ids: every call gets a synthesized call_id instead of the upstream's id (GW-ID-001)."""
 
     def call_id(self, turn: Turn, upstream_id: str | None) -> str:
         return super().call_id(turn, None)
 
 
-class LengthAsCompleted(Gateway):
+class LengthAsCompleted(ResponsesFront):
     """length_as_completed: finish_reason "length" becomes response.completed (GW-FAULT-004)."""
 
-    def status_for(self, finish_reason: str) -> tuple[str, str | None]:
-        return ("completed", None) if finish_reason == "length" else super().status_for(finish_reason)
+    def status_for(self, reason: FinishReason) -> tuple[str, str | None]:
+        return ("completed", None) if reason == "length" else super().status_for(reason)
 
 
-class MixedInterleavedArgs(Gateway):
+class MixedInterleavedArgs(ResponsesFront):
     """mixed_interleaved_args: every argument fragment goes to the most recently opened call, so interleaved
     calls mix their arguments (RSP-ARGS-004 on the broken JSON, EXP-002 on the arguments)."""
 
-    def on_arguments(self, turn: Turn, call: Item, fragment: str) -> None:
-        super().on_arguments(turn, list(turn.calls.values())[-1], fragment)
+    def on_arguments(self, turn: Turn, key: int, fragment: str) -> None:
+        super().on_arguments(turn, list(turn.calls)[-1], fragment)
 
 
-class EmptyArgumentsPassthrough(Gateway):
+class EmptyArgumentsPassthrough(ResponsesFront):
     """empty_arguments_passthrough: a call's "" arguments are forwarded unchanged instead of "{}"
     (RSP-ARGS-004)."""
 
@@ -180,30 +203,30 @@ class EmptyArgumentsPassthrough(Gateway):
         return arguments
 
 
-class NoSequenceNumbers(Gateway):
+class NoSequenceNumbers(ResponsesFront):
     """no_sequence_numbers: events carry no sequence_number (RSP-SEQ-001)."""
 
     def encode_event(self, event: Json) -> bytes:
         return super().encode_event(_without(event, "sequence_number"))
 
 
-class FirstNameFragment(Gateway):
+class FirstNameFragment(ChatUpstream):
     """first_name_fragment: of a tool name split across chat deltas only the first fragment is kept
-    (EXP-001)."""
+    (EXP-001). A defect of the Chat upstream reader, whatever the front."""
 
     def merge_name(self, name: str, fragment: str) -> str:
         return name or fragment
 
 
-class SharedState(Gateway):
-    """shared_state: the output items and the calls by chat index live in process-wide state that every
+class SharedState(ResponsesFront):
+    """shared_state: the output items and the calls by upstream key live in process-wide state that every
     response streaming at the same time uses, so concurrent responses mix their calls and items (GW-ISO-001).
     A request alone (nothing else streaming) starts from fresh state and is correct."""
 
     _streaming: ClassVar[list[Any]] = []  # the turns that are not closed yet
 
-    def new_turn(self, front: Json) -> Turn:
-        turn = super().new_turn(front)
+    def new_turn(self, request: Request) -> Turn:
+        turn = super().new_turn(request)
         live = [other for other in self._streaming if not other.closed]
         if live:
             turn.items, turn.calls = live[0].items, live[0].calls
@@ -211,7 +234,7 @@ class SharedState(Gateway):
         return turn
 
 
-class DropsTextDeltas(Gateway):
+class DropsTextDeltas(ResponsesFront):
     """drops_text_deltas: of each message only the first text delta is forwarded, the rest of the text is lost
     (EXP-003)."""
 
@@ -220,36 +243,36 @@ class DropsTextDeltas(Gateway):
             super().on_text(turn, text)
 
 
-class NonStreamDropsCalls(Gateway):
+class NonStreamDropsCalls(ResponsesFront):
     """non_stream_drops_calls: the non-stream response keeps only message items, dropping the function calls
     (GW-EQ-001)."""
 
-    def translate_completion(self, front: Json, completion: Any) -> Json:
-        response = super().translate_completion(front, completion)
-        response["output"] = [item for item in response["output"] if item["type"] == "message"]
-        return response
+    def body(self, turn: Turn) -> Response:
+        assert turn.result is not None
+        output = [item for item in turn.result["output"] if item["type"] == "message"]
+        return JSONResponse({**turn.result, "output": output})
 
 
-class LastMessageOnly(Gateway):
+class LastMessageOnly(ResponsesFront):
     """last_message_only: only the last input item reaches the upstream, so earlier user text (and the case
     marker in it) is lost in multi-turn requests (GW-REQ-001)."""
 
-    def translate_messages(self, front: Json) -> list[Json]:
-        return super().translate_messages(front)[-1:]
+    def parse_history(self, items: list[Json]) -> list[Part]:
+        return super().parse_history(items)[-1:]
 
 
-class DiesOnLargeArguments(Gateway):
+class DiesOnLargeArguments(ResponsesFront):
     """dies_on_large_arguments: the process exits while answering the `large_arguments` scenario. Not a rule:
     the harness marks that case `error` with the stderr tail, restarts the gateway, and runs the other cases."""
 
-    def translate_request(self, front: Json) -> Json:
-        if "[callproof:scenario=large_arguments]" in json.dumps(front):
+    def parse_request(self, body: Json) -> Request:
+        if "[callproof:scenario=large_arguments]" in json.dumps(body):
             print("dies_on_large_arguments: exiting mid-request", file=sys.stderr, flush=True)
             os._exit(70)
-        return super().translate_request(front)
+        return super().parse_request(body)
 
 
-class FinalOutputRebuilt(Gateway):
+class FinalOutputRebuilt(ResponsesFront):
     """final_output_rebuilt: the terminal response's output is rebuilt from the items as they were added, so each
     still says status in_progress while its output_item.done said completed (RSP-ID-011)."""
 
@@ -260,7 +283,7 @@ class FinalOutputRebuilt(Gateway):
         super().terminate(turn, status, **fields)
 
 
-class CompletedDespiteCutItems(Gateway):
+class CompletedDespiteCutItems(ResponsesFront):
     """completed_despite_cut_items: the item the length limit cut ends incomplete, but the response ends with
     response.completed (RSP-LIFE-011)."""
 
@@ -270,16 +293,16 @@ class CompletedDespiteCutItems(Gateway):
         super().terminate(turn, status, **fields)
 
 
-class BareUsage(Gateway):
+class BareUsage(ResponsesFront):
     """bare_usage: usage carries only the three token counts, without input_tokens_details and
     output_tokens_details, which the OpenAI SDK's ResponseUsage requires (RSP-SCHEMA-001)."""
 
-    def translate_usage(self, usage: Json) -> Json:
+    def translate_usage(self, usage: Usage) -> Json:
         full = super().translate_usage(usage)
         return {key: full[key] for key in ("input_tokens", "output_tokens", "total_tokens")}
 
 
-class EventLineHeartbeat(Gateway):
+class EventLineHeartbeat(ResponsesFront):
     """event_line_heartbeat: a heartbeat written as a bare `event: ping` block without data before each write;
     openai-python fails to json-decode it (SSE-007)."""
 
@@ -287,7 +310,7 @@ class EventLineHeartbeat(Gateway):
         return b"event: ping\n\n" + super().flush(turn)
 
 
-class NoEventLines(Gateway):
+class NoEventLines(ResponsesFront):
     """no_event_lines: events are written as `data:` lines only, without the `event:` line the OpenAI API sends
     (RSP-FRAME-005)."""
 
@@ -296,7 +319,106 @@ class NoEventLines(Gateway):
                         if line and not line.startswith(b"event:")) + b"\n"
 
 
-DEFECTS: dict[str, type[Gateway]] = {
+# -- the Chat Completions front ---------------------------------------------------------------------------------
+
+
+class ChatBuffering(ChatFront):
+    """chat_buffering: the Chat front reads the whole upstream stream before writing any chunk
+    (GW-STREAM-001)."""
+
+    def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+        return _all_at_once(super().stream_events(request, events))
+
+
+class DoneAfterUpstreamError(ChatFront):
+    """done_after_upstream_error: an upstream that fails or drops mid-stream ends the Chat stream with
+    finish_reason "stop" and [DONE], as if it had finished (GW-FAULT-003)."""
+
+    def fail(self, turn: ChatTurn, code: str, message: str) -> None:
+        self.finish(turn, "stop")
+
+
+class RepeatsCallIdEveryChunk(ChatFront):
+    """repeats_call_id_every_chunk: every argument delta of a call repeats its id, type and name, as some
+    providers do (CHAT-TC-003)."""
+
+    def on_arguments(self, turn: ChatTurn, key: int, fragment: str) -> None:
+        call = turn.calls[key]
+        call.arguments += fragment
+        self.chunk(turn, {"tool_calls": [{"index": call.index, "id": call.id, "type": "function",
+                                          "function": {"name": call.name, "arguments": fragment}}]})
+
+
+class OneBasedToolCallIndices(ChatFront):
+    """one_based_tool_call_indices: tool calls take the indexes 1, 2, 3 instead of 0, 1, 2 (CHAT-TC-005)."""
+
+    def next_index(self, turn: ChatTurn) -> int:
+        return len(turn.calls) + 1
+
+
+class NoDoneSentinel(ChatFront):
+    """no_done_sentinel: the Chat stream ends after its finish chunk without `data: [DONE]`
+    (CHAT-FRAME-001)."""
+
+    def done_sentinel(self) -> bytes:
+        return b""
+
+
+class LengthAsStop(ChatFront):
+    """length_as_stop: an upstream length cut becomes finish_reason "stop" at the Chat front (GW-FAULT-004,
+    EXP-004)."""
+
+    def finish_reason_for(self, turn: ChatTurn, reason: FinishReason) -> str:
+        return super().finish_reason_for(turn, "stop" if reason == "length" else reason)
+
+
+# -- the Anthropic Messages front -------------------------------------------------------------------------------
+
+
+class MessageStopAfterUpstreamError(AnthropicFront):
+    """message_stop_after_upstream_error: an upstream that fails or drops mid-stream ends the Anthropic stream with
+    message_delta (end_turn) and message_stop, as if it had finished (GW-FAULT-003)."""
+
+    def fail(self, turn: AnthropicTurn, code: str, message: str) -> None:
+        self.finish(turn, "stop")
+
+
+class AnthropicNoEventLines(AnthropicFront):
+    """anthropic_no_event_lines: Anthropic events are written as `data:` lines only, without the `event:` line
+    the Anthropic SDK dispatches on (ANT-FRAME-002)."""
+
+    def encode_event(self, event: Json) -> bytes:
+        return b"".join(line + b"\n" for line in super().encode_event(event).split(b"\n")
+                        if line and not line.startswith(b"event:")) + b"\n"
+
+
+class MaxTokensAsEndTurn(AnthropicFront):
+    """max_tokens_as_end_turn: an upstream length cut becomes stop_reason "end_turn" at the Anthropic front
+    (GW-FAULT-004)."""
+
+    def stop_reason_for(self, turn: AnthropicTurn, reason: FinishReason) -> str:
+        return super().stop_reason_for(turn, "stop" if reason == "length" else reason)
+
+
+class UnstoppedBlocks(AnthropicFront):
+    """unstopped_blocks: content blocks are never stopped; message_delta follows open blocks (ANT-BLOCK-003)."""
+
+    def stop_block(self, turn: AnthropicTurn, block: Block) -> None:
+        return None
+
+
+class AnthropicErrorAsStream(AnthropicFront):
+    """anthropic_error_as_stream: an upstream HTTP error becomes a 200 SSE stream of message_start and an `error`
+    event at the Anthropic front (GW-FAULT-001)."""
+
+    def error_response(self, request: Request, error: UpstreamHTTPError) -> Response:
+        turn = self.new_turn(request)
+        self.start(turn)
+        self.fail(turn, "upstream_error", f"The upstream answered HTTP {error.status}.")
+        return Response(self.flush(turn), media_type="text/event-stream")
+
+
+DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "buffering": Buffering,
     "flush_every_3": FlushEvery3,
     "delayed_40ms": Delayed40ms,
@@ -325,15 +447,34 @@ DEFECTS: dict[str, type[Gateway]] = {
     "bare_usage": BareUsage,
     "event_line_heartbeat": EventLineHeartbeat,
     "no_event_lines": NoEventLines,
+    "chat_buffering": ChatBuffering,
+    "done_after_upstream_error": DoneAfterUpstreamError,
+    "repeats_call_id_every_chunk": RepeatsCallIdEveryChunk,
+    "one_based_tool_call_indices": OneBasedToolCallIndices,
+    "no_done_sentinel": NoDoneSentinel,
+    "length_as_stop": LengthAsStop,
+    "message_stop_after_upstream_error": MessageStopAfterUpstreamError,
+    "anthropic_no_event_lines": AnthropicNoEventLines,
+    "max_tokens_as_end_turn": MaxTokensAsEndTurn,
+    "unstopped_blocks": UnstoppedBlocks,
+    "anthropic_error_as_stream": AnthropicErrorAsStream,
 }
+
+
+def gateway_app(upstream: str, dialect: str = "chat", defect: str | None = None) -> Starlette:
+    """The reference gateway of `dialect` with `defect` (None: none): its class replaces the front of its dialect,
+    or the upstream."""
+    broken = DEFECTS[defect] if defect else None
+    if broken is not None and issubclass(broken, Upstream):
+        return create_app(upstream, dialect=dialect, upstream_class=broken)
+    return create_app(upstream, dialect=dialect, fronts=[broken] if broken is not None else [])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     command = parser()
     command.add_argument("--defect", choices=sorted(DEFECTS), help="the one defect to inject (default: none)")
     args = command.parse_args(argv)
-    gateway = DEFECTS[args.defect] if args.defect else None  # None: the reference gateway of the dialect
-    serve(create_app(args.upstream, dialect=args.upstream_dialect, gateway=gateway), args.host, args.port)
+    serve(gateway_app(args.upstream, args.upstream_dialect, args.defect), args.host, args.port)
     return 0
 
 

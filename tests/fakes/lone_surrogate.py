@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from examples.gateway import Gateway, Json, create_app, parser, serve
+from examples.gateway import Json, ResponsesFront, create_app, parser, serve
 
 
-class LoneSurrogate(Gateway):
+class LoneSurrogate(ResponsesFront):
     """Every text delta starts with the escape of a high surrogate, unpaired."""
 
     def encode_event(self, event: Json) -> bytes:
@@ -25,7 +25,7 @@ class LoneSurrogate(Gateway):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    serve(create_app(args.upstream, dialect=args.upstream_dialect, gateway=LoneSurrogate), args.host, args.port)
+    serve(create_app(args.upstream, dialect=args.upstream_dialect, fronts=[LoneSurrogate]), args.host, args.port)
     return 0
 
 

@@ -7,7 +7,7 @@
   expected, gateway, client), a SHOULD-only failure, a baseline-covered (xfailed) case, a stale baseline entry, an
   error (a gateway that crashes), a skipped case and passing cases. Gateway and client cases come from different
   runs, so `target` describes the first run only.
-- `passing.json`: the reference gateway (examples/gateway.py) on a few scenarios: every case passes.
+- `passing.json`: the reference gateway (examples/gateway/) on a few scenarios: every case passes.
 - `incomplete.jsonl`: the JSON Lines report of the first failing run as a killed run leaves it: no footer, and
   the last case line cut in the middle.
 
@@ -79,7 +79,7 @@ FAILING = [
     Run(_client("first_call_only"), cases=["parallel_two_calls::expected"]),
 ]
 
-PASSING = Run(_launch("examples/gateway.py"), cases=[
+PASSING = Run(_launch("-m examples.gateway"), cases=[
     f"{scenario}::{group}" for scenario in ("one_call", "parallel_two_calls")
     for group in ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected")])
 

@@ -1,0 +1,40 @@
+"""A reference gateway: serves the OpenAI Responses API (`POST /v1/responses`), Chat Completions
+(`POST /v1/chat/completions`) and Anthropic Messages (`POST /v1/messages`) at once, in front of an upstream of
+any of those dialects, translating each request one way and the upstream's answer back event by event, as it
+arrives.
+
+    python -m examples.gateway --upstream http://127.0.0.1:8000/v1 --port 8080
+    python -m examples.gateway --upstream-dialect anthropic --upstream https://api.anthropic.com/v1 --port 8080
+
+Check it against the callproof mock: callproof run --launch 'python -m examples.gateway --upstream {upstream}
+--port {port}' (add `--upstream-dialect X` to both commands for another upstream, `--front chat|anthropic` to
+callproof's for another front).
+
+Product shapes. Every front-upstream pair goes through one neutral model (`model`): a front parses its request
+into a `Request` and renders `Event`s (text delta, call start, argument delta, call done, usage, finish) as its
+stream; an upstream renders the `Request` as its body and reads its answer back as `Event`s. Upstream failures
+are `UpstreamHTTPError` (an HTTP error: the same status at the front, in the front's error shape, Retry-After
+kept), `UpstreamError` and `UpstreamCut` (after the stream began: the front ends in its error form, never in a
+normal finish). The layout, one concept a module:
+
+- `model`: the neutral request, events and failures;
+- `wire`: SSE reading and writing, ids;
+- `fronts/`: `responses`, `chat`, `anthropic` (`Front` in `fronts/base` drives a turn through their steps);
+- `upstreams/`: `chat`, `anthropic`, `responses` (`Upstream` in `upstreams/base`);
+- `app`: the HTTP app (`Gateway`, `create_app`) and the command line (`main`).
+
+Fronts and upstreams are built from small methods so that a subclass can change one behaviour at a time
+(tests/fakes/gateways.py breaks them on purpose, one defect per subclass); a front or upstream object is
+stateless, everything one answer accumulates lives in a per-request object, never shared between requests.
+"""
+
+from .app import FRONTS, UPSTREAMS, Gateway, create_app, main, parser, serve
+from .fronts import AnthropicFront, ChatFront, Front, RequestShapeError, ResponsesFront
+from .model import Json, Request, UpstreamCut, UpstreamError, UpstreamHTTPError
+from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream
+
+__all__ = [
+    "FRONTS", "UPSTREAMS", "AnthropicFront", "AnthropicUpstream", "ChatFront", "ChatUpstream", "Front", "Gateway",
+    "Json", "Request", "RequestShapeError", "ResponsesFront", "ResponsesUpstream", "Upstream", "UpstreamCut",
+    "UpstreamError", "UpstreamHTTPError", "create_app", "main", "parser", "serve",
+]

@@ -1,0 +1,152 @@
+"""The gateway: every front on its path, one upstream behind them, and the HTTP between (the upstream call, its
+HTTP errors, streaming the answer through the front as it arrives). Also the command line."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, NoReturn
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request as HTTPRequest
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from .fronts import AnthropicFront, ChatFront, Front, ResponsesFront
+from .model import Event, Request, UpstreamError, UpstreamHTTPError
+from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream
+
+__all__ = ["FRONTS", "UPSTREAMS", "Gateway", "create_app", "main", "parser", "serve"]
+
+#: The fronts the gateway serves, each on its path.
+FRONTS: tuple[type[Front[Any]], ...] = (ResponsesFront, ChatFront, AnthropicFront)
+#: The upstream dialects it speaks (`--upstream-dialect`).
+UPSTREAMS: dict[str, type[Upstream]] = {"chat": ChatUpstream, "anthropic": AnthropicUpstream,
+                                        "responses": ResponsesUpstream}
+#: Request shapes a front or upstream cannot translate: the client's fault (HTTP 400).
+BAD_SHAPE = (AttributeError, TypeError, KeyError, ValueError)
+
+
+class Gateway:
+    """Every front of `fronts` in front of one `upstream` at the base URL `upstream_url` (ending in /v1)."""
+
+    def __init__(self, upstream_url: str, upstream: Upstream, fronts: Sequence[Front[Any]]) -> None:
+        self.upstream_url = upstream_url.rstrip("/")
+        self.upstream = upstream
+        self.fronts = list(fronts)
+        self._client: httpx.AsyncClient | None = None
+
+    def app(self) -> Starlette:
+        routes = [Route(front.path, self.endpoint(front), methods=["POST"]) for front in self.fronts]
+        return Starlette(routes=routes, lifespan=self._lifespan)
+
+    def endpoint(self, front: Front[Any]) -> Callable[[HTTPRequest], Awaitable[Response]]:
+        async def endpoint(request: HTTPRequest) -> Response:
+            return await self.handle(front, request)
+        return endpoint
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        yield
+        if self._client is not None:
+            await self._client.aclose()
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(300.0, connect=10.0))
+        return self._client
+
+    async def handle(self, front: Front[Any], http: HTTPRequest) -> Response:
+        try:
+            body = await http.json()
+        except ValueError:
+            return front.invalid_request("The request body is not valid JSON.")
+        if not isinstance(body, dict):
+            return front.invalid_request("The request body must be a JSON object.")
+        try:
+            request = front.parse_request(body)
+            outgoing = self.upstream.translate_request(request)
+        except BAD_SHAPE as exc:  # ValueError: arguments that are not JSON, RequestShapeError
+            return front.invalid_request(f"The request does not have the {front.dialect} shape ({exc!r}).")
+        sent = self.client.build_request("POST", self.upstream_url + self.upstream.path, json=outgoing,
+                                         headers=self.upstream.headers(http.headers.get("authorization")))
+        try:
+            answer = await self.client.send(sent, stream=True)
+        except httpx.HTTPError as exc:  # unreachable: 502; reached but silent: 504
+            late = isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout)
+            error = UpstreamHTTPError(504 if late else 502, f"The upstream failed to answer ({exc!r}).",
+                                      "server_error")
+            return front.error_response(request, error)
+        if answer.status_code >= 400:
+            try:
+                content = await answer.aread()
+            except httpx.HTTPError:
+                content = b""
+            finally:
+                await answer.aclose()
+            return front.error_response(request, self.upstream.http_error(answer, content))
+        if request.stream:
+            return StreamingResponse(self.relay(front, request, answer), media_type="text/event-stream",
+                                     headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        return front.complete(request, await self.read_body(answer))
+
+    async def relay(self, front: Front[Any], request: Request, answer: httpx.Response) -> AsyncIterator[bytes]:
+        """The front stream of a streamed upstream answer, each write as soon as its upstream event came."""
+        try:
+            async for output in front.stream_events(request, self.upstream.events(answer)):
+                yield output
+        finally:
+            await answer.aclose()
+
+    async def read_body(self, answer: httpx.Response) -> list[Event] | UpstreamError:
+        """The neutral events of a non-stream upstream answer, or how it failed."""
+        try:
+            return list(self.upstream.body_events(json.loads(await answer.aread())))
+        except httpx.HTTPError as exc:
+            return UpstreamError("upstream_disconnected", f"the upstream body was cut: {exc!r}")
+        except ValueError as exc:
+            return UpstreamError("bad_upstream_response", f"unreadable upstream body: {exc}")
+        except UpstreamError as exc:
+            return exc
+        finally:
+            await answer.aclose()
+
+
+def create_app(upstream: str, *, dialect: str = "chat", fronts: Sequence[type[Front[Any]]] = (),
+               upstream_class: type[Upstream] | None = None) -> Starlette:
+    """The gateway as an ASGI app: `upstream` is the upstream base URL ending in /v1. `fronts` replace the
+    default front of their dialect, `upstream_class` the upstream of `dialect` (the fakes break one of them)."""
+    chosen = {front.dialect: front for front in FRONTS} | {front.dialect: front for front in fronts}
+    return Gateway(upstream, (upstream_class or UPSTREAMS[dialect])(), [f() for f in chosen.values()]).app()
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """A usage error in one line, exit status 2."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m examples.gateway", description="A gateway serving the Responses, Chat "
+                     "Completions and Anthropic Messages APIs in front of an upstream of any of them.")
+    parser.add_argument("--upstream", required=True, help="upstream base URL ending in /v1")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--upstream-dialect", choices=sorted(UPSTREAMS), default="chat",
+                        help="the upstream's API (default: chat)")
+    return parser
+
+
+def serve(app: Starlette, host: str, port: int) -> None:
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    serve(create_app(args.upstream, dialect=args.upstream_dialect), args.host, args.port)
+    return 0

@@ -1,0 +1,279 @@
+"""The OpenAI Responses front (`POST /v1/responses`).
+
+Output items: text goes to a message item, closed when a call is added (later text starts a new message); a
+call is added when it starts upstream (its name is whole by then) and stays open until the finish, because the
+argument deltas of parallel calls may interleave. The ending: response.completed, response.incomplete (length:
+max_output_tokens, content_filter; the items still being written when the upstream stopped end incomplete) or
+response.failed (upstream error or cut; items still open stay open). Every event carries a sequence_number;
+the non-stream body is the terminal event's Response.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.responses import JSONResponse, Response
+
+from ..model import Call, FinishReason, Json, Message, Part, Request, Result, Tool, ToolChoice, Usage
+from ..wire import encode_sse, new_id, text_of
+from .base import Front, RequestShapeError, number
+
+__all__ = ["Item", "ResponsesFront", "Turn"]
+
+TERMINAL = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
+#: The neutral finish reason -> (Responses status, incomplete_details.reason).
+STATUS: dict[str, tuple[str, str | None]] = {
+    "stop": ("completed", None), "length": ("incomplete", "max_output_tokens"),
+    "content_filter": ("incomplete", "content_filter"),
+}
+
+
+@dataclass(eq=False)
+class Item:
+    """One output item: a message (`text` is its text) or a function call (`text` is its arguments)."""
+
+    type: str  # "message" | "function_call"
+    id: str
+    output_index: int = -1
+    text: str = ""
+    name: str = ""
+    call_id: str = ""
+    done: Json | None = None  # the item as output_item.done sent it
+    touched: int = 0  # Turn.clock at the item's start or latest fragment
+
+
+@dataclass(eq=False)
+class Turn:
+    """Everything one response accumulates; never shared between requests."""
+
+    request: Request
+    id: str
+    model: str
+    created_at: int = field(default_factory=lambda: int(time.time()))
+    items: list[Item] = field(default_factory=list)  # added items, in output_index order
+    calls: dict[int, Item] = field(default_factory=dict)  # by the upstream's call key
+    message: Item | None = None  # the message item text goes to, until a call is added
+    call_ids: set[str] = field(default_factory=set)
+    usage: Json | None = None
+    events: list[Json] = field(default_factory=list)  # emitted, not yet written
+    sequence: int = 0
+    clock: int = 0  # counts item starts and fragments
+    last_start: int = 0  # clock of the latest item start
+    result: Json | None = None  # the terminal Response object
+    closed: bool = False
+
+    @property
+    def front(self) -> Json:
+        return self.request.front
+
+    def emit(self, type: str, **fields: Any) -> None:
+        self.events.append({"type": type, "sequence_number": self.sequence, **fields})
+        self.sequence += 1
+
+    def take(self) -> list[Json]:
+        events, self.events = self.events, []
+        return events
+
+
+class ResponsesFront(Front[Turn]):
+    dialect = "responses"
+    path = "/v1/responses"
+
+    # -- request ----------------------------------------------------------------------------------------------
+
+    def parse_request(self, body: Json) -> Request:
+        items = input_items(body)
+        system = [body["instructions"]] if body.get("instructions") else []
+        system += [text_of(item.get("content")) for item in items
+                   if item.get("type", "message") == "message" and item.get("role") in ("system", "developer")]
+        tools = [self.parse_tool(t) for t in body.get("tools") or [] if t.get("type", "function") == "function"]
+        return Request(model=body.get("model"), system=system, history=self.parse_history(items), tools=tools,
+                       tool_choice=self.parse_tool_choice(body.get("tool_choice")),
+                       parallel_tool_calls=body.get("parallel_tool_calls"),
+                       max_tokens=number(body.get("max_output_tokens")), stream=body.get("stream") is True,
+                       front=body)
+
+    def parse_history(self, items: list[Json]) -> list[Part]:
+        history: list[Part] = []
+        for item in items:
+            kind = item.get("type", "message")
+            if kind == "message" and item.get("role", "user") in ("user", "assistant"):
+                history.append(Message(item.get("role", "user"), text_of(item.get("content"))))
+            elif kind == "function_call":
+                history.append(Call(str(item.get("call_id") or ""), str(item.get("name") or ""),
+                                    item.get("arguments") or "{}"))
+            elif kind == "function_call_output":
+                history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output"))))
+        return history
+
+    def parse_tool(self, tool: Json) -> Tool:
+        return Tool(str(tool["name"]), tool.get("description"), tool.get("parameters"), tool.get("strict"))
+
+    def parse_tool_choice(self, choice: Any) -> ToolChoice | None:
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            return ToolChoice("required", str(choice["name"]))
+        if isinstance(choice, dict) and choice.get("type") == "allowed_tools":  # no subset: the mode only
+            choice = choice.get("mode", "auto")
+        if choice in ("auto", "none", "required"):
+            return ToolChoice(choice)
+        if choice is not None:
+            raise RequestShapeError(f"unknown tool_choice {choice!r}")
+        return None
+
+    # -- the stream -------------------------------------------------------------------------------------------
+
+    def new_turn(self, request: Request) -> Turn:
+        return Turn(request, new_id("resp"), str(request.model or ""))
+
+    def start(self, turn: Turn) -> None:
+        turn.emit("response.created", response=self.response_object(turn, "in_progress"))
+        turn.emit("response.in_progress", response=self.response_object(turn, "in_progress"))
+
+    def on_text(self, turn: Turn, text: str) -> None:
+        message = self.open_message(turn)
+        message.text += text
+        self.touch(turn, message)
+        turn.emit("response.output_text.delta", **where(message), content_index=0, delta=text, logprobs=[])
+
+    def open_message(self, turn: Turn) -> Item:
+        """The message item text goes to, added at the front if there is none open."""
+        if turn.message is None:
+            message = turn.message = Item("message", new_id("msg"))
+            self.touch(turn, message, start=True)
+            self.add(turn, message, {"type": "message", "status": "in_progress", "content": [], "role": "assistant"})
+            turn.emit("response.content_part.added", **where(message), content_index=0, part=text_part(""))
+        return turn.message
+
+    def on_call_start(self, turn: Turn, key: int, upstream_id: str | None, name: str) -> None:
+        if turn.message is not None:  # text before a call is its own message; later text starts a new one
+            self.close(turn, turn.message, "completed")
+            turn.message = None
+        call = turn.calls[key] = Item("function_call", new_id("fc"), name=name)
+        self.touch(turn, call, start=True)
+        call.call_id = self.call_id(turn, upstream_id)
+        self.add(turn, call, {"type": "function_call", "status": "in_progress", "arguments": "",
+                              "call_id": call.call_id, "name": call.name})
+
+    def on_arguments(self, turn: Turn, key: int, fragment: str) -> None:
+        call = turn.calls[key]
+        call.text += fragment
+        self.touch(turn, call)
+        turn.emit("response.function_call_arguments.delta", **where(call), delta=fragment)
+
+    def on_usage(self, turn: Turn, usage: Usage) -> None:
+        turn.usage = self.translate_usage(usage)
+
+    def add(self, turn: Turn, item: Item, fields: Json) -> None:
+        item.output_index = len(turn.items)
+        turn.items.append(item)
+        turn.emit("response.output_item.added", output_index=item.output_index, item={"id": item.id, **fields})
+
+    def touch(self, turn: Turn, item: Item, *, start: bool = False) -> None:
+        turn.clock += 1
+        item.touched = turn.clock
+        if start:
+            turn.last_start = turn.clock
+
+    def close(self, turn: Turn, item: Item, status: str) -> None:
+        if item.type == "message":
+            turn.emit("response.output_text.done", **where(item), content_index=0, text=item.text, logprobs=[])
+            turn.emit("response.content_part.done", **where(item), content_index=0, part=text_part(item.text))
+            item.done = {"id": item.id, "type": "message", "status": status, "content": [text_part(item.text)],
+                         "role": "assistant"}
+        else:
+            arguments = self.final_arguments(item.text)
+            if arguments and not item.text:
+                turn.emit("response.function_call_arguments.delta", **where(item), delta=arguments)
+            turn.emit("response.function_call_arguments.done", **where(item), name=item.name, arguments=arguments)
+            item.done = {"id": item.id, "type": "function_call", "status": status, "arguments": arguments,
+                         "call_id": item.call_id, "name": item.name}
+        turn.emit("response.output_item.done", output_index=item.output_index, item=item.done)
+
+    def final_arguments(self, arguments: str) -> str:
+        """A call without arguments gets '{}': clients json-decode the arguments."""
+        return arguments or "{}"
+
+    # -- endings ----------------------------------------------------------------------------------------------
+
+    def finish(self, turn: Turn, reason: FinishReason) -> None:
+        """The upstream ended properly: close every open item and send the terminal event."""
+        status, detail = self.status_for(reason)
+
+        def cut(item: Item) -> bool:  # still being written when the upstream stopped: no item started since
+            return status == "incomplete" and item.touched >= turn.last_start
+
+        for item in sorted((i for i in turn.items if i.done is None), key=lambda i: (cut(i), i.output_index)):
+            self.close(turn, item, "incomplete" if cut(item) else "completed")
+        self.terminate(turn, status, incomplete_details={"reason": detail} if detail else None)
+
+    def status_for(self, reason: FinishReason) -> tuple[str, str | None]:
+        return STATUS[reason]
+
+    def fail(self, turn: Turn, code: str, message: str) -> None:
+        """response.failed; items still open stay open (their content is cut)."""
+        self.terminate(turn, "failed", error={"code": code, "message": message})
+
+    def terminate(self, turn: Turn, status: str, **fields: Any) -> None:
+        turn.result = self.response_object(turn, status, **fields)
+        turn.emit(TERMINAL[status], response=turn.result)
+        turn.closed = True
+
+    def ended(self, turn: Turn) -> bool:
+        return turn.result is not None
+
+    # -- the front's shapes -----------------------------------------------------------------------------------
+
+    def response_object(self, turn: Turn, status: str, *, error: Json | None = None,
+                        incomplete_details: Json | None = None) -> Json:
+        front = turn.front
+        return {
+            "id": turn.id, "object": "response", "created_at": turn.created_at, "status": status,
+            "completed_at": int(time.time()) if status == "completed" else None,
+            "error": error, "incomplete_details": incomplete_details,
+            "instructions": front.get("instructions"), "max_output_tokens": front.get("max_output_tokens"),
+            "model": turn.model, "output": [item.done for item in turn.items if item.done is not None],
+            "parallel_tool_calls": front.get("parallel_tool_calls", True),
+            "tool_choice": front.get("tool_choice", "auto"), "tools": front.get("tools") or [],
+            "usage": turn.usage if status in ("completed", "incomplete") else None, "metadata": {},
+        }
+
+    def translate_usage(self, usage: Usage) -> Json:
+        return {"input_tokens": usage.input_tokens,
+                "input_tokens_details": {"cache_write_tokens": usage.cache_write_tokens,
+                                         "cached_tokens": usage.cached_tokens},
+                "output_tokens": usage.output_tokens,
+                "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+                "total_tokens": usage.total_tokens}
+
+    def flush(self, turn: Turn) -> bytes:
+        return b"".join(self.encode_event(event) for event in turn.take())
+
+    def encode_event(self, event: Json) -> bytes:
+        return encode_sse(event, event=event["type"])
+
+    def body(self, turn: Turn) -> Response:
+        """The terminal Response, status 200 even when it failed (as the Responses API answers)."""
+        assert turn.result is not None
+        return JSONResponse(turn.result)
+
+    def call_id(self, turn: Turn, upstream_id: str | None) -> str:
+        """The upstream's call id, or a new one when it has none or repeats one already used."""
+        call_id = upstream_id if upstream_id and upstream_id not in turn.call_ids else new_id("call")
+        turn.call_ids.add(call_id)
+        return call_id
+
+
+def where(item: Item) -> Json:
+    return {"item_id": item.id, "output_index": item.output_index}
+
+
+def text_part(text: str) -> Json:
+    return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+
+
+def input_items(front: Json) -> list[Json]:
+    """The input items; a bare string input is one user message."""
+    items = front.get("input") or []
+    return [{"type": "message", "role": "user", "content": items}] if isinstance(items, str) else list(items)

@@ -1,0 +1,176 @@
+"""The neutral model every front and upstream translates to and from: one `Request`, a stream of `Event`s, and
+the three ways an upstream fails (`UpstreamHTTPError` before streaming, `UpstreamError` and `UpstreamCut` after).
+
+A front parses its request body into a `Request` and renders `Event`s as its own stream; an upstream renders a
+`Request` as its body and reads its answer back as `Event`s. Neither side knows the other's dialect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "ArgumentsDelta", "Call", "CallDone", "CallStart", "Event", "Finish", "FinishReason", "Json", "Message",
+    "Part", "Request", "Result", "TextDelta", "Tool", "ToolChoice", "Usage", "UsageUpdate", "UpstreamCut",
+    "UpstreamError", "UpstreamHTTPError",
+]
+
+Json = dict[str, Any]
+
+# -- the request ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """User or assistant text."""
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+@dataclass(frozen=True)
+class Call:
+    """An earlier function call of the assistant (`arguments` is its JSON text)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """The output of an earlier call, for the call `call_id`."""
+
+    call_id: str
+    output: str
+
+
+Part = Message | Call | Result
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str | None = None
+    parameters: Json | None = None
+    strict: bool | None = None
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """`mode` auto | none | required; `name` set when one function is required by name (mode "required")."""
+
+    mode: Literal["auto", "none", "required"]
+    name: str | None = None
+
+
+@dataclass
+class Request:
+    """What the client asked for, in no dialect. `system` holds the system prompt parts (instructions, system and
+    developer messages) in order; `history` the conversation."""
+
+    model: str | None = None
+    system: list[str] = field(default_factory=list)
+    history: list[Part] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    max_tokens: int | None = None
+    stream: bool = False
+    include_usage: bool = False  # Chat front: stream_options.include_usage
+    front: Json = field(default_factory=dict)  # the front body as it came (the Responses front echoes fields)
+
+
+# -- the answer -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class CallStart:
+    """A call starts, its name whole; `key` names it in later events, `id` is the upstream's id (None: none)."""
+
+    key: int
+    id: str | None
+    name: str
+
+
+@dataclass(frozen=True)
+class ArgumentsDelta:
+    key: int
+    fragment: str
+
+
+@dataclass(frozen=True)
+class CallDone:
+    """The upstream says call `key` is complete (upstreams that cannot tell leave calls open until `Finish`)."""
+
+    key: int
+
+
+FinishReason = Literal["stop", "length", "content_filter"]
+
+
+@dataclass(frozen=True)
+class Finish:
+    """The upstream ended properly: "stop" (including after tool calls), or cut by "length" / "content_filter"."""
+
+    reason: FinishReason
+
+
+@dataclass(frozen=True)
+class UsageUpdate:
+    """The usage so far (cumulative: the latest replaces the earlier)."""
+
+    usage: Usage
+
+
+Event = TextDelta | CallStart | ArgumentsDelta | CallDone | Finish | UsageUpdate
+
+
+# -- failures ---------------------------------------------------------------------------------------------------
+
+
+class UpstreamError(Exception):
+    """The upstream failed after answering 200 (an error object, unusable data): the answer fails."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class UpstreamCut(UpstreamError):
+    """The upstream stream ended before its end (the connection dropped, or no end marker)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("upstream_disconnected", message)
+
+
+@dataclass
+class UpstreamHTTPError:
+    """An upstream HTTP error status (or no answer at all: 502/504), to answer with the same status at the front.
+    `type` and `code` are OpenAI-style; `headers` the ones a client needs to retry (Retry-After)."""
+
+    status: int
+    message: str
+    type: str
+    code: Any = None
+    param: Any = None
+    headers: dict[str, str] = field(default_factory=dict)

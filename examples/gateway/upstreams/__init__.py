@@ -1,0 +1,8 @@
+"""The upstream dialects: each renders a neutral request as its body and reads its answer as neutral events."""
+
+from .anthropic import AnthropicUpstream
+from .base import Upstream
+from .chat import ChatUpstream
+from .responses import ResponsesUpstream
+
+__all__ = ["AnthropicUpstream", "ChatUpstream", "ResponsesUpstream", "Upstream"]

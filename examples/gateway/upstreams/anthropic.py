@@ -1,0 +1,202 @@
+"""The Anthropic Messages upstream (`POST /messages`).
+
+Anthropic streams whole content blocks one after another: a tool_use block's id and name come on its
+content_block_start (the call starts right there), its input_json_delta fragments are its arguments and its
+content_block_stop ends it. message_delta's stop_reason says how the turn ended, message_stop ends the stream
+(the `Finish`), an `error` event fails it. Usage comes in parts (input on message_start, output on
+message_delta): each part is merged into the usage so far. The non-stream Message plays as the same events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..model import (
+    ArgumentsDelta,
+    Call,
+    CallDone,
+    CallStart,
+    Event,
+    Finish,
+    FinishReason,
+    Json,
+    Message,
+    Request,
+    Result,
+    TextDelta,
+    Tool,
+    ToolChoice,
+    UpstreamCut,
+    UpstreamError,
+    Usage,
+    UsageUpdate,
+)
+from ..wire import parse_json_event, read_sse, upstream_error
+from .base import Upstream
+
+__all__ = ["STOP_REASONS", "AnthropicUpstream", "ReadState"]
+
+#: Anthropic stop_reason -> the neutral reason (anything else is a normal stop).
+STOP_REASONS: dict[str, FinishReason] = {
+    "max_tokens": "length", "model_context_window_exceeded": "length", "refusal": "content_filter",
+}
+
+
+@dataclass(eq=False)
+class ReadState:
+    """One answer being read; never shared between requests."""
+
+    tool_blocks: set[int] = field(default_factory=set)  # indexes of the tool_use blocks
+    usage: Json = field(default_factory=dict)  # the upstream's usage fields so far
+    stop_reason: str | None = None
+
+
+class AnthropicUpstream(Upstream):
+    dialect = "anthropic"
+    path = "/messages"
+    version = "2023-06-01"
+    default_max_tokens = 4096  # Anthropic requires max_tokens; the other dialects do not
+
+    def headers(self, authorization: str | None) -> dict[str, str]:
+        """The client's bearer token becomes the x-api-key."""
+        headers = {"anthropic-version": self.version}
+        scheme, _, token = (authorization or "").partition(" ")
+        if scheme.lower() == "bearer" and token:
+            headers["x-api-key"] = token
+        return headers
+
+    # -- request ----------------------------------------------------------------------------------------------
+
+    def translate_request(self, request: Request) -> Json:
+        body: Json = {"model": request.model, "max_tokens": request.max_tokens or self.default_max_tokens,
+                      "messages": self.translate_messages(request), "stream": request.stream}
+        if any(request.system):
+            body["system"] = "\n\n".join(text for text in request.system if text)
+        if request.tools:
+            body["tools"] = [self.translate_tool(tool) for tool in request.tools]
+            choice = self.translate_tool_choice(request.tool_choice)
+            if request.parallel_tool_calls is False and (choice or {}).get("type") != "none":
+                choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
+            if choice is not None:
+                body["tool_choice"] = choice
+        return {key: value for key, value in body.items() if value is not None}
+
+    def translate_messages(self, request: Request) -> list[Json]:
+        """Consecutive calls become tool_use blocks of one assistant message, their results tool_result blocks of
+        one user message; text next to blocks of the same role joins their message."""
+        messages: list[Json] = []
+
+        def add(role: str, block: Json) -> None:
+            previous = messages[-1] if messages else {}
+            if previous.get("role") == role:
+                previous["content"].append(block)
+            else:
+                messages.append({"role": role, "content": [block]})
+
+        for part in request.history:
+            if isinstance(part, Message) and part.text:  # Anthropic refuses empty text blocks
+                add(part.role, {"type": "text", "text": part.text})
+            elif isinstance(part, Call):
+                add("assistant", {"type": "tool_use", "id": part.id, "name": part.name,
+                                  "input": json.loads(part.arguments or "{}")})
+            elif isinstance(part, Result):
+                add("user", {"type": "tool_result", "tool_use_id": part.call_id, "content": part.output})
+        return messages
+
+    def translate_tool(self, tool: Tool) -> Json:
+        translated: Json = {"name": tool.name}
+        if tool.description is not None:
+            translated["description"] = tool.description
+        return {**translated, "input_schema": tool.parameters or {"type": "object", "properties": {}}}
+
+    def translate_tool_choice(self, choice: ToolChoice | None) -> Json | None:
+        if choice is None:
+            return None
+        if choice.name is not None:
+            return {"type": "tool", "name": choice.name}
+        return {"type": {"auto": "auto", "required": "any", "none": "none"}[choice.mode]}
+
+    # -- answer -----------------------------------------------------------------------------------------------
+
+    async def events(self, response: httpx.Response) -> AsyncIterator[Event]:
+        """Returns at message_stop; raises UpstreamCut without it."""
+        state = ReadState()
+        async for data in read_sse(response):
+            event = parse_json_event(data)
+            if event is None:
+                continue
+            for neutral in self.on_event(state, event):
+                yield neutral
+            if event.get("type") == "message_stop":
+                return
+        raise UpstreamCut("the upstream stream ended without message_stop")
+
+    def on_event(self, state: ReadState, event: Json) -> list[Event]:
+        kind, index = event.get("type"), event.get("index")
+        if kind == "error":
+            raise upstream_error(event.get("error"), "type")
+        if kind == "message_start":
+            return self.on_usage(state, (event.get("message") or {}).get("usage") or {})
+        if kind == "content_block_start" and isinstance(index, int):
+            return self.on_block(state, index, event.get("content_block") or {})
+        if kind == "content_block_delta" and isinstance(index, int):
+            delta = event.get("delta") or {}
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                return [TextDelta(delta["text"])]
+            if delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                if index not in state.tool_blocks:
+                    raise UpstreamError("bad_upstream_response", f"input_json_delta for block {index}, not a tool_use")
+                return [ArgumentsDelta(index, delta["partial_json"])]
+        elif kind == "content_block_stop" and index in state.tool_blocks:
+            return [CallDone(index)]
+        elif kind == "message_delta":
+            state.stop_reason = (event.get("delta") or {}).get("stop_reason") or state.stop_reason
+            return self.on_usage(state, event.get("usage") or {})
+        elif kind == "message_stop":
+            if state.stop_reason is None:
+                raise UpstreamCut("the upstream stream ended without a stop_reason")
+            return [Finish(STOP_REASONS.get(state.stop_reason, "stop"))]
+        return []  # ping, thinking blocks and unknown events: nothing to translate
+
+    def on_block(self, state: ReadState, index: int, block: Json) -> list[Event]:
+        """A non-stream block carries its whole text or input."""
+        if block.get("type") == "text":
+            return [TextDelta(block["text"])] if block.get("text") else []
+        if block.get("type") != "tool_use":
+            return []
+        if not block.get("name"):
+            raise UpstreamError("bad_upstream_response", "the upstream sent a tool_use block without a name")
+        state.tool_blocks.add(index)
+        events: list[Event] = [CallStart(index, block.get("id") or None, block["name"])]
+        if block.get("input"):
+            events.append(ArgumentsDelta(index, json.dumps(block["input"], ensure_ascii=False)))
+        return events
+
+    def on_usage(self, state: ReadState, usage: Json) -> list[Event]:
+        """message_start has the input tokens, message_delta the cumulative output tokens."""
+        raw = state.usage = {**state.usage, **{k: v for k, v in usage.items() if v is not None}}
+        cached, written = raw.get("cache_read_input_tokens") or 0, raw.get("cache_creation_input_tokens") or 0
+        return [UsageUpdate(Usage(input_tokens=(raw.get("input_tokens") or 0) + cached + written,
+                                  output_tokens=raw.get("output_tokens") or 0, cached_tokens=cached,
+                                  cache_write_tokens=written))]
+
+    def body_events(self, body: Any) -> list[Event]:
+        """A Message as the events that stream it (each block whole on its content_block_start)."""
+        if not isinstance(body, dict):
+            raise UpstreamError("bad_upstream_response", "the upstream body is not a JSON object")
+        if body.get("type") == "error" or "error" in body:
+            raise upstream_error(body.get("error"), "type")
+        events: list[Json] = [{"type": "message_start", "message": {"usage": body.get("usage") or {}}}]
+        for index, block in enumerate(body.get("content") or []):
+            if isinstance(block, dict):
+                events += [{"type": "content_block_start", "index": index, "content_block": block},
+                           {"type": "content_block_stop", "index": index}]
+        events += [{"type": "message_delta", "delta": {"stop_reason": body.get("stop_reason")}},
+                   {"type": "message_stop"}]
+        state = ReadState()
+        return [neutral for event in events for neutral in self.on_event(state, event)]

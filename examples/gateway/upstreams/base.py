@@ -1,0 +1,55 @@
+"""What every upstream dialect provides: its path and headers, the request body for a neutral `Request`, and its
+answer (an SSE stream, a JSON body or an HTTP error) read back as neutral events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+import httpx
+
+from ..model import Event, Json, Request, UpstreamHTTPError
+
+__all__ = ["ERROR_HEADERS", "Upstream"]
+
+#: Upstream error headers the client needs to retry well.
+ERROR_HEADERS = ("retry-after", "retry-after-ms")
+
+
+class Upstream:
+    """One upstream dialect. Stateless: whatever one answer needs lives in the reader of that answer."""
+
+    dialect: ClassVar[str]
+    path: ClassVar[str]
+
+    def headers(self, authorization: str | None) -> dict[str, str]:
+        """The client's credentials (its Authorization header), passed on."""
+        return {"authorization": authorization} if authorization else {}
+
+    def translate_request(self, request: Request) -> Json:
+        raise NotImplementedError
+
+    def events(self, response: httpx.Response) -> AsyncIterator[Event]:
+        """The neutral events of a streamed answer, as they arrive; raises UpstreamError / UpstreamCut."""
+        raise NotImplementedError
+
+    def body_events(self, body: Any) -> list[Event]:
+        """The neutral events of a non-stream answer (the same as its stream's); raises UpstreamError."""
+        raise NotImplementedError
+
+    def http_error(self, response: httpx.Response, content: bytes) -> UpstreamHTTPError:
+        """An upstream HTTP error: its status, message, type and code, and the headers to retry by."""
+        status = response.status_code
+        try:
+            payload: Any = json.loads(content)
+        except ValueError:
+            payload = None
+        error = payload.get("error") if isinstance(payload, dict) else None
+        if not isinstance(error, dict):
+            text = error if isinstance(error, str) else content.decode("utf-8", "replace")[:500]
+            error = {"message": text or f"The upstream answered HTTP {status}."}
+        kind = error.get("type") or ("server_error" if status >= 500 else "invalid_request_error")
+        headers = {name: response.headers[name] for name in ERROR_HEADERS if name in response.headers}
+        return UpstreamHTTPError(status, str(error.get("message")), str(kind), error.get("code"), error.get("param"),
+                                 headers)
