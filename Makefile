@@ -49,15 +49,21 @@ demo: venv
 		--html out/demo/gateway.html --junit out/demo/gateway.xml --badge out/demo/gateway.svg \
 		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port}'
 	@echo
+	@echo "== the same gateway's Chat Completions front over a Responses upstream (--front chat)"
+	$(BIN)/callproof run -n 2 --front chat --upstream-dialect responses --report out/demo/gateway-chat.json \
+		--md out/demo/gateway-chat.md --html out/demo/gateway-chat.html --junit out/demo/gateway-chat.xml \
+		--badge out/demo/gateway-chat.svg \
+		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port} --upstream-dialect responses'
+	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
 	$(BIN)/callproof run -n 2 --report out/demo/client-openai.json --md out/demo/client-openai.md \
 		--html out/demo/client-openai.html --junit out/demo/client-openai.xml \
 		--badge out/demo/client-openai.svg \
 		--client examples.client_openai:run --baseline examples/baselines/openai-sdk.txt
-	$(BIN)/callproof report out/demo/gateway.json out/demo/client-openai.json --format html \
-		-o out/demo/matrix.html
+	$(BIN)/callproof report out/demo/gateway.json out/demo/gateway-chat.json out/demo/client-openai.json \
+		--format html -o out/demo/matrix.html
 	@echo
-	@echo "make demo: reports in out/demo/: JSON, Markdown, HTML (matrix.html compares both), JUnit, badges"
+	@echo "make demo: reports in out/demo/: JSON, Markdown, HTML (matrix.html side by side), JUnit, badges"
 
 # `make matrix`: the reference gateway (examples/gateway/) through the whole corpus for each of the 9 front x upstream
 # dialect pairs (`make test` runs the full corpus for the Responses front only, a subset for the others). Reports in
