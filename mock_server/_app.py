@@ -116,7 +116,7 @@ class _Mock:
         self.plans: OrderedDict[str, Plan] = OrderedDict()
         self.registry = Registry(self.scenarios)
         self.sequences = Sequences()
-        self.runtime = RuntimeControl(self.registry, self.sequences, journal, clock, max_body_bytes)
+        self.runtime = RuntimeControl(self.registry, self.sequences, journal, clock, max_body_bytes, self.plans)
 
     # -- control API --
 
@@ -145,7 +145,8 @@ class _Mock:
         self.journal.reset()
         self.played.clear()
         self.sequences.reset()
-        self.registry.reset()
+        if self.registry.reset():
+            self.plans.clear()  # keyed by id: a registered scenario's plans must not outlive it
         return JSONResponse({"status": "reset"})
 
     # -- upstream endpoints --

@@ -50,9 +50,12 @@ class Registry:
         target = self.cases.get(case, {}) if case is not None else self.shared
         return target.pop(scenario_id, None) is not None
 
-    def reset(self) -> None:
+    def reset(self) -> bool:
+        """Forget every registered scenario; whether there was any."""
+        had = bool(self.shared or self.cases)
         self.shared.clear()
         self.cases.clear()
+        return had
 
 
 def parse_registration(raw: bytes) -> tuple[Scenario, ...]:

@@ -4,7 +4,9 @@ each session played and left unplayed). `_app` mounts them behind the control AP
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,6 +29,8 @@ class RuntimeControl:
     journal: Journal
     clock: Clock
     max_body_bytes: int
+    #: The app's cache of rendered plans: keyed by scenario id, so emptied when the ids' scenarios change.
+    plans: MutableMapping[str, Any]
 
     def _log(self, request: Request, status: int, raw: bytes | None, case: str | None) -> None:
         self.journal.log_request(time=self.clock.now(), method=request.method, path=request.url.path,
@@ -53,6 +57,7 @@ class RuntimeControl:
             message = (f"Scenario ids {clash} already exist {scope}: choose other ids, or POST with ?replace=true to "
                        "replace them (a loaded scenario comes back when the registered one is deleted).")
             return JSONResponse(openai_error(message, "scenario_exists"), status_code=409)
+        self.plans.clear()
         self._log(request, 201, raw, case)
         return JSONResponse(registration_summary(scenarios, case), status_code=201)
 
@@ -67,6 +72,7 @@ class RuntimeControl:
                 if scenario_id in self.registry.loaded else ""
             return JSONResponse(openai_error(f"No scenario {scenario_id!r} is registered{scope}{loaded}.",
                                              "scenario_not_found"), status_code=404)
+        self.plans.clear()
         self._log(request, 200, None, case)
         return JSONResponse({"removed": scenario_id, "case": case})
 
