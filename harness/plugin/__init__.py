@@ -69,6 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("callproof_scenarios", "scenario files or folders served by callproof_mock besides the bundled "
                   "corpus (relative to the rootdir)", type="paths", default=[])
     parser.addini("callproof_seed", "seed of the callproof_mock chaos faults", default="0")
+    parser.addini("callproof_virtual_clock", "play callproof_mock's scripted delays at once on a virtual clock",
+                  type="bool", default=False)
 
 
 def _value(config: pytest.Config, name: str) -> Any:
@@ -95,7 +97,8 @@ def _run_config(config: pytest.Config) -> RunConfig | None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "callproof_mock(*, assert_all_matched=True): options of the callproof_mock fixture; "
+        "callproof_mock(*, assert_all_matched=True, assert_all_legs_played=True, virtual_clock=None): options of "
+        "the callproof_mock fixture; "
         "see docs/mock.md#the-callproof_mock-fixture",
     )
     config.addinivalue_line(
@@ -204,16 +207,27 @@ def callproof_mock(request: pytest.FixtureRequest, _callproof_mock_server: MockS
     """The mock upstream (a `callproof.mock_server.MockServer`): `.url` for OpenAI clients, `.root_url` for
     Anthropic ones, `.journal` for what it received and sent. Reset before each test; at teardown the test fails
     if a request selected no scenario (opt out: `@pytest.mark.callproof_mock(assert_all_matched=False)`)."""
-    from callproof.mock_server._pytest import MockOptions, reset, unexpected_requests  # start-up guard, as above
+    from callproof.mock_server._pytest import (  # start-up guard, as above
+        MockOptions,
+        reset,
+        unexpected_requests,
+        unplayed_legs,
+        use_clock,
+    )
 
     server = _callproof_mock_server
     options = MockOptions.from_markers([m.kwargs for m in request.node.iter_markers("callproof_mock")])
+    virtual = options.virtual_clock
+    use_clock(server, bool(request.config.getini("callproof_virtual_clock")) if virtual is None else virtual)
     reset(server)
     yield server
-    if options.assert_all_matched:
-        message = unexpected_requests(server.journal.requests())
-        if message is not None:
-            pytest.fail(message, pytrace=False)
+    use_clock(server, False)
+    messages = [
+        unexpected_requests(server.journal.requests()) if options.assert_all_matched else None,
+        unplayed_legs(server.app.state.sequences.unplayed()) if options.assert_all_legs_played else None,
+    ]
+    if any(messages):
+        pytest.fail("\n".join(m for m in messages if m), pytrace=False)
 
 
 @pytest.fixture

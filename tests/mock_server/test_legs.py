@@ -18,6 +18,7 @@ from callproof.harness.scenario import ScenarioError, bundled_scenarios, parse_s
 from callproof.mock_server import MockServer
 
 TIMEOUT = httpx.Timeout(10.0)
+REQUEST = {"input": [{"role": "user", "text": "hi"}]}
 PATHS = {"responses": "/v1/responses", "chat": "/v1/chat/completions", "anthropic": "/v1/messages"}
 
 
@@ -141,7 +142,7 @@ def test_sessions_are_separate_by_header_case_and_reset(mock: MockServer) -> Non
 
 
 def test_text_requirements_name_what_is_missing(mock: MockServer) -> None:
-    scenario = {"id": "needs_text", "description": "a leg that wants a phrase", "request": {"input": [{"role": "user", "text": "hi"}]},
+    scenario = {"id": "needs_text", "description": "a leg that wants a phrase", "request": REQUEST,
                 "expect": {"status": "completed", "text": "ok"},
                 "legs": [{"output": [{"type": "text", "text": "first"}]},
                          {"requires": {"text": ["approved"]}, "output": [{"type": "text", "text": "ok"}]}]}
@@ -161,7 +162,7 @@ def _file(scenario: dict[str, Any]) -> str:
     return json.dumps({"feature": "f", "description": "d", "scenarios": [scenario]})
 
 
-BASE: dict[str, Any] = {"id": "s", "description": "d", "request": {"input": [{"role": "user", "text": "hi"}]}, "expect": {"status": "completed"}}
+BASE: dict[str, Any] = {"id": "s", "description": "d", "request": REQUEST, "expect": {"status": "completed"}}
 
 
 def test_legs_load_as_scenarios_of_their_own() -> None:
