@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from callproof.harness._options import Option, option, options_for, plugin_dest, plugin_flag, plugin_text
+from callproof.harness._options import (
+    Option,
+    option,
+    options_for,
+    plugin_dest,
+    plugin_flag,
+    plugin_text,
+    redact_argv,
+)
 from callproof.harness.catalogue import PROFILES
 from callproof.harness.judge import CaseSpec
 from callproof.harness.run import ConfigError, RunConfig, interruptible, iut_groups, setup_problem
@@ -127,7 +135,7 @@ def pytest_configure(config: pytest.Config) -> None:
         stack.enter_context(iut_groups())  # no launched IUT outlives the session, whichever process launched it
         program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
         command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
-        collector = Collector(run, [*command, *sys.argv[1:]], Path(report) if report else None)
+        collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None)
         config.pluginmanager.register(collector, "callproof-collector")
 
 
