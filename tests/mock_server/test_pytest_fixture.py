@@ -161,9 +161,13 @@ def test_the_virtual_clock_plays_scripted_gaps_at_once(pytester: pytest.Pytester
 
         def _play(mock):
             httpx.post(f"{mock.root_url}/_callproof/scenarios", json=SCENARIO, timeout=10).raise_for_status()
-            start = time.monotonic()
-            response = httpx.post(f"{mock.url}/chat/completions", json=BODY, timeout=10)
-            wall = time.monotonic() - start
+            walls = []
+            with httpx.Client(timeout=10) as client:
+                for _ in range(3):  # the fastest of three: a loaded machine may delay any one request
+                    start = time.monotonic()
+                    response = client.post(f"{mock.url}/chat/completions", json=BODY)
+                    walls.append(time.monotonic() - start)
+            wall = min(walls)
             request = [r for r in mock.journal.requests() if r.dialect == "chat"][0]
             offsets = [round(w.time - request.start, 6) for w in mock.journal.writes(request.id)]
             return response, wall, offsets

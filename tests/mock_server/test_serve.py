@@ -155,10 +155,13 @@ def test_callproof_mock_virtual_clock_plays_a_timing_scenario_at_once(tmp_path: 
     proc, url = _start_cli("--virtual-clock", "--journal", str(journal))
     try:
         body = request_body("chat", "timing_ttft_and_gaps")
-        httpx.post(f"{url}/chat/completions", json=body, timeout=TIMEOUT).raise_for_status()  # warm the process
-        start = time.monotonic()
-        response = httpx.post(f"{url}/chat/completions", json=body, timeout=TIMEOUT)
-        wall = time.monotonic() - start
+        walls = []
+        with httpx.Client(timeout=TIMEOUT) as client:
+            for _ in range(3):  # the fastest of three: a loaded machine may delay any one request
+                start = time.monotonic()
+                response = client.post(f"{url}/chat/completions", json=body)
+                walls.append(time.monotonic() - start)
+        wall = min(walls)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=20)
