@@ -188,3 +188,31 @@ def test_the_virtual_clock_plays_scripted_gaps_at_once(pytester: pytest.Pytester
     result = pytester.runpytest("-p", "callproof", "-s")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*virtual wall * ms, scripted span * ms*"])
+
+
+def test_the_ini_setting_turns_the_virtual_clock_on_for_every_test(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ncallproof_virtual_clock = true\n")
+    pytester.makepyfile("""
+        import time
+        import httpx
+        import pytest
+
+        BODY = {"model": "callproof/timing_ttft_and_gaps", "messages": [], "stream": True}
+
+        def _wall(mock):
+            with httpx.Client(timeout=10) as client:
+                walls = []
+                for _ in range(3):
+                    start = time.monotonic()
+                    client.post(f"{mock.url}/chat/completions", json=BODY).raise_for_status()
+                    walls.append(time.monotonic() - start)
+            return min(walls)
+
+        def test_on_by_ini(callproof_mock):
+            assert _wall(callproof_mock) < 0.1  # 300 ms of scripted first-token wait
+
+        @pytest.mark.callproof_mock(virtual_clock=False)
+        def test_off_by_marker(callproof_mock):
+            assert _wall(callproof_mock) >= 0.3
+    """)
+    pytester.runpytest("-p", "callproof").assert_outcomes(passed=2)
