@@ -130,3 +130,15 @@ def test_registration_is_behind_the_control_guards() -> None:
     with MockServer(control=False) as closed:
         assert httpx.post(f"{closed.root_url}/_callproof/scenarios", json=_scenario(),
                           timeout=TIMEOUT).status_code == 404
+
+
+def test_a_registered_scenario_with_match_is_selected_by_content(mock: MockServer) -> None:
+    scenario = {**_scenario("by_content", "matched by content"), "match": {"user_text": {"contains": "ping me"}}}
+    control = f"{mock.root_url}/_callproof/scenarios"
+    httpx.post(control, params={"case": "m1"}, json=scenario, timeout=TIMEOUT).raise_for_status()
+    body = {"model": "m", "messages": [{"role": "user", "content": "please ping me [callproof:case=m1]"}]}
+    answer = httpx.post(f"{mock.url}/chat/completions", json=body, timeout=TIMEOUT)
+    assert answer.json()["choices"][0]["message"]["content"] == "matched by content"
+    other = {"model": "m", "messages": [{"role": "user", "content": "please ping me [callproof:case=m2]"}]}
+    assert httpx.post(f"{mock.url}/chat/completions", json=other, timeout=TIMEOUT).status_code == 404
+    assert [r.how for r in mock.journal.requests() if r.dialect == "chat"][0].startswith("match")
