@@ -141,4 +141,4 @@ def test_a_registered_scenario_with_match_is_selected_by_content(mock: MockServe
     assert answer.json()["choices"][0]["message"]["content"] == "matched by content"
     other = {"model": "m", "messages": [{"role": "user", "content": "please ping me [callproof:case=m2]"}]}
     assert httpx.post(f"{mock.url}/chat/completions", json=other, timeout=TIMEOUT).status_code == 404
-    assert [r.how for r in mock.journal.requests() if r.dialect == "chat"][0].startswith("match")
+    assert str(next(r.how for r in mock.journal.requests() if r.dialect == "chat")).startswith("match")
