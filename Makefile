@@ -36,7 +36,8 @@ typecheck: venv $(INTEROP_STAMP)
 
 # pytest runs with the pinned `interop` extra (the client libraries of examples/ at the versions their baselines were
 # recorded with), where `make browser` could get it, Chromium for tests/reports/test_html_browser.py, and where
-# `make node` could get them, node and openai-node for tests/examples/test_adapter_template_js.py.
+# `make node` could get them, node and openai-node for tests/examples/test_adapter_template_js.py and
+# tests/examples/test_js_example.py.
 pytest: venv $(INTEROP_STAMP) browser node
 	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
 
@@ -111,7 +112,8 @@ else
 endif
 
 # `make node`: node (>= 18) and openai-node (examples/package.json, npm ci into examples/node_modules) for the
-# JavaScript adapter template's test (tests/examples/test_adapter_template_js.py). Debian's nodejs and npm are
+# JavaScript adapter template's test (tests/examples/test_adapter_template_js.py) and the JavaScript example's
+# (examples/js, tests/examples/test_js_example.py). Debian's nodejs and npm are
 # installed with apt only when allowed: CALLPROOF_INSTALL_NODE=1, or CI=true as root (.ci/run). Otherwise, without
 # node, that test skips and says why (and fails under CI=true).
 CALLPROOF_INSTALL_NODE ?=

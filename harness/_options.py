@@ -26,6 +26,7 @@ __all__ = [
     "Kind",
     "Option",
     "Surface",
+    "header_pair",
     "option",
     "options_for",
     "positive_float",
@@ -33,6 +34,8 @@ __all__ = [
     "plugin_dest",
     "plugin_flag",
     "plugin_text",
+    "redact_argv",
+    "shown_header",
 ]
 
 #: Where an option is offered: `callproof run`, `callproof fuzz`, the pytest plugin.
@@ -68,6 +71,40 @@ def positive_float(text: str) -> float:
     return value
 
 
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+#: Header names whose values never appear in clear in reports or repro commands.
+_SECRET = re.compile(r"authorization|key|token|secret|password|cookie", re.IGNORECASE)
+
+
+def header_pair(text: str) -> str:
+    """A `NAME:VALUE` header (an argparse `type`), as `NAME:VALUE` with the space after the colon dropped."""
+    name, colon, value = text.partition(":")
+    if not colon or not _TOKEN.match(name.strip()):
+        raise argparse.ArgumentTypeError(f"expected NAME:VALUE (e.g. 'Authorization: Bearer KEY'), got "
+                                         f"{shown_header(text) if colon else repr(text)}")
+    return f"{name.strip()}:{value.strip()}"
+
+
+def shown_header(text: str) -> str:
+    """A `NAME:VALUE` header as reports and repro commands show it: `NAME:***` when the name looks secret."""
+    name, _, _ = text.partition(":")
+    return f"{name}:***" if _SECRET.search(name) else text
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    """A command line with the values of secret-looking `--header` / `--callproof-header` options masked."""
+    out: list[str] = []
+    after_flag = False
+    for arg in argv:
+        flag, eq, value = arg.partition("=")
+        if after_flag and not arg.startswith("-"):
+            out.append(shown_header(arg))
+            continue
+        after_flag = arg in ("--header", "--callproof-header")
+        out.append(f"{flag}={shown_header(value)}" if eq and flag in ("--header", "--callproof-header") else arg)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """One option of a run. `help` names other options by their command-line flags (`--mock-port`); pytest shows
@@ -88,6 +125,8 @@ class Option:
     field: str | None = None
     pytest_default: Any = None
     ini: str | None = None
+    #: How a value is shown in repro commands (secrets masked); None: as it is.
+    shown: Callable[[str], str] | None = None
 
     @property
     def cli_flags(self) -> tuple[str, ...]:
@@ -127,6 +166,9 @@ OPTIONS: tuple[Option, ...] = (
             type=positive_float, default=30.0),
     _option("model", "model name sent to the IUT (scenario selection never depends on it)", _ALL, metavar="NAME",
             default=DEFAULT_MODEL),
+    _option("header", "header sent with every request to the IUT's front, NAME:VALUE (e.g. 'Authorization: Bearer "
+            "KEY'); reports show secret-looking ones as NAME:***", _ALL, metavar="NAME:VALUE", type=header_pair,
+            kind="many", field="headers", shown=shown_header),
     _option("mock_port", "port of the mock upstream (default: a free one; fix it with --target)", _ALL,
             metavar="PORT", type=int, default=0),
     Option("keyword", "only cases matching this pytest -k expression", _RUN, metavar="EXPR", flags=("-k",)),

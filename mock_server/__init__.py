@@ -5,7 +5,7 @@ from __future__ import annotations
 from callproof.harness.scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
 
 from ._app import create_app
-from ._clock import Clock, RealClock, VirtualClock
+from ._clock import Clock, RealClock, SwitchClock, VirtualClock
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
 from ._player import Plan, Write, make_plan
 from ._record import RecordServer, record_forever
@@ -25,6 +25,7 @@ __all__ = [
     "RecordServer",
     "Scenario",
     "ScenarioError",
+    "SwitchClock",
     "VirtualClock",
     "Write",
     "bundled_scenarios",

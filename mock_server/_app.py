@@ -28,7 +28,11 @@ from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios
 from ._clock import Clock, RealClock
 from ._control import Handler, guarded, openai_error
 from ._journal import Journal, case_tag
+from ._legs import Sequences, choose_leg, session_of
+from ._plan_cache import PLAN_CACHE, plan_key
 from ._player import Plan, error_plan, make_plan
+from ._registry import Registry
+from ._runtime import RuntimeControl
 from ._select import by_match, no_match
 from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 
@@ -110,6 +114,9 @@ class _Mock:
         self.renderers = renderers
         self.played: dict[str, int] = {}
         self.plans: OrderedDict[str, Plan] = OrderedDict()
+        self.registry = Registry(self.scenarios)
+        self.sequences = Sequences()
+        self.runtime = RuntimeControl(self.registry, self.sequences, journal, clock, max_body_bytes, self.plans)
 
     # -- control API --
 
@@ -126,7 +133,7 @@ class _Mock:
     async def list_scenarios(self, request: Request) -> Response:
         rows = [
             {"id": s.id, "feature": s.feature, "tags": list(s.tags), "description": s.description}
-            for s in self.scenarios.values()
+            for s in self.registry.visible(request.query_params.get("case")).values()
         ]
         return JSONResponse({"scenarios": rows})
 
@@ -137,6 +144,9 @@ class _Mock:
     async def reset(self, request: Request) -> Response:
         self.journal.reset()
         self.played.clear()
+        self.sequences.reset()
+        if self.registry.reset():
+            self.plans.clear()  # keyed by id: a registered scenario's plans must not outlive it
         return JSONResponse({"status": "reset"})
 
     # -- upstream endpoints --
@@ -184,10 +194,10 @@ class _Mock:
 
         stream = body.get("stream") is True
         wanted, how = select_scenario(request.headers, text, body)
-        scenario = self.scenarios.get(wanted) if wanted is not None else None
+        scenario = self.registry.find(wanted, case_tag(text))
         facts = None
-        if wanted is None:  # §3 step 4: the first scenario whose match holds
-            scenario, how, facts = by_match(self.scenarios.values(), dialect, body)
+        if wanted is None:  # §3 step 4: the first scenario whose match holds (registered ones included)
+            scenario, how, facts = by_match(self.registry.visible(case_tag(text)).values(), dialect, body)
         fallback: list[tuple[str, str]] = []
         chosen = how
         if scenario is None and not self.strict:
@@ -204,9 +214,19 @@ class _Mock:
             request_id = log(404, raw, dialect=dialect, stream=stream, case=case_tag(text))
             return await self._respond(plan, request_id, start)
 
+        leg = None
+        if scenario.legs:  # a sequence: the session's next leg answers (docs/mock.md#sequences)
+            choice = choose_leg(self.sequences, scenario, renderer, session=session_of(request.headers, case_tag(text)),
+                                body=body, strict=self.strict)
+            if choice.scenario is None:
+                assert choice.error is not None
+                request_id = log(choice.error.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
+                                 case=case_tag(text), how=chosen, leg=choice.index)
+                return await self._respond(choice.error, request_id, start)
+            scenario, leg = choice.scenario, choice.index
         played = self.played.get(scenario.id, 0)
         self.played[scenario.id] = played + 1
-        key = _plan_key(scenario, renderer.dialect, stream, body) if not fallback else None
+        key = plan_key(scenario, renderer.dialect, stream, body, leg) if not fallback else None
         cached = self.plans.get(key) if key is not None else None
         if cached is not None and key is not None:
             self.plans.move_to_end(key)
@@ -216,26 +236,28 @@ class _Mock:
             model = body.get("model")
             ctx = RenderContext(model=model if isinstance(model, str) and model else "callproof-mock", request=body)
             answer = make_plan(scenario, renderer, ctx, stream=stream, rng=rng, speed=self.speed,
-                               headers=[("x-callproof-scenario", scenario.id), *fallback])
+                               headers=[("x-callproof-scenario", scenario.id), *fallback,
+                                        *([("x-callproof-leg", str(leg))] if leg is not None else [])])
             if key is not None:
                 self.plans[key] = answer
-                if len(self.plans) > _PLAN_CACHE:
+                if len(self.plans) > PLAN_CACHE:
                     self.plans.popitem(last=False)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
         begin = self.clock.now()
         request_id = log(answer.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
                          case=case_tag(text), faults=answer.faults, planned=begin,
-                         how=chosen)
+                         how=chosen, leg=leg)
         return await self._respond(answer, request_id, begin)
 
     def _log(self, scope: Scope, start: float, status: int, raw: bytes | None = None, *,
              dialect: Dialect | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
-             faults: tuple[str, ...] = (), planned: float | None = None, how: str | None = None) -> int:
+             faults: tuple[str, ...] = (), planned: float | None = None, how: str | None = None,
+             leg: int | None = None) -> int:
         """Journal the request of `scope`, which arrived at `start`; `raw` is its body when it was read."""
         return self.journal.log_request(time=start, method=scope["method"], path=scope["path"],
                                         raw_headers=scope["headers"], raw_body=raw, status=status, dialect=dialect,
                                         stream=stream, scenario=scenario, case=case, faults=faults, start=planned,
-                                        how=how)
+                                        how=how, leg=leg)
 
     def _not_found(self, renderer: Renderer, wanted: str | None, how: str) -> Plan:
         if wanted is None:
@@ -315,22 +337,6 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return None if over else b"".join(chunks)
 
 
-#: Plans kept for replay (least recently used dropped first).
-_PLAN_CACHE = 256
-#: Request fields the renderers never echo: they do not change a plan.
-_NOT_ECHOED = frozenset(("input", "messages", "system"))
-
-
-def _plan_key(scenario: Scenario, dialect: str, stream: bool, body: Mapping[str, Any]) -> str | None:
-    """The cache key of a plan, or None when the plan draws from the seeded generator (chaos faults, jitter) and
-    so may differ per request. Everything else is deterministic, so a rendered plan can be replayed."""
-    if scenario.timing.jitter_ms or any(f.probability < 1 for f in scenario.faults):
-        return None
-    echoed = {k: v for k, v in body.items() if k not in _NOT_ECHOED}
-    # repr is exact for decoded JSON (it tells 1, 1.0 and True apart, and keeps key order) and cheaper than dumps.
-    return repr((scenario.id, dialect, stream, echoed))
-
-
 def create_app(
     scenarios: Mapping[str, Scenario] | None = None,
     *,
@@ -367,6 +373,9 @@ def create_app(
         Route(f"{CONTROL}/scenarios", mock.guard(mock.list_scenarios), methods=["GET"]),
         Route(f"{CONTROL}/journal", mock.guard(mock.journal_lines), methods=["GET"]),
         Route(f"{CONTROL}/reset", mock.guard(mock.reset), methods=["POST"]),
+        Route(f"{CONTROL}/scenarios", mock.guard(mock.runtime.register), methods=["POST"]),
+        Route(f"{CONTROL}/scenarios/{{scenario_id}}", mock.guard(mock.runtime.remove), methods=["DELETE"]),
+        Route(f"{CONTROL}/sequences", mock.guard(mock.runtime.legs), methods=["GET"]),
     ] if control else []
     app = Starlette(routes=[
         _UpstreamFirst("/{path:path}", mock.upstream, methods=_METHODS),
@@ -377,4 +386,6 @@ def create_app(
     app.state.journal = mock.journal
     app.state.scenarios = mock.scenarios
     app.state.plans = mock.plans
+    app.state.sequences = mock.sequences
+    app.state.registry = mock.registry
     return app

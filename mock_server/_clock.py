@@ -6,7 +6,7 @@ import asyncio
 import time
 from typing import Protocol
 
-__all__ = ["Clock", "RealClock", "VirtualClock"]
+__all__ = ["Clock", "RealClock", "SwitchClock", "VirtualClock"]
 
 
 class Clock(Protocol):
@@ -53,3 +53,19 @@ class VirtualClock:
         self.sleeps.append(deadline)
         self._now = max(self._now, deadline)
         await asyncio.sleep(0)
+
+
+class SwitchClock:
+    """A clock that delegates to `target`, which can change between tests: the `callproof_mock` fixture's server
+    runs on one, switched to a `VirtualClock` for the tests marked `callproof_mock(virtual_clock=True)`."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: Clock | None = None) -> None:
+        self.target: Clock = target if target is not None else RealClock()
+
+    def now(self) -> float:
+        return self.target.now()
+
+    async def sleep_until(self, deadline: float) -> None:
+        await self.target.sleep_until(deadline)

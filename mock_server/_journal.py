@@ -79,6 +79,8 @@ class JournalRequest:
     faults: tuple[str, ...] = ()
     start: float = 0.0
     how: str | None = None
+    #: The leg of a sequence that answered (docs/mock.md#sequences), else None.
+    leg: int | None = None
     kind: Literal["request"] = "request"
 
     def to_json(self) -> dict[str, Any]:
@@ -86,7 +88,7 @@ class JournalRequest:
             "kind": self.kind, "id": self.id, "time": self.time, "wall": self.wall, "method": self.method,
             "path": self.path, "headers": dict(self.headers), "body": self.body, "status": self.status,
             "dialect": self.dialect, "stream": self.stream, "scenario": self.scenario, "case": self.case,
-            "faults": list(self.faults), "start": self.start, "how": self.how,
+            "faults": list(self.faults), "start": self.start, "how": self.how, "leg": self.leg,
         }
 
 
@@ -130,7 +132,7 @@ Outcome: TypeAlias = Literal["completed", "aborted", "cancelled"]
 #: and the body is the raw bytes (or None); from `record_request`, the headers are a mapping, the body as given.
 _RawRequest: TypeAlias = tuple[
     int, float, float, str, str, tuple[bytes, ...] | Mapping[str, str], Any, int, str | None, bool, str | None,
-    str | None, tuple[str, ...], float, str | None,
+    str | None, tuple[str, ...], float, str | None, int | None,
 ]
 #: A write: (request, time, data); an end: (request, time, outcome).
 _RawWrite: TypeAlias = tuple[int, float, bytes]
@@ -150,13 +152,13 @@ def _decode_body(raw: bytes | None) -> Any:
 
 
 def _request(raw: _RawRequest) -> JournalRequest:
-    rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults, start, how = raw
+    rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults, start, how, leg = raw
     if not isinstance(headers, Mapping):  # kept by log_request as received
         headers = redact((name.decode("latin-1"), value.decode("latin-1")) for name, value in zip(
             headers[::2], headers[1::2], strict=True))
         body = _decode_body(body)
     return JournalRequest(rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults,
-                          start, how)
+                          start, how, leg)
 
 
 def _record(raw: _Raw) -> Record:
@@ -188,9 +190,9 @@ def _unpack(fields: Sequence[Any]) -> list[_Raw]:
             records.append(fields[i + 1])
             i += 2
         else:
-            head, count = fields[i + 1 : i + 15], fields[i + 15]
-            records.append((*head[:5], tuple(fields[i + 16 : i + 16 + 2 * count]), *head[5:]))
-            i += 16 + 2 * count
+            head, count = fields[i + 1 : i + 16], fields[i + 16]
+            records.append((*head[:5], tuple(fields[i + 17 : i + 17 + 2 * count]), *head[5:]))
+            i += 17 + 2 * count
     return records
 
 
@@ -234,11 +236,11 @@ class Journal:
     def record_request(
         self, *, time: float, method: str, path: str, headers: Iterable[tuple[str, str]], body: Any, status: int,
         dialect: str | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
-        faults: tuple[str, ...] = (), start: float | None = None, how: str | None = None,
+        faults: tuple[str, ...] = (), start: float | None = None, how: str | None = None, leg: int | None = None,
     ) -> JournalRequest:
         with self._lock:
             raw: _RawRequest = (self._state.next_id, time, _wall(), method, path, redact(headers), body, status,
-                                dialect, stream, scenario, case, faults, time if start is None else start, how)
+                                dialect, stream, scenario, case, faults, time if start is None else start, how, leg)
             self._state.next_id += 1
             self._keep((_OBJECT, raw))
         return _request(raw)
@@ -247,7 +249,7 @@ class Journal:
         self, *, time: float, method: str, path: str, raw_headers: Iterable[tuple[bytes, bytes]],
         raw_body: bytes | None, status: int, dialect: str | None = None, stream: bool = False,
         scenario: str | None = None, case: str | None = None, faults: tuple[str, ...] = (), start: float | None = None,
-        how: str | None = None,
+        how: str | None = None, leg: int | None = None,
     ) -> int:
         """`record_request` for the server's hot path: takes the headers and body as received (the ASGI scope's raw
         header pairs; the body bytes, or None when it was not read), decoded only when read (the body as the JSON
@@ -257,7 +259,7 @@ class Journal:
             rid = self._state.next_id
             self._state.next_id += 1
             self._keep((_REQUEST, rid, time, _wall(), method, path, raw_body, status, dialect, stream, scenario, case,
-                        faults, time if start is None else start, how, len(headers) // 2, *headers))
+                        faults, time if start is None else start, how, leg, len(headers) // 2, *headers))
         return rid
 
     def record_write(self, request: int, data: bytes, time: float) -> None:

@@ -3,6 +3,7 @@ server, the reset between tests and the teardown check for requests no scenario 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,10 +13,11 @@ import httpx
 
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
+from ._clock import RealClock, SwitchClock, VirtualClock
 from ._journal import JournalRequest
 from ._serve import MockServer
 
-__all__ = ["MockOptions", "reset", "start_server", "unexpected_requests"]
+__all__ = ["MockOptions", "reset", "start_server", "unexpected_requests", "unplayed_legs", "use_clock"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,9 +25,13 @@ class MockOptions:
     """The `callproof_mock` marker's keyword arguments (closest marker wins per key).
 
     `assert_all_matched`: at teardown, fail the test when a request selected no scenario (the strict mock answered
-    404); mark a test `@pytest.mark.callproof_mock(assert_all_matched=False)` when that is the point of it."""
+    404); mark a test `@pytest.mark.callproof_mock(assert_all_matched=False)` when that is the point of it.
+    `assert_all_legs_played`: at teardown, fail the test when a sequence it began has a leg it never requested.
+    `virtual_clock`: play scripted delays at once (None: the `callproof_virtual_clock` ini setting)."""
 
     assert_all_matched: bool = True
+    assert_all_legs_played: bool = True
+    virtual_clock: bool | None = None
 
     @classmethod
     def from_markers(cls, markers: Sequence[Mapping[str, Any]]) -> MockOptions:
@@ -52,7 +58,13 @@ def start_server(scenario_paths: Sequence[str], seed: int, root: Path) -> MockSe
         if clash:
             raise ValueError(f"callproof_scenarios redefines bundled scenario ids {clash}; rename them")
         scenarios.update(extra)
-    return MockServer(scenarios, strict=True, seed=seed).start()
+    return MockServer(scenarios, strict=True, seed=seed, clock=SwitchClock()).start()
+
+
+def use_clock(server: MockServer, virtual: bool) -> None:
+    """Play the next test's scripted delays on a fresh virtual clock (at once), or on the real one."""
+    if isinstance(server.clock, SwitchClock):
+        server.clock.target = VirtualClock(time.monotonic()) if virtual else RealClock()
 
 
 def reset(server: MockServer) -> None:
@@ -62,7 +74,7 @@ def reset(server: MockServer) -> None:
 
 def unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
     """None when every request selected a scenario; otherwise the failure message, one bullet per request."""
-    missed = [r for r in requests if r.scenario is None]
+    missed = [r for r in requests if r.scenario is None and not r.path.startswith("/_callproof/")]
     if not missed:
         return None
     lines = [f"callproof mock: {len(missed)} request(s) selected no scenario (answered {missed[0].status}):"]
@@ -77,3 +89,18 @@ def unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
 
 def _model(body: Any) -> Any:
     return body.get("model") if isinstance(body, dict) else None
+
+
+def unplayed_legs(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """None when every sequence begun was played to its last leg; otherwise the failure message."""
+    if not rows:
+        return None
+    lines = ["callproof mock: a sequence was left unfinished (a leg never requested):"]
+    for row in rows:
+        session = f"case {row['session']!r}" if row["session"] is not None else "no case tag or session header"
+        lines.append(f"- {row['scenario']} ({session}): played legs {row['played']}, never requested "
+                     f"{row['unplayed']} of {row['legs']}" + (f"; {row['refused']} refused (requires)"
+                                                            if row["refused"] else ""))
+    lines.append("The client stopped early: did it retry, or send the tool result? Opt out with "
+                 "@pytest.mark.callproof_mock(assert_all_legs_played=False) (docs/mock.md#sequences).")
+    return "\n".join(lines)

@@ -26,6 +26,7 @@ from callproof.harness import CallproofError
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
 from ._app import DEFAULT_MAX_BODY_BYTES, create_app
+from ._clock import Clock, VirtualClock
 from ._journal import Journal
 
 __all__ = ["ExposedControlError", "MockServer", "is_loopback", "serve_forever"]
@@ -73,10 +74,13 @@ class MockServer:
         log_level: str = "warning",
         control: bool = True,
         control_token: str | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.journal = journal if journal is not None else Journal()
+        #: The clock the plans play against (None: the real one); a `VirtualClock` plays timing instantly.
+        self.clock = clock
         self.app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
-                              max_body_bytes=max_body_bytes, control=control, control_token=control_token)
+                              max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock)
         self.host = host
         self._requested_port = port
         self._graceful = graceful_timeout
@@ -167,9 +171,11 @@ def serve_forever(
     out: TextIO = sys.stdout,
     control: bool = True,
     control_token: str | None = None,
+    virtual_clock: bool = False,
 ) -> None:
     """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly. Serves `scenarios` when given,
-    else the files of `scenario_paths`, else the bundled corpus.
+    else the files of `scenario_paths`, else the bundled corpus. `virtual_clock` plays every scripted delay at once
+    (a `VirtualClock`: the journal's times still show the scripted gaps).
 
     Raises `ScenarioError` for bad scenario files, `ExposedControlError` for a non-loopback address whose control
     API would be open to anyone, and `OSError` when the address cannot be bound."""
@@ -193,7 +199,8 @@ def serve_forever(
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     server = MockServer(scenarios, host=host, port=port, strict=strict, seed=seed, speed=speed, journal=journal,
-                        control=control, control_token=control_token)
+                        control=control, control_token=control_token,
+                        clock=VirtualClock(time.monotonic()) if virtual_clock else None)
     try:
         server.start()
         print(f"callproof mock listening on {server.url}", file=out, flush=True)

@@ -87,6 +87,11 @@ def scenarios_document() -> str:
                   "|---|---|---|---|---|"]
         for s in (s for s in scenarios if s.feature == feature):
             extras = [f.kind + ("" if f.probability >= 1 else f" p={f.probability:g}") for f in s.faults]
+            if s.legs:  # a sequence: each leg's faults, else what it outputs
+                extras = [f"{len(s.legs)} legs: " + ", ".join(
+                    "+".join(f.kind + (f" {f.params['status']}" if "status" in f.params else "")
+                             for f in leg.scenario.faults) or ("requires, " if leg.requires else "") + "output"
+                    for leg in s.legs)]
             if s.timing.ttft_ms or s.timing.gap_ms or s.timing.delays_ms or s.timing.tokens_per_s:
                 extras.append("timing")
             extras += [f"breaks {', '.join(rules)} in {dialect}" for dialect, rules in sorted(s.breaks.items())]

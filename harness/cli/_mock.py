@@ -45,6 +45,9 @@ def add_parser(subparsers: Subparsers) -> None:
     mock.add_argument("--seed", type=int, default=0, help="seed of fault probabilities and jitter (default 0)")
     mock.add_argument("--journal", type=Path, metavar="FILE.jsonl", help="append the journal to this file")
     mock.add_argument("--speed", type=_speed, default=1.0, help="divide every scripted delay by FACTOR (default 1)")
+    mock.add_argument("--virtual-clock", action="store_true",
+                      help="play every scripted delay at once, on a virtual clock (the journal keeps the scripted "
+                           "times): for tests where timing is not under test")
     control = mock.add_mutually_exclusive_group()
     control.add_argument("--control-token", metavar="TOKEN",
                          help="require `Authorization: Bearer TOKEN` on the control API (journal, scenarios, reset); "
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         scenarios = corpus(args.scenarios, args.bundled)
         server.serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict,
                              seed=args.seed, journal_path=args.journal, speed=args.speed, control=args.control,
-                             control_token=args.control_token)
+                             control_token=args.control_token, virtual_clock=args.virtual_clock)
     except (ScenarioError, server.ExposedControlError) as exc:
         print(f"callproof mock: {exc}", file=sys.stderr)
         return ExitCode.USAGE

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from callproof.harness._options import Option, option, options_for, plugin_dest, plugin_flag, plugin_text
+from callproof.harness._options import (
+    Option,
+    option,
+    options_for,
+    plugin_dest,
+    plugin_flag,
+    plugin_text,
+    redact_argv,
+)
 from callproof.harness.catalogue import PROFILES
 from callproof.harness.judge import CaseSpec
 from callproof.harness.run import ConfigError, RunConfig, interruptible, iut_groups, setup_problem
@@ -69,6 +77,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("callproof_scenarios", "scenario files or folders served by callproof_mock besides the bundled "
                   "corpus (relative to the rootdir)", type="paths", default=[])
     parser.addini("callproof_seed", "seed of the callproof_mock chaos faults", default="0")
+    parser.addini("callproof_virtual_clock", "play callproof_mock's scripted delays at once on a virtual clock",
+                  type="bool", default=False)
 
 
 def _value(config: pytest.Config, name: str) -> Any:
@@ -95,7 +105,8 @@ def _run_config(config: pytest.Config) -> RunConfig | None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "callproof_mock(*, assert_all_matched=True): options of the callproof_mock fixture; "
+        "callproof_mock(*, assert_all_matched=True, assert_all_legs_played=True, virtual_clock=None): options of "
+        "the callproof_mock fixture; "
         "see docs/mock.md#the-callproof_mock-fixture",
     )
     config.addinivalue_line(
@@ -124,7 +135,7 @@ def pytest_configure(config: pytest.Config) -> None:
         stack.enter_context(iut_groups())  # no launched IUT outlives the session, whichever process launched it
         program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
         command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
-        collector = Collector(run, [*command, *sys.argv[1:]], Path(report) if report else None)
+        collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None)
         config.pluginmanager.register(collector, "callproof-collector")
 
 
@@ -204,16 +215,27 @@ def callproof_mock(request: pytest.FixtureRequest, _callproof_mock_server: MockS
     """The mock upstream (a `callproof.mock_server.MockServer`): `.url` for OpenAI clients, `.root_url` for
     Anthropic ones, `.journal` for what it received and sent. Reset before each test; at teardown the test fails
     if a request selected no scenario (opt out: `@pytest.mark.callproof_mock(assert_all_matched=False)`)."""
-    from callproof.mock_server._pytest import MockOptions, reset, unexpected_requests  # start-up guard, as above
+    from callproof.mock_server._pytest import (  # start-up guard, as above
+        MockOptions,
+        reset,
+        unexpected_requests,
+        unplayed_legs,
+        use_clock,
+    )
 
     server = _callproof_mock_server
     options = MockOptions.from_markers([m.kwargs for m in request.node.iter_markers("callproof_mock")])
+    virtual = options.virtual_clock
+    use_clock(server, bool(request.config.getini("callproof_virtual_clock")) if virtual is None else virtual)
     reset(server)
     yield server
-    if options.assert_all_matched:
-        message = unexpected_requests(server.journal.requests())
-        if message is not None:
-            pytest.fail(message, pytrace=False)
+    use_clock(server, False)
+    messages = [
+        unexpected_requests(server.journal.requests()) if options.assert_all_matched else None,
+        unplayed_legs(server.app.state.sequences.unplayed()) if options.assert_all_legs_played else None,
+    ]
+    if any(messages):
+        pytest.fail("\n".join(m for m in messages if m), pytrace=False)
 
 
 @pytest.fixture

@@ -52,6 +52,8 @@ class RunConfig:
     #: `--repeat N`: each case judged on N independent runs of its scenario (flaky when they disagree).
     repeat: int = 1
     cwd: Path | None = None
+    #: `--header NAME:VALUE`: sent with every request to the IUT's front.
+    headers: tuple[str, ...] = ()
 
     @classmethod
     def from_options(cls, value: Callable[[str], Any], cwd: Path) -> RunConfig | None:
@@ -77,6 +79,7 @@ class RunConfig:
         fields["start_timeout"] = float(fields["start_timeout"])
         fields["mock_port"] = int(fields["mock_port"])
         fields["repeat"] = int(fields["repeat"])
+        fields["headers"] = tuple(fields["headers"] or ())
         config = cls(**fields)
         problem = config.problem()
         if problem is not None:
@@ -111,6 +114,12 @@ class RunConfig:
         return None
 
     @property
+    def front_headers(self) -> dict[str, str]:
+        """The `--header` values by name (a repeated name: the last one)."""
+        pairs = (header.partition(":") for header in self.headers)
+        return {name: value for name, _, value in pairs}
+
+    @property
     def front_template(self) -> str:
         """Where a launched or in-process gateway serves its front: --front-url, else the front's standard path."""
         return self.front_url or f"http://127.0.0.1:{{port}}{FRONT_PATHS[self.front]}"
@@ -125,6 +134,8 @@ class RunConfig:
                 continue
             value = getattr(self, entry.field)
             values = list(value) if entry.kind == "many" else [] if value is None or value == entry.default else [value]
+            if entry.shown is not None:  # secrets masked (--header)
+                values = [entry.shown(str(v)) for v in values]
             if values:
                 args += [entry.cli_flags[0], *(shlex.quote(f"{v:g}" if isinstance(v, float) else str(v))
                                                for v in values)]

@@ -189,7 +189,8 @@ class Harness:
 
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""
-        sent = exchange(self._http(), iut.front_url, request, timeout=self.config.case_timeout)
+        sent = exchange(self._http(), iut.front_url, request, timeout=self.config.case_timeout,
+                        headers=self.config.front_headers or None)
         if sent.status is None:
             why = sent.error or "no answer"
             if not iut.alive():

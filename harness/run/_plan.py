@@ -77,6 +77,8 @@ def plan_cases(
     for scenario in scenarios.values():
         if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):
             continue
+        if scenario.legs:  # a sequence needs a client that retries or loops; a case is one turn, retries off
+            continue
         groups = CLIENT_GROUPS if mode == "client" else gateway_groups(scenario, front)
         specs += [CaseSpec(scenario.id, g) for g in groups]
     if mode == "gateway" and any(s in scenarios for s in ISOLATION_SCENARIOS):

@@ -5,6 +5,7 @@ valid fragment order, unique ids). See scenarios/README.md for the terminology."
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from callproof.harness._errors import CallproofError
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES
 
+from ._legs import Leg, Requires, leg_source, requires_of
 from ._match import Match, MatchError, compile_match
 
 __all__ = [
@@ -25,7 +27,9 @@ __all__ = [
     "Expect",
     "Fault",
     "FunctionCall",
+    "Leg",
     "RawFrame",
+    "Requires",
     "Scenario",
     "ScenarioError",
     "Step",
@@ -148,6 +152,8 @@ class Scenario:
     breaks: Mapping[Dialect, tuple[str, ...]] = field(default_factory=dict)
     match: Match | None = None
     raw_body: Mapping[Dialect, Mapping[str, Any]] = field(default_factory=dict)
+    #: A sequence's legs, played on successive requests of a case; the fields above are then its last leg's.
+    legs: tuple[Leg, ...] = ()
 
     @property
     def calls(self) -> tuple[FunctionCall, ...]:
@@ -268,17 +274,19 @@ def _match(source: str, index: int, raw: Mapping[str, Any] | None) -> Match | No
         raise ScenarioError(f"{source}: $.scenarios[{index}].match.{exc.where}: {exc.message}") from None
 
 
-def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> Scenario:
-    where = f"scenarios[{index}] ({raw['id']})"
+def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any], leg: int | None = None) -> Scenario:
+    where = f"scenarios[{index}] ({raw['id']})" + (f".legs[{leg}]" if leg is not None else "")
+    if "legs" in raw:
+        return _sequence(source, feature, index, raw)
+    stem = raw["id"] if leg is None else f"{raw['id']}_{leg}"
     output = tuple(
-        _output(source, f"{where}.output[{i}]", o, f"call_{raw['id']}_{i}") for i, o in enumerate(raw["output"])
+        _output(source, f"{where}.output[{i}]", o, f"call_{stem}_{i}") for i, o in enumerate(raw["output"])
     )
     for dialect, rules in raw.get("breaks", {}).items():
         unknown = [r for r in rules if r not in RULES]
         if unknown:
             raise _fail(source, f"{where}.breaks.{dialect}", f"unknown rule ids {unknown}",
                         "name rules from `callproof rules`")
-    expect = raw["expect"]
     timing = raw.get("timing", {})
     return Scenario(
         id=raw["id"],
@@ -287,16 +295,7 @@ def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> 
         output=output,
         steps=_steps(source, where, raw.get("order"), output),
         request=raw["request"],
-        expect=Expect(
-            status=expect["status"],
-            text=expect.get("text"),
-            tool_calls=tuple(
-                _expected_call(source, f"{where}.expect.tool_calls[{i}]", call)
-                for i, call in enumerate(expect.get("tool_calls", ()))
-            ),
-            http_status=expect.get("http_status"),
-            retry_after=expect.get("retry_after"),
-        ),
+        expect=_expect(source, where, raw["expect"]),
         tags=tuple(raw.get("tags", ())),
         spec=raw.get("spec"),
         usage=Usage(**raw.get("usage", {})),
@@ -315,6 +314,35 @@ def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> 
     )
 
 
+def _expect(source: str, where: str, expect: Mapping[str, Any]) -> Expect:
+    return Expect(
+        status=expect["status"],
+        text=expect.get("text"),
+        tool_calls=tuple(
+            _expected_call(source, f"{where}.expect.tool_calls[{i}]", call)
+            for i, call in enumerate(expect.get("tool_calls", ()))
+        ),
+        http_status=expect.get("http_status"),
+        retry_after=expect.get("retry_after"),
+    )
+
+
+def _sequence(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> Scenario:
+    """A scenario with legs: each leg loaded as a scenario of its own; the scenario plays as its last leg (with
+    its own expect) wherever one answer stands for it."""
+    legs = tuple(
+        Leg(i, _scenario(source, feature, index, leg_source(raw, leg, i), leg=i), requires_of(leg))
+        for i, leg in enumerate(raw["legs"])
+    )
+    where = f"scenarios[{index}] ({raw['id']})"
+    return dataclasses.replace(legs[-1].scenario, description=raw["description"],
+                               expect=_expect(source, where, raw["expect"]), legs=legs)
+
+
+#: What a scenario with legs leaves to its legs.
+_BESIDE_LEGS = ("output", "order", "usage", "ending", "error", "timing", "faults", "raw", "raw_body", "breaks")
+
+
 def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     """The scenarios of one file's text; `source` names it in errors."""
     try:
@@ -329,8 +357,15 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
             sid = doc["scenarios"][path[1]].get("id") if isinstance(doc["scenarios"][path[1]], dict) else None
             if isinstance(sid, str):
                 where = f"{where} (scenario {sid!r})"
+        message = error.message
+        if error.schema is False:  # a playable field beside `legs` (the schema's then-branch)
+            node = doc
+            for step in path:
+                node = node[step]
+            extra = [k for k in node if k in _BESIDE_LEGS] if isinstance(node, dict) else []
+            message = f"{', '.join(extra) or 'this field'} cannot stand beside legs: move it into the legs"
         raise ScenarioError(
-            f"{source}: {where}: {error.message}; see schemas/scenario.schema.json and scenarios/README.md"
+            f"{source}: {where}: {message}; see schemas/scenario.schema.json and scenarios/README.md"
         )
     stem = Path(source).stem
     if doc["feature"] != stem:

@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 IUT = {"--launch", "--target", "--app", "--client-cmd", "--client"}
 SHARED = {"--front": "responses", "--upstream-dialect": "chat", "--client-dialect": "responses",
           "--front-url": None, "--ready-url": None, "--case-timeout": 30.0,
-          "--start-timeout": 30.0, "--model": "callproof-model", "--mock-port": 0, "--profile": "openai"}
+          "--start-timeout": 30.0, "--model": "callproof-model", "--mock-port": 0, "--profile": "openai",
+          "--header": None}
 #: The flags and defaults each surface has had since before the table: compatibility, spelled out.
 RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": None,
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
@@ -29,7 +30,7 @@ FUZZ = {**dict.fromkeys(IUT), **SHARED, "--max-examples": 100, "--time": 60.0, "
         "--no-quirks": True}
 PYTEST: dict[str, Any] = {**{f"--callproof-{k[2:]}": v for k, v in {**dict.fromkeys(IUT), **SHARED}.items()},
           "--callproof-profile": None, "--callproof-scenarios": [], "--callproof-baseline": None,
-          "--callproof-report": None, "--callproof-repeat": 1}
+          "--callproof-report": None, "--callproof-repeat": 1, "--callproof-header": []}
 
 
 def _subcommand(name: str) -> argparse.ArgumentParser:

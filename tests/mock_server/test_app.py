@@ -211,13 +211,14 @@ def fast_server() -> Iterator[MockServer]:
 @pytest.mark.parametrize(("scenario", "dialect"), CORPUS)
 def test_every_bundled_scenario_is_served_in_every_dialect(fast_server: MockServer, scenario: str,
                                                            dialect: Dialect) -> None:
-    played = BUNDLED[scenario]
+    # A sequence answers with its first leg in a new session (every leg: tests/mock_server/test_legs.py).
+    played = BUNDLED[scenario].legs[0].scenario if BUNDLED[scenario].legs else BUNDLED[scenario]
     kinds = {f.kind for f in played.faults}
     with httpx.Client(timeout=TIMEOUT) as client:
         mock = Mock(fast_server, client)
         for stream in (True, False):
             body = request_body(dialect, scenario, stream=stream)
-            got = mock.post(dialect, body)
+            got = mock.post(dialect, body, headers={"x-callproof-session": f"{scenario}:{dialect}:{stream}"})
             status = next((int(f.params["status"]) for f in played.faults if f.kind == "http_error"), 200)
             assert got.status == status
             assert (got.error is not None) == ("disconnect" in kinds)
@@ -246,7 +247,7 @@ def test_deterministic_plans_are_rendered_once_and_replayed_byte_identical() -> 
 
 
 def test_chaos_plans_are_not_cached() -> None:
-    from callproof.mock_server._app import _plan_key
+    from callproof.mock_server._plan_cache import plan_key as _plan_key
 
     scenarios = bundled_scenarios()
     assert _plan_key(scenarios["one_call"], "responses", True, {"input": "x"}) is not None

@@ -119,3 +119,100 @@ def test_mock_docs_example_runs(pytester: pytest.Pytester) -> None:
     example = section[section.index("```python\n") + 10 : section.index("```\n", section.index("```python"))]
     pytester.makepyfile(example)
     pytester.runpytest("-p", "callproof").assert_outcomes(passed=1)
+
+
+def test_an_unfinished_sequence_fails_the_test_at_teardown(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import httpx
+        import pytest
+
+        BODY = {"model": "callproof/retry_429_twice_then_stream", "input": "[callproof:case=k1] hi", "stream": False}
+
+        def test_gives_up_after_one_429(callproof_mock):
+            assert httpx.post(f"{callproof_mock.url}/responses", json=BODY, timeout=10).status_code == 429
+
+        @pytest.mark.callproof_mock(assert_all_legs_played=False)
+        def test_opted_out(callproof_mock):
+            assert httpx.post(f"{callproof_mock.url}/responses", json=BODY, timeout=10).status_code == 429
+
+        def test_played_to_the_end(callproof_mock):
+            got = [httpx.post(f"{callproof_mock.url}/responses", json=BODY, timeout=10).status_code for _ in "abc"]
+            assert got == [429, 429, 200]
+    """)
+    result = pytester.runpytest("-p", "callproof")
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines([
+        "*a sequence was left unfinished*",
+        "*- retry_429_twice_then_stream (case 'k1'): played legs [[]0[]], never requested [[]1, 2[]] of 3*",
+    ])
+
+
+def test_the_virtual_clock_plays_scripted_gaps_at_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("""
+        import time
+        import httpx
+        import pytest
+
+        SCENARIO = {"id": "slow_gaps", "description": "three 100 ms gaps", "timing": {"gap_ms": 100},
+                    "output": [{"type": "text", "text": "abcd", "chunk": {"size": 1}}],
+                    "request": {"input": [{"role": "user", "text": "hi"}]},
+                    "expect": {"status": "completed", "text": "abcd"}}
+        BODY = {"model": "callproof/slow_gaps", "messages": [{"role": "user", "content": "hi"}], "stream": True}
+
+        def _play(mock):
+            httpx.post(f"{mock.root_url}/_callproof/scenarios", json=SCENARIO, timeout=10).raise_for_status()
+            walls = []
+            with httpx.Client(timeout=10) as client:
+                for _ in range(3):  # the fastest of three: a loaded machine may delay any one request
+                    start = time.monotonic()
+                    response = client.post(f"{mock.url}/chat/completions", json=BODY)
+                    walls.append(time.monotonic() - start)
+            wall = min(walls)
+            request = [r for r in mock.journal.requests() if r.dialect == "chat"][0]
+            offsets = [round(w.time - request.start, 6) for w in mock.journal.writes(request.id)]
+            return response, wall, offsets
+
+        @pytest.mark.callproof_mock(virtual_clock=True)
+        def test_virtual(callproof_mock):
+            response, wall, offsets = _play(callproof_mock)
+            assert response.status_code == 200 and response.text.count("data:") >= 6
+            print(f"virtual wall {wall * 1000:.1f} ms, scripted span {(offsets[-1] - offsets[0]) * 1000:.0f} ms")
+            assert wall < 0.1
+            content = [b - a for a, b in zip(offsets, offsets[1:])]
+            assert sum(content) >= 0.3 and all(round(gap, 6) in (0.0, 0.1) for gap in content)
+
+        def test_real_again(callproof_mock):
+            _, wall, _ = _play(callproof_mock)
+            assert wall >= 0.3
+    """)
+    result = pytester.runpytest("-p", "callproof", "-s")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*virtual wall * ms, scripted span * ms*"])
+
+
+def test_the_ini_setting_turns_the_virtual_clock_on_for_every_test(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ncallproof_virtual_clock = true\n")
+    pytester.makepyfile("""
+        import time
+        import httpx
+        import pytest
+
+        BODY = {"model": "callproof/timing_ttft_and_gaps", "messages": [], "stream": True}
+
+        def _wall(mock):
+            with httpx.Client(timeout=10) as client:
+                walls = []
+                for _ in range(3):
+                    start = time.monotonic()
+                    client.post(f"{mock.url}/chat/completions", json=BODY).raise_for_status()
+                    walls.append(time.monotonic() - start)
+            return min(walls)
+
+        def test_on_by_ini(callproof_mock):
+            assert _wall(callproof_mock) < 0.1  # 300 ms of scripted first-token wait
+
+        @pytest.mark.callproof_mock(virtual_clock=False)
+        def test_off_by_marker(callproof_mock):
+            assert _wall(callproof_mock) >= 0.3
+    """)
+    pytester.runpytest("-p", "callproof").assert_outcomes(passed=2)

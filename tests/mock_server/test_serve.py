@@ -148,3 +148,25 @@ def test_callproof_mock_reports_a_busy_port() -> None:
         proc = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "mock", "--port", str(port)],
                               capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in proc.stderr
+
+
+def test_callproof_mock_virtual_clock_plays_a_timing_scenario_at_once(tmp_path: Path) -> None:
+    journal = tmp_path / "j.jsonl"
+    proc, url = _start_cli("--virtual-clock", "--journal", str(journal))
+    try:
+        body = request_body("chat", "timing_ttft_and_gaps")
+        walls = []
+        with httpx.Client(timeout=TIMEOUT) as client:
+            for _ in range(3):  # the fastest of three: a loaded machine may delay any one request
+                start = time.monotonic()
+                response = client.post(f"{url}/chat/completions", json=body)
+                walls.append(time.monotonic() - start)
+        wall = min(walls)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=20)
+    assert response.status_code == 200 and wall < 0.1  # 300 ms of scripted first-token wait, played at once
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    request = [r for r in records if r["kind"] == "request"][-1]
+    times = [r["time"] - request["start"] for r in records if r["kind"] == "write" and r["request"] == request["id"]]
+    assert times[-1] >= 0.3  # the journal keeps the scripted schedule

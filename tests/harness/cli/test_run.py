@@ -315,3 +315,21 @@ def test_gw_eq_001_blames_the_half_that_differs_from_the_scenario(tmp_path: Path
             in message("non_stream_drops_calls", "parallel_two_calls::equivalence"))
     assert ("the stream differs from the scenario's expected outcome, the non-stream response matches it"
             in message("drops_text_deltas", "text_only::equivalence"))
+
+
+def test_headers_reach_every_front_request_and_stay_masked(tmp_path: Path) -> None:
+    app = "tests.fakes.auth_gateway_app:app"
+    cases = "one_call or concurrent"  # the stream, its non-stream twin (equivalence) and the isolation requests
+    done, report = run(tmp_path, "--app", app, "--header", "Authorization: Bearer s3cret-front",
+                       "--header", "X-Tenant:t1", "-k", cases)
+    assert done.returncode == 0, done.stdout + done.stderr
+    got = outcomes(report)
+    assert {"one_call::equivalence", "concurrent::isolation"} <= set(got) and set(got.values()) == {"passed"}
+    written = (tmp_path / "report.json").read_text(encoding="utf-8") + done.stdout + done.stderr
+    assert "s3cret-front" not in written and "Authorization:***" in written
+    assert "X-Tenant:t1" in written  # not a secret: shown as given
+    done, report = run(tmp_path, "--app", app, "--header", "X-Tenant:t1", "-k", "one_call")
+    assert done.returncode != 0 and "401" in done.stdout
+    done, _ = run(tmp_path, "--app", app, "--header", "Authorization")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert "--header: expected NAME:VALUE" in done.stderr
