@@ -32,7 +32,15 @@ from callproof.harness.report import (
     write_jsonl_header,
     write_report,
 )
-from callproof.harness.run import Harness, RunConfig, build_report, case_of, run_scenarios, scenario_set_hash
+from callproof.harness.run import (
+    Harness,
+    RunConfig,
+    build_report,
+    case_of,
+    interrupted_by,
+    run_scenarios,
+    scenario_set_hash,
+)
 from callproof.harness.scenario import ScenarioError
 
 __all__ = ["PROPERTY", "Collector", "Judged", "SuiteSession", "load_optional_baseline", "plan", "verdict"]
@@ -160,6 +168,11 @@ class Collector:
                 found = True
         if not found and report.failed and report.when == "setup":
             self._lost(report)
+        caught = interrupted_by()
+        if caught is not None and report.when == "teardown":
+            # The signal's KeyboardInterrupt can land where Python swallows exceptions (a weakref callback, a
+            # __del__) and the run would go on: end it here, between cases, as the signal asked.
+            raise KeyboardInterrupt(caught)
 
     def _lost(self, report: pytest.TestReport) -> None:
         """A case whose setup failed before it was judged (a harness bug, never the IUT's doing): keep it."""
