@@ -16,7 +16,6 @@ import json
 import logging
 import re
 import signal
-import socket
 import sys
 import threading
 import time
@@ -29,7 +28,6 @@ from types import FrameType
 from typing import Any, TextIO
 
 import httpx
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -40,6 +38,7 @@ from callproof.harness.scenario._import import Capture, import_capture, read_cap
 
 from ._app import dialect_of
 from ._serve import is_loopback
+from ._threaded import ThreadedServer
 from .dialects import RENDERERS, Dialect
 
 __all__ = ["HOP_BY_HOP", "RecordServer", "Recorder", "create_record_app", "record_forever"]
@@ -229,19 +228,21 @@ class RecordServer:
                  graceful_timeout: int = 2, log_level: str = "warning") -> None:
         self.app = create_record_app(upstream, out)
         self.recorder: Recorder = self.app.state.recorder
-        self.host = host
-        self.port = 0
-        self._requested_port = port
-        self._graceful = graceful_timeout
-        self._log_level = log_level
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
+        self._server = ThreadedServer(self.app, host=host, port=port, name="callproof record", lifespan="on",
+                                      graceful_timeout=graceful_timeout, log_level=log_level)
+
+    @property
+    def host(self) -> str:
+        return self._server.host
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (0 until started)."""
+        return self._server.port
 
     @property
     def root_url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return self._server.root_url
 
     @property
     def url(self) -> str:
@@ -249,46 +250,15 @@ class RecordServer:
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._server.running
 
     def start(self, timeout: float = 10.0) -> RecordServer:
-        sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_STREAM,
-                             socket.IPPROTO_TCP)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle: each chunk leaves at once
-            sock.bind((self.host, self._requested_port))
-        except OSError:
-            sock.close()
-            raise
-        self._socket = sock
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(self.app, loop="asyncio", http="h11", ws="none", lifespan="on",
-                                log_level=self._log_level, log_config=None, access_log=False,
-                                timeout_graceful_shutdown=max(1, self._graceful))
-        server = self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="callproof-record",
-                                        daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"callproof record did not start on {self.root_url} within {timeout} s")
-            time.sleep(0.005)
+        self._server.start(timeout)
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout)
-            if self._thread.is_alive() and self._server is not None:
-                self._server.force_exit = True
-                self._thread.join(timeout)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
+        """Shut down (answers still streaming get the graceful timeout) and write what was recorded."""
+        self._server.stop(timeout)
         self.recorder.flush()
 
     def __enter__(self) -> RecordServer:

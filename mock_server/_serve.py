@@ -11,7 +11,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import signal
-import socket
 import sys
 import threading
 import time
@@ -20,14 +19,13 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TextIO
 
-import uvicorn
-
 from callproof.harness import CallproofError
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
 from ._app import DEFAULT_MAX_BODY_BYTES, create_app
 from ._clock import Clock, VirtualClock
 from ._journal import Journal
+from ._threaded import ThreadedServer
 
 __all__ = ["ExposedControlError", "MockServer", "is_loopback", "serve_forever"]
 
@@ -81,19 +79,21 @@ class MockServer:
         self.clock = clock
         self.app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
                               max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock)
-        self.host = host
-        self._requested_port = port
-        self._graceful = graceful_timeout
-        self._log_level = log_level
-        self._socket: socket.socket | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self.port = 0
+        self._server = ThreadedServer(self.app, host=host, port=port, name="callproof mock",
+                                      graceful_timeout=graceful_timeout, log_level=log_level)
+
+    @property
+    def host(self) -> str:
+        return self._server.host
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (0 until started)."""
+        return self._server.port
 
     @property
     def root_url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return self._server.root_url
 
     @property
     def url(self) -> str:
@@ -101,54 +101,16 @@ class MockServer:
 
     def start(self, timeout: float = 10.0) -> MockServer:
         """Bind, start serving and wait until the server accepts connections."""
-        if self._thread is not None:
-            raise RuntimeError("MockServer already started")
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        # IPPROTO_TCP explicitly: asyncio disables Nagle only on sockets whose proto says TCP, and with Nagle a small
-        # write waits for the ACK of the previous one (up to 40 ms of delayed ACK): scripted timing would be lost.
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.bind((self.host, self._requested_port))
-        except OSError:
-            sock.close()
-            raise
-        self._socket = sock
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            self.app, loop="asyncio", http="h11", ws="none", lifespan="off", log_level=self._log_level,
-            log_config=None, access_log=False, timeout_graceful_shutdown=max(1, self._graceful),
-        )
-        server = uvicorn.Server(config)
-        self._server = server
-        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="callproof-mock",
-                                        daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + timeout
-        while not server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"the callproof mock did not start on {self.root_url} within {timeout} s")
-            time.sleep(0.005)
+        self._server.start(timeout)
         return self
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._server.running
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut down and wait for the server thread (at most `timeout` seconds); safe to call twice."""
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout)
-            if self._thread.is_alive() and self._server is not None:
-                self._server.force_exit = True
-                self._thread.join(timeout)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
+        self._server.stop(timeout)
 
     def __enter__(self) -> MockServer:
         return self.start()
