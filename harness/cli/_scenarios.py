@@ -42,7 +42,7 @@ def corpus(paths: Sequence[Path] | None, bundled: bool) -> dict[str, Scenario]:
 
 def add_parser(subparsers: Subparsers) -> None:
     scenarios = subparsers.add_parser(
-        "scenarios", help="list the scenarios",
+        "scenarios", help="list the scenarios, or import a capture as one (scenarios import)",
         description="List every scenario id, its feature, tags and description: the bundled corpus and the files "
                     "of --scenarios PATH ... (only those with --no-bundled).",
     )
