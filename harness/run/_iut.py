@@ -201,7 +201,7 @@ class LaunchedIUT:
         process = self._process
         if process is None:
             return
-        stop_group(process.pid)  # also when the leader is gone: its children may still hold the port
+        stop_group(process.pid, reap=process.poll)  # also when the leader is gone: its children may hold the port
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=3)
         forget_group(process.pid)

@@ -15,7 +15,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 
@@ -47,13 +47,19 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-def stop_group(pgid: int, grace: float = GRACE_S) -> None:
-    """SIGTERM a process group, SIGKILL it when it is still there after `grace` seconds."""
+def stop_group(pgid: int, grace: float = GRACE_S, reap: Callable[[], object] | None = None) -> None:
+    """SIGTERM a process group, SIGKILL it when it is still there after `grace` seconds. `reap` (the leader's
+    `Popen.poll`) collects the leader once it exits: an unreaped leader is a zombie that still counts as a member of
+    its group, so without it every stop would wait the whole grace period."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGTERM)
     deadline = time.monotonic() + grace
-    while _group_alive(pgid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    while True:
+        if reap is not None:
+            reap()
+        if not _group_alive(pgid) or time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ import httpx
 import pytest
 
 from callproof.harness.run._iut import IUTError, LaunchedIUT, TargetIUT, free_port
+from callproof.harness.run._stop import stop_group
 
 SERVER = f"{sys.executable} -m http.server {{port}} --bind 127.0.0.1"
 
@@ -118,3 +120,13 @@ def test_target_that_nobody_serves() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1/responses"
     with pytest.raises(IUTError, match=r"nothing accepts connections on 127\.0\.0\.1:"):
         TargetIUT(url).start()
+
+
+def test_stopping_a_group_returns_once_its_leader_exits_not_after_the_grace_period() -> None:
+    """An exited leader stays a zombie member of its group until reaped: stop_group reaps it (`reap`), so a process
+    that obeys SIGTERM is stopped at once, not after the grace period (30 s here)."""
+    process = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    start = time.monotonic()
+    stop_group(process.pid, grace=30.0, reap=process.poll)
+    assert time.monotonic() - start < 10.0
+    assert process.poll() == -15  # ended by the SIGTERM, not the SIGKILL after the grace period
