@@ -136,8 +136,7 @@ def _details(details: Mapping[str, JSONValue]) -> str:
 
 def _repeats(case: Case) -> str:
     """A flaky case's repeats, one line each: the outcome and the rules that failed in it."""
-    repeats = case.details.get("repeats")
-    rows = [r for r in repeats if isinstance(r, dict)] if isinstance(repeats, list) else []
+    rows = case.repeats
     items = "".join(
         f'<li><span class="o-{e(r.get("outcome"))}">{e(r.get("outcome"))}</span>'
         + (f" <code>{e(' '.join(map(str, failed)))}</code>" if isinstance(failed := r.get("failed"), list)

@@ -16,7 +16,6 @@ import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from callproof.harness._types import JSONValue
 from callproof.harness.report import Case, Report, ReportEvidence, Target
@@ -86,7 +85,7 @@ def _rule_rows(cases: Sequence[Case]) -> list[_RuleRow]:
 
 def _verdict(report: Report) -> list[str]:
     cases, summary = report.cases, report.summary
-    must = sum(fails_run(c) for c in cases)
+    must = sum(fails_run(c) for c in cases if c.outcome == "failed")  # flaky cases are counted apart
     errors = summary.error
     failures = must_failures(cases)
     problems = [failures] if failures else []
@@ -202,8 +201,9 @@ def _section(case: Case, docs_url: str) -> str:
     if case.outcome == "flaky":
         lines += ["**Flaky**: the repeats disagree:", ""]
         lines += [f"- repeat {r.get('repeat')}: {escape(str(r.get('outcome')))}"
-                  + (f" ({escape(' '.join(r.get('failed') or []))})" if r.get("failed") else "")
-                  for r in _repeats(case)]
+                  + (f" ({escape(' '.join(map(str, rules)))})" if isinstance(rules := r.get("failed"), list)
+                     and rules else "")
+                  for r in case.repeats]
         lines.append("")
     if case.outcome == "error" or not failed:
         lines += [f"**{'Not judged' if case.outcome == 'error' else 'Failed'}**:", "",
@@ -225,12 +225,6 @@ def _section(case: Case, docs_url: str) -> str:
     lines += [*details, ""] if details else []
     lines += ["Repro:", "", fence(case.repro, "sh"), "", "</details>", ""]
     return "\n".join(lines)
-
-
-def _repeats(case: Case) -> list[dict[str, Any]]:
-    """The per-repeat summaries of a flaky case (its details' `repeats`)."""
-    repeats = case.details.get("repeats")
-    return [r for r in repeats if isinstance(r, dict)] if isinstance(repeats, list) else []
 
 
 def _shown(cases: Sequence[Case]) -> list[Case]:

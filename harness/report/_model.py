@@ -251,16 +251,20 @@ class Case:
         return any(r.level == level for r in self.failed)
 
     @property
+    def repeats(self) -> list[Mapping[str, JSONValue]]:
+        """With `--repeat N`: each repeat's summary (`repeat`, `outcome`, `failed` rules, `message`, `seconds`) from
+        the case's details; [] otherwise."""
+        found = self.details.get("repeats")
+        return [r for r in found if isinstance(r, dict)] if isinstance(found, list) else []
+
+    @property
     def blocking(self) -> bool:
         """Whether this case fails the run (a baseline-covered one is xfailed, not blocking): an error; a failed
         MUST rule; a flaky case with a MUST rule failed in some repeat, or a repeat that could not be judged."""
         if self.outcome == "error":
             return True
         if self.outcome == "flaky":
-            repeats = self.details.get("repeats")
-            errored = isinstance(repeats, list) and any(isinstance(r, dict) and r.get("outcome") == "error"
-                                                        for r in repeats)
-            return errored or self.failed_level("MUST")
+            return any(r.get("outcome") == "error" for r in self.repeats) or self.failed_level("MUST")
         return self.outcome == "failed" and self.failed_level("MUST")
 
 
