@@ -219,53 +219,22 @@ def create_record_app(upstream: str, out: Path, *, client: httpx.AsyncClient | N
     return app
 
 
-class RecordServer:
+class RecordServer(ThreadedServer):
     """The recording proxy on a real uvicorn server in a background thread (127.0.0.1, `port=0`: a free one);
     `url` is its base URL with /v1. Leaving the block (or `stop()`) shuts it down: answers still streaming get
     `graceful_timeout` seconds, then are cut, and what they had received is written."""
 
     def __init__(self, upstream: str, out: Path, *, host: str = "127.0.0.1", port: int = 0,
                  graceful_timeout: int = 2, log_level: str = "warning") -> None:
-        self.app = create_record_app(upstream, out)
-        self.recorder: Recorder = self.app.state.recorder
-        self._server = ThreadedServer(self.app, host=host, port=port, name="callproof record", lifespan="on",
-                                      graceful_timeout=graceful_timeout, log_level=log_level)
-
-    @property
-    def host(self) -> str:
-        return self._server.host
-
-    @property
-    def port(self) -> int:
-        """The port it listens on (0 until started)."""
-        return self._server.port
-
-    @property
-    def root_url(self) -> str:
-        return self._server.root_url
-
-    @property
-    def url(self) -> str:
-        return f"{self.root_url}/v1"
-
-    @property
-    def running(self) -> bool:
-        return self._server.running
-
-    def start(self, timeout: float = 10.0) -> RecordServer:
-        self._server.start(timeout)
-        return self
+        app = create_record_app(upstream, out)
+        self.recorder: Recorder = app.state.recorder
+        super().__init__(app, host=host, port=port, name="callproof record", lifespan="on",
+                         graceful_timeout=graceful_timeout, log_level=log_level)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut down (answers still streaming get the graceful timeout) and write what was recorded."""
-        self._server.stop(timeout)
+        super().stop(timeout)
         self.recorder.flush()
-
-    def __enter__(self) -> RecordServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def record_forever(*, upstream: str, out: Path, host: str = "127.0.0.1", port: int = 0,

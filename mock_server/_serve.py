@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import TextIO
 
 from callproof.harness import CallproofError
@@ -44,7 +44,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-class MockServer:
+class MockServer(ThreadedServer):
     """The mock upstream on a real uvicorn server in a background thread.
 
         with MockServer(strict=True) as mock:
@@ -77,47 +77,10 @@ class MockServer:
         self.journal = journal if journal is not None else Journal()
         #: The clock the plans play against (None: the real one); a `VirtualClock` plays timing instantly.
         self.clock = clock
-        self.app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
-                              max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock)
-        self._server = ThreadedServer(self.app, host=host, port=port, name="callproof mock",
-                                      graceful_timeout=graceful_timeout, log_level=log_level)
-
-    @property
-    def host(self) -> str:
-        return self._server.host
-
-    @property
-    def port(self) -> int:
-        """The port it listens on (0 until started)."""
-        return self._server.port
-
-    @property
-    def root_url(self) -> str:
-        return self._server.root_url
-
-    @property
-    def url(self) -> str:
-        return f"{self.root_url}/v1"
-
-    def start(self, timeout: float = 10.0) -> MockServer:
-        """Bind, start serving and wait until the server accepts connections."""
-        self._server.start(timeout)
-        return self
-
-    @property
-    def running(self) -> bool:
-        return self._server.running
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Shut down and wait for the server thread (at most `timeout` seconds); safe to call twice."""
-        self._server.stop(timeout)
-
-    def __enter__(self) -> MockServer:
-        return self.start()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
+        app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
+                         max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock)
+        super().__init__(app, host=host, port=port, name="callproof mock", graceful_timeout=graceful_timeout,
+                         log_level=log_level)
 
 
 def serve_forever(

@@ -7,7 +7,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Any, Literal
+from types import TracebackType
+from typing import Any, Literal, Self
 
 import uvicorn
 
@@ -16,7 +17,8 @@ __all__ = ["ThreadedServer"]
 
 class ThreadedServer:
     """`start()` binds and waits until the server accepts connections; `stop()` asks it to finish (open streams get
-    `graceful_timeout` seconds), then forces it; both safe to call again."""
+    `graceful_timeout` seconds), then forces it; both safe to call again. A context manager: the block runs with the
+    server started. `root_url` is where it listens, `url` the same with /v1 (an OpenAI client's base_url)."""
 
     def __init__(self, app: Any, *, host: str, port: int, name: str, lifespan: Literal["on", "off"] = "off",
                  graceful_timeout: int = 1, log_level: str = "warning") -> None:
@@ -38,10 +40,14 @@ class ThreadedServer:
         return f"http://{host}:{self.port}"
 
     @property
+    def url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self, timeout: float = 10.0) -> None:
+    def start(self, timeout: float = 10.0) -> Self:
         """Bind, start serving and wait until the server accepts connections (RuntimeError after `timeout`)."""
         if self._thread is not None:
             raise RuntimeError(f"{self._name} already started")
@@ -72,6 +78,7 @@ class ThreadedServer:
                 self.stop()
                 raise RuntimeError(f"the {self._name} did not start on {self.root_url} within {timeout} s")
             time.sleep(0.005)
+        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut down and wait for the server thread (at most `timeout` seconds, then forced)."""
@@ -85,3 +92,10 @@ class ThreadedServer:
         if self._socket is not None:
             self._socket.close()
         self._server = self._thread = self._socket = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
