@@ -4,7 +4,7 @@ and the text output of `callproof check`."""
 from __future__ import annotations
 
 from ._anthropic import BODY_RULES as _ANTHROPIC_BODY_RULES
-from ._capture import check_capture, detect_front
+from ._capture import check_capture, detect_front, payload_dialect
 from ._chat import BODY_RULES as _CHAT_BODY_RULES
 from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
 from ._format import catalogue_markdown, format_report, summary_line
@@ -31,6 +31,7 @@ __all__ = [
     "check_capture",
     "check_events",
     "detect_front",
+    "payload_dialect",
     "escape_surrogates",
     "format_report",
     "json_path",

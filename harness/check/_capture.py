@@ -23,6 +23,22 @@ _ANTHROPIC_TYPES = frozenset((
 ))
 
 
+def payload_dialect(payload: object) -> Front | None:
+    """The dialect one event or body is positively written in (chat chunks and completions by `object`, Responses
+    by `object: response` or a `response.*` type, Anthropic by its event and body types); None when it says
+    nothing either way."""
+    if not isinstance(payload, dict):
+        return None
+    obj, typ = payload.get("object"), payload.get("type")
+    if isinstance(obj, str) and obj.startswith("chat.completion"):
+        return "chat"
+    if typ in _ANTHROPIC_TYPES:
+        return "anthropic"
+    if obj == "response" or (isinstance(typ, str) and typ.startswith("response.")):
+        return "responses"
+    return None
+
+
 def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Front:
     """Guess the front from the first bytes: chat chunks have `object`, Anthropic events their own types."""
     payload: object = None
@@ -39,13 +55,11 @@ def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Front:
             except ValueError:
                 continue
             break
-    if not isinstance(payload, dict):
-        return "responses"
-    obj, typ = payload.get("object"), payload.get("type")
-    if isinstance(obj, str) and obj.startswith("chat.completion"):
-        return "chat"
-    if typ in _ANTHROPIC_TYPES or (typ == "error" and isinstance(payload.get("error"), dict)
-                                   and "sequence_number" not in payload and "param" not in payload["error"]):
+    found = payload_dialect(payload)
+    if found is not None:
+        return found
+    if isinstance(payload, dict) and payload.get("type") == "error" and isinstance(payload.get("error"), dict) \
+            and "sequence_number" not in payload and "param" not in payload["error"]:
         return "anthropic"
     return "responses"
 

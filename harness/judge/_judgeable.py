@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS, Dialect
+from callproof.harness.check import payload_dialect
 
 from ._adapter import AdapterRun
 from ._expected import expects_success
@@ -38,26 +39,6 @@ def what_arrived(answer: FrontAnswer) -> str:
             f"{events} event{'' if events == 1 else 's'}{last}")
 
 
-_ANTHROPIC_EVENTS = frozenset((
-    "message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
-    "message_stop", "ping",
-))
-
-
-def _dialect_of(payload: Any) -> Dialect | None:
-    """The dialect one event or body is positively written in, or None when it says nothing either way."""
-    if not isinstance(payload, dict):
-        return None
-    kind, obj = payload.get("type"), payload.get("object")
-    if isinstance(obj, str) and obj.startswith("chat.completion"):
-        return "chat"
-    if obj == "response" or (isinstance(kind, str) and kind.startswith("response.")):
-        return "responses"
-    if kind in _ANTHROPIC_EVENTS or (kind == "message" and payload.get("role") == "assistant"):
-        return "anthropic"
-    return None
-
-
 def spoken_dialect(answer: FrontAnswer) -> Dialect | None:
     """The dialect the front answered in, judged by the first event (or the body) that names one; None for an
     HTTP error, or when nothing names a dialect."""
@@ -65,10 +46,10 @@ def spoken_dialect(answer: FrontAnswer) -> Dialect | None:
     if exchange.status is None or exchange.status >= 400:
         return None
     if not exchange.is_sse:
-        return _dialect_of(exchange.json())
+        return payload_dialect(exchange.json())
     for event in answer.events[:8]:
         try:
-            found = _dialect_of(json.loads(event.data))
+            found = payload_dialect(json.loads(event.data))
         except ValueError:
             continue
         if found is not None:
