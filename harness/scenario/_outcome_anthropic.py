@@ -62,6 +62,7 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
     """The result a client holds after reading these Messages stream events."""
     blocks: dict[int, _Block] = {}
     done: list[Call] = []
+    stopped_last = False  # whether the last started block was a tool_use block that has stopped (its call is done)
     reason: str | None = None
     stopped = False
     for event in events:
@@ -79,6 +80,7 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
         if kind == "content_block_start" and isinstance(index, int):
             start = payload.get("content_block")
             blocks[index] = _Block(start if isinstance(start, Mapping) else {})
+            stopped_last = False
         elif kind == "content_block_delta" and index in blocks:
             delta = payload.get("delta")
             if isinstance(delta, Mapping):
@@ -88,6 +90,7 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
                     blocks[index].deltas.append(delta["partial_json"])
         elif kind == "content_block_stop" and index in blocks and blocks[index].tool:
             done.append(blocks[index].call())
+            stopped_last = index == max(blocks)
         elif kind == "message_stop":
             stopped = True
         elif kind == "message_delta":
@@ -96,9 +99,7 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
                 reason = delta["stop_reason"]
     text = "".join(blocks[i].text for i in sorted(blocks))
     if reason is not None:
-        last = blocks[max(blocks)] if blocks else None
-        result = _stopped(reason, text, tuple(done), last is not None and last.tool and bool(done)
-                          and done[-1].call_id == last.id)
+        result = _stopped(reason, text, tuple(done), stopped_last)
         if stopped:
             return result
         return Result("error", text, result.calls, "cut", error=f"the stream ended after stop_reason {reason} "
