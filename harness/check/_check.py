@@ -245,7 +245,8 @@ class StreamChecker:
                     f"SSE event name {sse_type!r} differs from the JSON type {kind!r}",
                     meta.evidence("$.type", expected=sse_type, actual=kind if isinstance(kind, str) else None),
                 )
-        self._unnamed(meta)
+        if sse_type is None:
+            self._unnamed(meta)
         self._checker.event(meta, payload)
         self._last = meta
 
