@@ -86,7 +86,19 @@ matrix: venv
 	if [ $$status -ne 0 ]; then echo "make matrix: a front x upstream pair failed (reports in $(MATRIX_OUT)/)"; fi; \
 	exit $$status
 
+# `make bench`: every benchmark beside its reference (bench/README.md). The load generator of the requests/s rows is
+# wrk; without it they fall back to a Python client (and say so). Debian's wrk is installed with apt only when
+# allowed: CALLPROOF_INSTALL_WRK=1, or CI=true as root. aimock (the peer row) is installed by bench/bench_peer.py with
+# npm into a cache under the temp dir when node >= 20.15 is present; without it the row says why.
+CALLPROOF_INSTALL_WRK ?=
+
 bench: venv
+	@command -v wrk >/dev/null || { \
+		if [ "$(CALLPROOF_INSTALL_WRK)" = 1 ] || { [ "$${CI:-}" = true ] && [ "$$(id -u)" = 0 ]; }; then \
+			sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); echo "make bench: installing Debian's wrk with apt-get"; \
+			$$sudo apt-get update -qq && \
+			DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends wrk >/dev/null; \
+		else echo "make bench: no wrk; requests/s rows use a Python client (CALLPROOF_INSTALL_WRK=1 installs wrk)"; fi; }
 	$(BIN)/python -m bench.run
 
 docs: venv

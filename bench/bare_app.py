@@ -1,13 +1,13 @@
-"""The ceiling of the mock benchmark: a bare Starlette app streaming pre-rendered bytes.
+"""The ceiling of the mock benchmark: a bare ASGI app streaming pre-rendered bytes.
 
 At start-up it renders each scenario of the given files once, with the same renderer, context and request body the
 mock uses, into the same writes the mock's player makes (frames due at the same instant grouped into one write);
-then it serves them from an async generator, as the mock does, with no selection, planning, timing or journal.
+then it sends them, as the mock does, with no selection, planning, timing or journal.
 
     python -m bench.bare_app SCENARIO_FILE REQUEST_JSON
 
 serves `POST /v1/responses` (the scenario named by header `x-callproof-scenario`) on 127.0.0.1, an ephemeral port,
-with uvicorn configured exactly as `callproof mock` runs it (asyncio loop, h11, server in a thread); prints
+with uvicorn configured exactly as `callproof mock` runs it (asyncio loop, httptools, server in a thread); prints
 `bare ceiling listening on http://127.0.0.1:PORT/v1` and serves until SIGTERM or SIGINT.
 """
 
@@ -20,38 +20,41 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from callproof.mock_server import load_scenarios, make_plan
 from callproof.mock_server.dialects import RENDERERS
 from callproof.mock_server.dialects._render import RenderContext
 
-SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+HEADERS = [(b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no"),
+           (b"content-type", b"text/event-stream; charset=utf-8")]
 
 
-def create_ceiling(writes: Mapping[str, Sequence[bytes]]) -> Starlette:
-    """The bare app: each scenario's pre-rendered writes, streamed one `yield` per write."""
+def create_ceiling(writes: Mapping[str, Sequence[bytes]]) -> ASGIApp:
+    """The bare app: a plain ASGI app sending each scenario's pre-rendered writes, the last with the body's end,
+    under the mock's SSE headers (the mock's own request path is plain ASGI too)."""
 
-    async def responses(request: Request) -> Response:
-        chunks = writes[request.headers["x-callproof-scenario"]]
-        await request.body()
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        more = True
+        while more:
+            message = await receive()
+            more = message.get("more_body", False)
+        name = next(v for k, v in scope["headers"] if k == b"x-callproof-scenario").decode()
+        chunks = writes[name]
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        last = len(chunks) - 1
+        for i, chunk in enumerate(chunks):
+            await send({"type": "http.response.body", "body": chunk, "more_body": i < last})
 
-        async def stream() -> AsyncIterator[bytes]:
-            for chunk in chunks:
-                yield chunk
-
-        return StreamingResponse(stream(), headers=SSE_HEADERS, media_type="text/event-stream")
-
-    return Starlette(routes=[Route("/v1/responses", responses, methods=["POST"])])
+    return app
 
 
 def prerender(scenario_file: Path, body: dict[str, Any]) -> dict[str, list[bytes]]:
@@ -71,7 +74,7 @@ def main() -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, loop="asyncio", http="h11", ws="none", lifespan="off", log_level="warning",
+    config = uvicorn.Config(app, loop="asyncio", http="httptools", ws="none", lifespan="off", log_level="warning",
                             log_config=None, access_log=False, timeout_graceful_shutdown=1)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="bare-ceiling", daemon=True)

@@ -1,13 +1,17 @@
-"""The closest peer, aimock (@copilotkit/aimock, Node), beside `callproof mock` on the same short tool-call stream.
+"""The closest peer, aimock (@copilotkit/aimock, Node), beside `callproof mock` on the same streams.
 
-Both serve a Responses stream of three function calls whose arguments ({"key":"alpha-00001"}, ...) stream in six
-4-character deltas each, one call after the other (the only order aimock can stream): `callproof mock --scenarios
-bench/data/peer.json` (scenario `perf_peer_short_calls`) and aimock with an equivalent fixture (match on the user
-message, `toolCalls`, `chunkSize: 4`). Before measuring, one response from each is checked to carry the same calls
-with the same arguments and deltas; both streams are also run through callproof's checker (aimock's stream has no
-`sequence_number`, so it is not conformant: reported, not a reason to skip).
+Short stream: both serve a Responses stream of three function calls whose arguments ({"key":"alpha-00001"}, ...)
+stream in six 4-character deltas each, one call after the other (the only order aimock can stream): `callproof mock
+--scenarios bench/data/peer.json` (scenario `perf_peer_short_calls`) and aimock with an equivalent fixture (match on
+the user message, `toolCalls`, `chunkSize: 4`). Before measuring, one response from each is checked to carry the
+same calls with the same arguments and deltas; both streams are also run through callproof's checker (aimock's
+stream has no `sequence_number`, so it is not conformant: reported, not a reason to skip).
 
-Measure: requests/s at concurrency 16 with keep-alive, from wrk (-t1 -c16) when installed, else from an asyncio
+Long stream: both serve a 30,000-character text in one-character deltas (`perf_peer_long_text`; aimock's
+`chunkSize: 1`), fetched whole by curl, servers alternating run by run; the figure is deltas/s from curl's timings
+(time_total - time_pretransfer: request sent to last byte), the ratio the median of the paired runs' time ratios.
+
+Measure (short): requests/s at concurrency 16 with keep-alive, from wrk (-t1 -c16) when installed, else from an asyncio
 raw-socket client; servers alternate round by round; with two or more CPUs the servers run on one CPU and the
 load generator on another. Target: callproof ahead of aimock (ratio callproof / aimock >= 1).
 
@@ -43,6 +47,7 @@ from bench._common import (
     n,
     on_cpus,
     paired_ratio,
+    pinned,
     post,
     row,
     run_wrk,
@@ -53,6 +58,10 @@ from callproof.harness import check_bytes, parse_sse
 
 SCENARIOS = Path(__file__).resolve().parent / "data" / "peer.json"
 SCENARIO = "perf_peer_short_calls"
+LONG = "perf_peer_long_text"
+LONG_BODY: dict[str, Any] = {"model": "callproof-bench", "input": "Write a long text.", "stream": True}
+LONG_WARMUP = 2
+LONG_RUNS = 9
 AIMOCK = "@copilotkit/aimock"
 AIMOCK_VERSION = "1.43.0"
 AIMOCK_DIR = Path(tempfile.gettempdir()) / "callproof-bench-aimock"
@@ -66,11 +75,16 @@ GOAL = 1.0
 
 
 def _fixture() -> dict[str, Any]:
-    """The aimock fixture equivalent to the callproof scenario (same calls, ids, arguments and 4-char deltas)."""
-    scenario = json.loads(SCENARIOS.read_text(encoding="utf-8"))["scenarios"][0]
-    calls = [{"name": o["name"], "id": o["call_id"], "arguments": o["arguments"]} for o in scenario["output"]]
-    return {"fixtures": [{"match": {"userMessage": "Look up alpha"}, "response": {"toolCalls": calls},
-                          "chunkSize": 4}]}
+    """The aimock fixtures equivalent to the callproof scenarios (same calls, ids, arguments and 4-char deltas; the
+    same text in 1-character deltas)."""
+    scenarios = {s["id"]: s for s in json.loads(SCENARIOS.read_text(encoding="utf-8"))["scenarios"]}
+    calls = [{"name": o["name"], "id": o["call_id"], "arguments": o["arguments"]}
+             for o in scenarios[SCENARIO]["output"]]
+    text = scenarios[LONG]["output"][0]["text"]
+    return {"fixtures": [
+        {"match": {"userMessage": "Look up alpha"}, "response": {"toolCalls": calls}, "chunkSize": 4},
+        {"match": {"userMessage": "Write a long text"}, "response": {"content": text}, "chunkSize": 1},
+    ]}
 
 
 def _node() -> tuple[str | None, str]:
@@ -142,6 +156,57 @@ async def _python_load(server: Server, seconds: float) -> tuple[int, int, float]
                                 request_timeout=30.0, slack=60.0)
 
 
+def _text_deltas(body: bytes) -> tuple[str, int]:
+    """(the text, the number of text deltas) of a Responses stream."""
+    parts = [json.loads(e.data)["delta"] for e in parse_sse(body)[0] if '"response.output_text.delta"' in e.data]
+    return "".join(parts), len(parts)
+
+
+def long_stream(servers: list[Server], client: frozenset[int] | None) -> dict[str, Any]:
+    """Deltas/s of the long text through curl, both servers checked to send the same text in the same deltas."""
+    curl = shutil.which("curl")
+    if curl is None:
+        return {"available": False, "reason": "curl is not installed (apt-get install curl)"}
+    sizes: dict[str, int] = {}
+    deltas: dict[str, tuple[str, int]] = {}
+    with on_cpus(client):
+        for server in servers:
+            request = post(server.host, server.port, "/v1/responses", json.dumps(LONG_BODY).encode(),
+                           {"x-callproof-scenario": LONG})
+            response = exchange(server.host, server.port, request)
+            if response.status != 200:
+                raise RuntimeError(f"{server.name} answered {response.status}: {response.body[:300]!r}")
+            sizes[server.name], deltas[server.name] = len(response.body), _text_deltas(response.body)
+    if len({d for d in deltas.values()}) != 1:
+        raise RuntimeError(f"the long streams differ: {({k: (len(t), c) for k, (t, c) in deltas.items()})}")
+    count = deltas[servers[0].name][1]
+    runs: dict[str, list[float]] = {s.name: [] for s in servers}
+    for i in range(LONG_WARMUP + LONG_RUNS):
+        for server in servers if i % 2 == 0 else servers[::-1]:
+            out = subprocess.run(
+                [curl, "-sN", "-o", "/dev/null", "--max-time", "60",
+                 "-w", "%{http_code} %{size_download} %{time_pretransfer} %{time_total}",
+                 "-H", "content-type: application/json", "-H", f"x-callproof-scenario: {LONG}",
+                 "--data-binary", json.dumps(LONG_BODY), f"{server.root}/v1/responses"],
+                capture_output=True, text=True, timeout=70, preexec_fn=pinned(client), check=False,
+            )
+            fields = out.stdout.split()
+            if out.returncode != 0 or len(fields) != 4 or fields[0] != "200" or int(fields[1]) != sizes[server.name]:
+                raise RuntimeError(f"curl against {server.name}: exit {out.returncode}, -w {out.stdout!r}, "
+                                   f"expected 200 and {sizes[server.name]} bytes")
+            if i >= LONG_WARMUP:
+                runs[server.name].append(float(fields[3]) - float(fields[2]))
+    result: dict[str, Any] = {"available": True, "deltas": count, "tool": version_of([curl, "--version"]),
+                              "metric": "deltas / (time_total - time_pretransfer), median"}
+    for name, times in runs.items():
+        median = statistics.median(times)
+        result[name] = {"deltas_per_s": round(count / median), "bytes": sizes[name], "seconds_median": round(median, 4),
+                        "seconds_runs": [round(t, 4) for t in times]}
+    result["ratio"] = round(paired_ratio(runs["aimock"], runs["callproof"]), 3)  # time ratio = rate ratio
+    result["meets_goal"] = result["ratio"] >= GOAL
+    return result
+
+
 def _unavailable(reason: str) -> dict[str, Any]:
     return {"available": False, "reason": reason, "meets_goal": None, "rows": [row(
         "Peer: short tool-call stream (3 calls, 30 events), requests/s at c=16, callproof mock vs aimock",
@@ -195,13 +260,15 @@ def run() -> dict[str, Any]:
             results["tool"] = (f"wrk -t1 -c{CONCURRENCY} ({version_of([wrk, '-v']).split(' Copyright')[0]})"
                                if wrk else f"asyncio raw-socket keep-alive client, c={CONCURRENCY} (wrk not installed)")
             rates = load_rounds(servers, load, warmup=WARMUP_SECONDS, seconds=LOAD_SECONDS, rounds=ROUNDS)
+            results["long"] = long_stream(servers, client_cpus)
     for name, values in rates.items():
         results[name] = {"requests_per_s": round(statistics.median(values), 1),
                          "rounds_requests_per_s": [round(v, 1) for v in values]}
     paired = paired_ratio(rates["callproof"], rates["aimock"])
     results["ratio"] = round(paired, 3)
     results["goal_ratio"] = GOAL
-    results["meets_goal"] = paired >= GOAL
+    long_ = results["long"]
+    results["meets_goal"] = paired >= GOAL and long_.get("meets_goal", True)
     ours_s, theirs_s = results["streams"]["callproof"], results["streams"]["aimock"]
     rows: list[Row] = [row(
         f"Peer: short tool-call stream (3 calls, {ours_s['events']} events), requests/s at c={CONCURRENCY} "
@@ -209,7 +276,16 @@ def run() -> dict[str, Any]:
         f"{n(results['callproof']['requests_per_s'])} ({ours_s['bytes']:,} B/response)",
         f"aimock {aimock_version} (Node {node_version}): {n(results['aimock']['requests_per_s'])} "
         f"({theirs_s['bytes']:,} B/response, {theirs_s['events']} events)",
-        f"{paired:.2f}x", f">= {GOAL:g}x aimock (ahead)", results["meets_goal"])]
+        f"{paired:.2f}x", f">= {GOAL:g}x aimock (ahead)", paired >= GOAL)]
+    if long_["available"]:
+        rows.append(row(
+            f"Peer: long text stream ({long_['deltas']:,} one-character deltas), deltas/s (curl)",
+            f"{n(long_['callproof']['deltas_per_s'])} ({long_['callproof']['bytes']:,} B)",
+            f"aimock {aimock_version}: {n(long_['aimock']['deltas_per_s'])} ({long_['aimock']['bytes']:,} B)",
+            f"{long_['ratio']:.2f}x", f">= {GOAL:g}x aimock (ahead)", long_["meets_goal"]))
+    else:
+        rows.append(row("Peer: long text stream, deltas/s (curl)", "not measured", f"not available: {long_['reason']}",
+                        "-", f">= {GOAL:g}x aimock (ahead)", None))
     results["rows"] = rows
     return results
 
@@ -226,8 +302,17 @@ def report(results: dict[str, Any]) -> str:
         f"  aimock:         {results['aimock']['requests_per_s']:,} req/s ({theirs['events']} events, "
         f"{theirs['bytes']} B, conformant {theirs['conformant']}: {', '.join(theirs['failed_rules']) or '-'})",
         f"  ratio callproof / aimock {results['ratio']} (goal >= {results['goal_ratio']}): "
-        + ("meets" if results["meets_goal"] else "MISSES"),
+        + ("meets" if results["ratio"] >= results["goal_ratio"] else "MISSES"),
+        *_long_report(results["long"]),
     ])
+
+
+def _long_report(long_: dict[str, Any]) -> list[str]:
+    if not long_["available"]:
+        return [f"  long stream: not measured: {long_['reason']}"]
+    return [f"  long text, {long_['deltas']:,} deltas (curl): callproof {long_['callproof']['deltas_per_s']:,}/s, "
+            f"aimock {long_['aimock']['deltas_per_s']:,}/s, ratio {long_['ratio']} (goal >= {GOAL:g}): "
+            + ("meets" if long_["meets_goal"] else "MISSES")]
 
 
 if __name__ == "__main__":

@@ -8,10 +8,11 @@ Scenarios: bench/data/timing.json (ids `perf_*`, distinct from the bundled corpu
    the journal must show the writes at their scripted virtual offsets (60 s end to end).
 2. Real gaps: `perf_gaps_50ms` (51 frames, 50 gaps of 50 ms) from a `callproof mock` process, read by a raw-socket
    client on 127.0.0.1 that stamps each HTTP chunk when the recv completing it returns (server and client pinned to
-   different CPUs when there are two). gap error = measured gap - scripted gap. Target: p95 |gap error| <= 2 ms.
-   Beside it, in the same run and alternating stream by stream: bench/bare_gaps.py, a bare asyncio server (the same
+   different CPUs when there are two). gap error = measured gap - scripted gap. Beside it, in the same run and
+   alternating stream by stream: bench/bare_gaps.py, a bare asyncio server (the same
    event loop) that streams the same pre-rendered writes at the same absolute deadlines and does nothing else: what
    the OS, the event loop, loopback and the machine's load leave of the schedule, so the mock's own share shows.
+   Target: the mock's p95 |gap error| <= 1.1x the bare server's (an absolute figure would measure the machine).
 
 Bounded: 2 x RUNS streams of 2.5 s each, every socket operation under a timeout, the servers killed on exit.
 """
@@ -40,8 +41,9 @@ VIRTUAL = "perf_virtual_60s"
 GAPS = "perf_gaps_50ms"
 BODY: dict[str, Any] = {"model": "callproof-bench", "input": "go", "stream": True}
 VIRTUAL_GOAL_S = 1.0
-P95_GOAL_MS = 2.0
-RUNS = 4
+#: The mock's p95 |gap error| within this factor of the bare asyncio server's, measured in the same run (issue #15).
+P95_GOAL_RATIO = 1.1
+RUNS = 10
 
 
 def virtual() -> dict[str, Any]:
@@ -128,9 +130,10 @@ def real() -> dict[str, Any]:
             "client": sorted(client_cpus) if client_cpus else None},
         "gap_error_ms": _stats(gap_errors["mock"]), "drift_ms": drifts["mock"],
         "bare_gap_error_ms": _stats(gap_errors["bare"]), "bare_drift_ms": drifts["bare"],
-        "goal_p95_ms": P95_GOAL_MS,
+        "goal_p95_ratio": P95_GOAL_RATIO,
     }
-    result["meets_goal"] = result["gap_error_ms"]["p95"] <= P95_GOAL_MS
+    result["p95_ratio"] = round(result["gap_error_ms"]["p95"] / max(result["bare_gap_error_ms"]["p95"], 1e-6), 3)
+    result["meets_goal"] = result["p95_ratio"] <= P95_GOAL_RATIO
     return result
 
 
@@ -147,7 +150,7 @@ def run() -> dict[str, Any]:
             "p50 / p95 / max", f"{gap['p50']:.2f} / {gap['p95']:.2f} / {gap['max']:.2f} ms",
             f"bare asyncio server, same writes and deadlines: {floor['p50']:.2f} / {floor['p95']:.2f} / "
             f"{floor['max']:.2f} ms",
-            ratio(gap["p95"], floor["p95"], 1) + " (p95)", f"p95 <= {P95_GOAL_MS:g} ms", r["meets_goal"]),
+            f"{r['p95_ratio']:.2f}x (p95)", f"p95 <= {P95_GOAL_RATIO:g}x the bare server's", r["meets_goal"]),
     ]
     results["rows"] = rows
     return results
@@ -163,8 +166,8 @@ def report(results: dict[str, Any]) -> str:
         f"timing: real: {r['gaps']} gaps of {r['gap_ms']:g} ms ({r['runs']} runs), |gap error| p50 {gap['p50']} / "
         f"p95 {gap['p95']} / max {gap['max']} ms (mean signed {gap['mean_signed']}); drift {r['drift_ms']} ms",
         f"  bare asyncio server (same writes, same deadlines, nothing else): p50 {floor['p50']} / p95 {floor['p95']} "
-        f"/ max {floor['max']} ms; drift {r['bare_drift_ms']} ms; goal p95 <= {r['goal_p95_ms']:g} ms: "
-        f"{'meets' if r['meets_goal'] else 'MISSES'}",
+        f"/ max {floor['max']} ms; drift {r['bare_drift_ms']} ms; p95 ratio {r['p95_ratio']} (goal <= "
+        f"{r['goal_p95_ratio']:g}x): {'meets' if r['meets_goal'] else 'MISSES'}",
     ])
 
 

@@ -11,16 +11,17 @@ import logging
 import random
 import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
 import anyio._backends._asyncio  # noqa: F401 - see below
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Match, Route
-from starlette.types import Scope
+from starlette.datastructures import Headers
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from callproof.harness._version import __version__
 from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios
@@ -30,7 +31,7 @@ from ._control import Handler, guarded, openai_error
 from ._journal import Journal, case_tag
 from ._legs import Sequences, choose_leg, session_of
 from ._plan_cache import PLAN_CACHE, plan_key
-from ._player import Plan, error_plan, make_plan
+from ._player import JSON_MEDIA_TYPE, Plan, error_plan, make_plan
 from ._registry import Registry
 from ._runtime import RuntimeControl
 from ._select import by_match, no_match
@@ -151,34 +152,42 @@ class _Mock:
 
     # -- upstream endpoints --
 
-    async def upstream(self, request: Request) -> Response:
+    async def upstream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Every upstream request, as a plain ASGI app: the hot path skips Starlette's routing, Request and
+        Response objects (a third of a short stream's cost), writing the plan's pre-encoded frames itself."""
+        plan, request_id, start = await self._answer(scope, receive)
+        await self._respond(plan, request_id, start, send)
+
+    async def _answer(self, scope: Scope, receive: Receive) -> tuple[Plan, int | None, float]:
+        """The plan answering the request of `scope`, its journal id (None: the answer's writes are not journaled,
+        a path no dialect serves) and the instant its schedule starts."""
         start = self.clock.now()
-        scope = request.scope
         path: str = scope["path"]
+        method: str = scope["method"]
         dialect = dialect_of(path)
 
         log = partial(self._log, scope, start)
 
         if dialect is None:
-            message = f"Invalid URL ({request.method} {path}): the mock serves .../responses, .../chat/completions"
+            message = f"Invalid URL ({method} {path}): the mock serves .../responses, .../chat/completions"
             message += " and .../messages under any prefix, and its control API under /_callproof/"
             log(404)
-            return JSONResponse(openai_error(message, "unknown_url"), status_code=404)
+            return _json_plan(404, openai_error(message, "unknown_url")), None, start
         renderer = self.renderers.get(dialect)
         if renderer is None:
+            plan = _json_plan(501, openai_error(f"The {dialect} dialect is not available.", "not_implemented"))
             log(501, dialect=dialect)
-            return JSONResponse(openai_error(f"The {dialect} dialect is not available.", "not_implemented"),
-                                status_code=501)
-        if request.method != "POST":
-            plan = error_plan(renderer, 405, f"Method {request.method} not allowed: send POST to {path}.",
+            return plan, None, start
+        if method != "POST":
+            plan = error_plan(renderer, 405, f"Method {method} not allowed: send POST to {path}.",
                               headers=[("allow", "POST")])
-            return await self._respond(plan, log(405, dialect=dialect), start)
+            return plan, log(405, dialect=dialect), start
 
-        raw = await _read_body(request, self.max_body_bytes)
+        raw = await _read_body(receive, self.max_body_bytes)
         if raw is None:
             plan = error_plan(renderer, 413, f"Request body larger than the mock's limit of {self.max_body_bytes} "
                               "bytes; raise it with create_app(max_body_bytes=...).", headers=[("connection", "close")])
-            return await self._respond(plan, log(413, dialect=dialect), start)
+            return plan, log(413, dialect=dialect), start
         text = raw.decode("utf-8", "replace")
         try:
             body = json.loads(raw)
@@ -189,11 +198,12 @@ class _Mock:
             problem = "" if isinstance(body, dict) else "The request body must be a JSON object."
         if problem:
             plan = error_plan(renderer, 400, problem)
-            return await self._respond(plan, log(400, raw, dialect=dialect, case=case_tag(text)), start)
+            return plan, log(400, raw, dialect=dialect, case=case_tag(text)), start
         assert isinstance(body, dict)
 
         stream = body.get("stream") is True
-        wanted, how = select_scenario(request.headers, text, body)
+        headers = Headers(scope=scope)
+        wanted, how = select_scenario(headers, text, body)
         scenario = self.registry.find(wanted, case_tag(text))
         facts = None
         if wanted is None:  # §3 step 4: the first scenario whose match holds (registered ones included)
@@ -212,17 +222,17 @@ class _Mock:
         if scenario is None:
             plan = self._not_found(renderer, wanted, how) if facts is None else self._no_match(renderer, facts)
             request_id = log(404, raw, dialect=dialect, stream=stream, case=case_tag(text))
-            return await self._respond(plan, request_id, start)
+            return plan, request_id, start
 
         leg = None
         if scenario.legs:  # a sequence: the session's next leg answers (docs/mock.md#sequences)
-            choice = choose_leg(self.sequences, scenario, renderer, session=session_of(request.headers, case_tag(text)),
+            choice = choose_leg(self.sequences, scenario, renderer, session=session_of(headers, case_tag(text)),
                                 body=body, strict=self.strict)
             if choice.scenario is None:
                 assert choice.error is not None
                 request_id = log(choice.error.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
                                  case=case_tag(text), how=chosen, leg=choice.index)
-                return await self._respond(choice.error, request_id, start)
+                return choice.error, request_id, start
             scenario, leg = choice.scenario, choice.index
         played = self.played.get(scenario.id, 0)
         self.played[scenario.id] = played + 1
@@ -247,7 +257,7 @@ class _Mock:
         request_id = log(answer.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
                          case=case_tag(text), faults=answer.faults, planned=begin,
                          how=chosen, leg=leg)
-        return await self._respond(answer, request_id, begin)
+        return answer, request_id, begin
 
     def _log(self, scope: Scope, start: float, status: int, raw: bytes | None = None, *,
              dialect: Dialect | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
@@ -278,63 +288,126 @@ class _Mock:
     def _nearest(self, wanted: str) -> list[str]:
         return difflib.get_close_matches(wanted, list(self.scenarios), n=5, cutoff=0.4)
 
-    async def _respond(self, plan: Plan, request_id: int, start: float) -> Response:
-        await self.clock.sleep_until(start + plan.first_byte)
+    async def _respond(self, plan: Plan, request_id: int | None, start: float, send: Send) -> None:
+        """Plays `plan` from `start`: the headers at `first_byte`, then a complete body, or each write at its offset
+        (the last one carries the end of the body when nothing is scheduled after it: one write less per stream).
+        The headers are the ones Starlette's Response / StreamingResponse would send."""
+        clock, journal = self.clock, self.journal
+        await clock.sleep_until(start + plan.first_byte)
         headers = dict(plan.headers)
-        headers["x-callproof-request"] = str(request_id)
+        if request_id is not None:
+            headers["x-callproof-request"] = str(request_id)
+        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
         if not plan.streamed:
             assert plan.body is not None
-            self.journal.record_write(request_id, plan.body, self.clock.now())
-            self.journal.record_end(request_id, "completed", self.clock.now())
-            return Response(plan.body, status_code=plan.status, headers=headers, media_type=plan.media_type)
-        return StreamingResponse(self._stream(plan, request_id, start), status_code=plan.status, headers=headers,
-                                 media_type=plan.media_type)
-
-    async def _stream(self, plan: Plan, request_id: int, start: float) -> AsyncIterator[bytes]:
+            if request_id is not None:
+                journal.record_write(request_id, plan.body, clock.now())
+                journal.record_end(request_id, "completed", clock.now())
+            raw.append((b"content-length", str(len(plan.body)).encode("latin-1")))
+            raw.append((b"content-type", _content_type(plan.media_type)))
+            await send({"type": "http.response.start", "status": plan.status, "headers": raw})
+            await send({"type": "http.response.body", "body": plan.body})
+            return
+        assert request_id is not None
+        raw.append((b"content-type", _content_type(plan.media_type)))
         outcome: Any = "cancelled"
         try:
-            clock, journal = self.clock, self.journal
-            for write in plan.writes:  # play(plan, clock, start) inlined: one async generator less per response
-                await clock.sleep_until(start + write.at)
+            await send({"type": "http.response.start", "status": plan.status, "headers": raw})
+            writes = plan.writes
+            last = len(writes) - 1
+            end = start + plan.end_at
+            for i, write in enumerate(writes):
+                due = start + write.at
+                await clock.sleep_until(due)
                 journal.record_write(request_id, write.data, clock.now())
-                yield write.data
-            await clock.sleep_until(start + plan.end_at)
+                final = i == last and not plan.abort and end <= due
+                await send({"type": "http.response.body", "body": write.data, "more_body": not final})
+            if last >= 0 and not plan.abort and end <= start + writes[last].at:
+                outcome = "completed"
+                return
+            await clock.sleep_until(end)
             if plan.abort:
                 outcome = "aborted"
                 raise ScriptedDisconnect(f"request {request_id}: scripted disconnect")
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
             outcome = "completed"
         finally:
-            self.journal.record_end(request_id, outcome, self.clock.now())
+            journal.record_end(request_id, outcome, clock.now())
 
 
-class _UpstreamFirst(Route):
-    """The upstream catch-all, tried before the control routes because it answers nearly every request; it steps
-    aside for paths under /_callproof/, which meet the control routes and then the same catch-all, as they would
-    without it (so a control path with the wrong method still reaches the upstream handler's 404)."""
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        match, child = super().matches(scope)
-        if match is not Match.NONE and child["path_params"]["path"].startswith(_CONTROL_PARAM):
-            return Match.NONE, {}
-        return match, child
+_CONTENT_TYPES: dict[str, bytes] = {}
 
 
-_CONTROL_PARAM = CONTROL.lstrip("/") + "/"
+def _content_type(media_type: str) -> bytes:
+    """The content-type header Starlette gives `media_type` (text types get charset=utf-8)."""
+    value = _CONTENT_TYPES.get(media_type)
+    if value is None:
+        text = media_type
+        if text.startswith("text/") and "charset=" not in text.lower():
+            text += "; charset=utf-8"
+        value = _CONTENT_TYPES[media_type] = text.encode("latin-1")
+    return value
 
 
-async def _read_body(request: Request, limit: int) -> bytes | None:
-    """The body, or None when it is over `limit` bytes (the rest is read and dropped so the 413 reaches the client)."""
+def _json_plan(status: int, body: Any) -> Plan:
+    """A complete JSON body, as Starlette's JSONResponse renders it."""
+    data = json.dumps(body, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode()
+    return Plan(status, (), JSON_MEDIA_TYPE, body=data)
+
+
+class _Upstream:
+    """`_Mock.upstream` as an ASGI endpoint for a Starlette route (a bound method would be taken for a
+    request/response handler)."""
+
+    def __init__(self, mock: _Mock) -> None:
+        self.mock = mock
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.mock.upstream(scope, receive, send)
+
+
+class _MockApp(Starlette):
+    """The Starlette app, with upstream requests (every HTTP path not under /_callproof/, the hot path) sent
+    straight to the upstream handler; the control API, lifespan and the rest go through Starlette's routing."""
+
+    upstream: _Upstream
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not _route_path(scope).startswith(_CONTROL_PREFIX):
+            await self.upstream(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
+def _route_path(scope: Scope) -> str:
+    """The path Starlette routes on (below a mount's root_path)."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
+
+
+_CONTROL_PREFIX = CONTROL + "/"
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The body, or None when it is over `limit` bytes (the rest is read and dropped so the 413 reaches the client).
+    A client that leaves before sending all of it raises ClientDisconnect (as Starlette's Request.stream does)."""
     chunks: list[bytes] = []
     size = 0
     over = False
-    async for chunk in request.stream():
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk: bytes = message.get("body", b"")
         size += len(chunk)
         if size > limit:
             over = True
             chunks = []
-        elif not over:
+        elif not over and chunk:
             chunks.append(chunk)
-    return None if over else b"".join(chunks)
+        if not message.get("more_body", False):
+            return None if over else b"".join(chunks)
 
 
 def create_app(
@@ -377,12 +450,13 @@ def create_app(
         Route(f"{CONTROL}/scenarios/{{scenario_id}}", mock.guard(mock.runtime.remove), methods=["DELETE"]),
         Route(f"{CONTROL}/sequences", mock.guard(mock.runtime.legs), methods=["GET"]),
     ] if control else []
-    app = Starlette(routes=[
-        _UpstreamFirst("/{path:path}", mock.upstream, methods=_METHODS),
+    upstream = _Upstream(mock)
+    app = _MockApp(routes=[
         Route(f"{CONTROL}/health", mock.guard(mock.health, token=False), methods=["GET"]),
         *controls,
-        Route("/{path:path}", mock.upstream, methods=_METHODS),
+        Route("/{path:path}", upstream, methods=_METHODS),
     ])
+    app.upstream = upstream
     app.state.journal = mock.journal
     app.state.scenarios = mock.scenarios
     app.state.plans = mock.plans

@@ -2,8 +2,9 @@
 (a real server, so tests observe chunk timing and dropped connections, which ASGITransport cannot show), and
 `serve_forever` is `callproof mock`: in the foreground until SIGINT or SIGTERM.
 
-uvicorn runs with the plain asyncio loop and h11: fixed deadlines on asyncio keep scripted gaps within a
-millisecond (bench/results.md, timing fidelity), where uvloop's timers resolve to 1 ms.
+uvicorn runs with the plain asyncio loop and httptools: fixed deadlines on asyncio keep scripted gaps within a
+millisecond (bench/results.md, timing fidelity), where uvloop's timers resolve to 1 ms; the HTTP parser has no part
+in timing, and httptools' C parser serves about twice h11's short streams per second.
 """
 
 from __future__ import annotations

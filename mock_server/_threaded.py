@@ -1,6 +1,6 @@
 """An ASGI app on a real uvicorn server in a background thread, bound to a host and port (0: a free one): what
 `MockServer` and `RecordServer` run on. Real sockets, so tests observe chunk timing and dropped connections, which
-ASGITransport cannot show; the plain asyncio loop and h11 (timer precision: see `_serve`)."""
+ASGITransport cannot show; the plain asyncio loop (timer precision: see `_serve`) and httptools' C HTTP parser."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ class ThreadedServer:
         self._socket = sock
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, loop="asyncio", http="h11", ws="none", lifespan=self._lifespan, log_level=self._log_level,
+            self.app, loop="asyncio", http="httptools", ws="none", lifespan=self._lifespan, log_level=self._log_level,
             log_config=None, access_log=False, timeout_graceful_shutdown=max(1, self._graceful),
         )
         server = self._server = uvicorn.Server(config)

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Any, Literal
 
 from callproof.harness._types import JSONValue
-from callproof.harness.catalogue import Evidence, Front, Profile, RuleResult, rules_for
+from callproof.harness.catalogue import Evidence, Front, Profile, Rule, RuleResult, rules_for
 
 from ._anthropic import BODY_RULES as _ANT_BODY_RULES
 from ._anthropic import AnthropicChecker
@@ -109,19 +109,38 @@ def _front_checker(front: Front, profile: Profile, sink: Sink) -> FrontChecker:
     return AnthropicChecker(sink, schemas, profile)
 
 
+@cache
+def _unfailed(front: Front, profile: Profile) -> tuple[tuple[Rule, RuleResult, RuleResult], ...]:
+    """(rule, its `passed` result, its `not-applicable` result) for every rule of the front and profile: results
+    are immutable, so a stream's report shares them instead of building one per rule per stream."""
+    return tuple((rule, RuleResult(rule, "passed"), RuleResult(rule, "not-applicable"))
+                 for rule in rules_for(front, profile))
+
+
+@cache
+def _all_passed(front: Front, profile: Profile) -> tuple[RuleResult, ...]:
+    return tuple(passed for _, passed, _ in _unfailed(front, profile))
+
+
 def _report(
     front: Front, profile: Profile, kind: InputKind, sink: Sink, events: int, size: int,
     evaluated: Iterable[str] | None = None,
 ) -> CheckReport:
+    counts, kept = sink.counts, sink.kept
+    if evaluated is None and not counts and not kept:  # the usual verdict: every rule passed
+        return CheckReport(front, profile, kind, events, size, _all_passed(front, profile))
     scope = None if evaluated is None else frozenset(evaluated)
     results = []
-    for rule in rules_for(front, profile):
+    for rule, passed, not_applicable in _unfailed(front, profile):
         if scope is not None and rule.id not in scope:
-            results.append(RuleResult(rule, "not-applicable"))
+            results.append(not_applicable)
             continue
-        count = sink.counts.get(rule.id, 0)
-        kept = tuple(sink.kept.get(rule.id, ()))
-        results.append(RuleResult(rule, "failed" if count else "passed", kept, count))
+        count = counts.get(rule.id, 0)
+        violations = kept.get(rule.id)
+        if count or violations:
+            results.append(RuleResult(rule, "failed" if count else "passed", tuple(violations or ()), count))
+        else:
+            results.append(passed)
     return CheckReport(front, profile, kind, events, size, tuple(results))
 
 
@@ -226,7 +245,8 @@ class StreamChecker:
                     f"SSE event name {sse_type!r} differs from the JSON type {kind!r}",
                     meta.evidence("$.type", expected=sse_type, actual=kind if isinstance(kind, str) else None),
                 )
-        self._unnamed(meta)
+        if sse_type is None:
+            self._unnamed(meta)
         self._checker.event(meta, payload)
         self._last = meta
 

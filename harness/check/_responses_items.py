@@ -35,6 +35,10 @@ class OutputItems:
         """The items added but never done, in the order they were added."""
         return [item for item in self._items.values() if not item.done]
 
+    def finals(self) -> list[dict[str, Any]]:
+        """The items of the done events, in output_index order (each passed the output item schema)."""
+        return [item.final for _, item in sorted(self._items.items()) if item.final is not None]
+
     def added(self, meta: EventMeta, payload: dict[str, Any]) -> None:
         """A `response.output_item.added` event."""
         output_index = as_int(payload.get("output_index"))

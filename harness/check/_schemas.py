@@ -9,7 +9,7 @@ validates which event type for a front and profile.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -60,14 +60,13 @@ def json_path(parts: Iterator[str | int] | list[str | int] | tuple[str | int, ..
 
 
 class _Validator:
-    __slots__ = ("_rs", "ref")
+    __slots__ = ("_rs", "is_valid", "ref")
 
     def __init__(self, ref: str, compiled: Any) -> None:
         self.ref = ref
         self._rs = compiled
-
-    def is_valid(self, instance: object) -> bool:
-        return bool(self._rs.is_valid(instance))
+        #: Whether an instance is valid: the compiled validator's own method (called once per event).
+        self.is_valid: Callable[[object], bool] = compiled.is_valid
 
     def errors(self, instance: object, limit: int = 5) -> list[SchemaError]:
         """The most specific errors first (deepest instance path), at most `limit`."""

@@ -124,3 +124,27 @@ def test_a_completed_body_with_an_incomplete_item_fails() -> None:
     assert report.failed[0].violations[0].evidence.path == f"$.output[{len(body['output']) - 1}].status"
     body["status"], body["incomplete_details"] = "incomplete", {"reason": "max_output_tokens"}
     assert check_body(json.dumps(body).encode()).failed_rules == ()
+
+
+def _terminal_item(events: list[dict[str, Any]]) -> dict[str, Any]:
+    terminal = next(e for e in events if e["type"] == "response.completed")
+    item: dict[str, Any] = terminal["response"]["output"][0]
+    return item
+
+
+def test_a_terminal_snapshot_equal_to_the_done_items_passes() -> None:
+    # Its output is validated once, on the done events; the snapshot itself still validates without it.
+    events = decoded(ONE_CALL.read_bytes())
+    assert check_events(events).failed_rules == ()
+    next(e for e in events if e["type"] == "response.completed")["response"]["status"] = 5
+    report = check_events(events)
+    assert "RSP-SCHEMA-001" in report.failed_rules
+    assert any(v.evidence.path == "$.response.status" for r in report.failed for v in r.violations)
+
+
+def test_a_terminal_snapshot_item_that_differs_from_its_done_item_is_validated() -> None:
+    events = decoded(ONE_CALL.read_bytes())
+    _terminal_item(events)["name"] = ""  # valid on its done event; invalid (minLength 1) in the snapshot only
+    report = check_events(events)
+    found = [(v.rule, v.evidence.path) for r in report.failed for v in r.violations if "(schema " in v.message]
+    assert found == [("RSP-ID-005", "$.response.output[0].name")]

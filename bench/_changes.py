@@ -1,0 +1,54 @@
+"""The changes made for speed, each with the figure it moved: before (the row as results.md last showed it before
+the change, with its date) beside after (the same row of this run). bench/run.py renders them into results.md."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CHANGES", "Change", "changes_markdown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    change: str
+    figure: str  # the prefix of the row's figure in this run
+    before: str  # the row's callproof value and ratio before the change
+    measured: str  # when `before` was measured
+
+
+CHANGES: tuple[Change, ...] = (
+    Change("Mock: httptools parses HTTP (was h11); upstream requests are plain ASGI (no Starlette routing, Request "
+           "or StreamingResponse); the last write of a stream carries the body's end (issue #15)",
+           "Peer: short tool-call stream", "1,757 req/s; 0.55x aimock", "2026-11-23"),
+    Change("(same change)", "Mock: short streams", "2,439 req/s; 0.94x the bare Starlette ceiling (now a bare ASGI "
+           "app on the same httptools server)", "2026-11-23"),
+    Change("(same change)", "Mock: long stream", "5,584,962 events/s; 0.94x the ceiling", "2026-11-23"),
+    Change("(same change) and the peer benchmark's long stream (new row)", "Peer: long text stream",
+           "not measured", "-"),
+    Change("(same change): timer precision kept (the parser has no part in timing; target now p95 <= 1 ms, was 2)",
+           "Mock: 600 scripted 5 ms gaps", "p95 0.76 ms (h11)", "2026-11-23"),
+    Change("(same change): 50 ms gaps against a bare asyncio server (target now <= 1.1x its p95, was <= 2 ms)",
+           "Timing: ", "p95 2.83 ms vs bare 2.57 ms = 1.10x (h11)", "2026-11-23"),
+    Change("Checker: orjson decodes event data; a terminal Response snapshot's output is validated on the done "
+           "events only when its items equal theirs; reports share immutable `passed` results (issue #15)",
+           "Checker: full check", "51,696 events/s; 0.40x the floor", "2026-11-23"),
+)
+
+
+def _after(rows: list[dict[str, Any]], prefix: str) -> str:
+    for row in rows:
+        figure = str(row["figure"])
+        if figure.startswith(prefix) and not figure.startswith("Timing: a "):
+            return f"{row['callproof']}; {row['ratio']}"
+    return "not measured in this run"
+
+
+def changes_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    """The changes table: change, figure, before, after (this run's row)."""
+    lines = ["", "## Changes for speed: before and after", "",
+             "| change | figure | before (measured) | after (this run) |", "|---|---|---|---|"]
+    for c in CHANGES:
+        cells = (c.change, c.figure.rstrip(": "), f"{c.before} ({c.measured})", _after(rows, c.figure))
+        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    return lines
