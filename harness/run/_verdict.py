@@ -20,8 +20,10 @@ from callproof.harness.judge import (
     check_ids,
     check_streaming,
     check_translation,
+    check_xml_policy,
     excerpts,
     expected_outcome,
+    policy_expect,
     timeline,
     what_arrived,
 )
@@ -48,10 +50,11 @@ def group_results(
         return tuple(r for r in report.results if r.rule.family == spec.group)
     findings = Findings()
     scenario = run.scenario
+    expect = policy_expect(scenario, config.policies)  # the scenario's expectation under the run's --policy
     if spec.group == "expected":
         result = run.adapter_result if config.mode == "client" else run.answer.result if run.answer else None
         if result is not None:
-            expected_outcome(findings, scenario.expect, result)
+            expected_outcome(findings, expect, result)
     elif spec.group == "client":
         assert run.adapter is not None and run.wire is not None
         check_client(findings, scenario, run.adapter, run.adapter_result, run.wire)
@@ -63,6 +66,8 @@ def group_results(
             reference = front_request(scenario.id, scenario.request, case=run.case, model=config.model)
             user_text = _user_text(reference)
             check_translation(findings, config.upstream_dialect, reference, user_text, list(run.upstream.bodies))
+        elif spec.group == "policy":
+            check_xml_policy(findings, scenario, run.answer.result, config.policies)
         elif spec.group == "ids":
             check_ids(findings, scenario, run.answer.result)
         elif spec.group == "faults":
@@ -72,7 +77,7 @@ def group_results(
         elif spec.group == "equivalence" and run.unjudged is None:  # an unjudgeable stream has no half to compare
             answer = plain(run)
             if answer is not None:
-                check_equivalence(findings, run.answer.result, answer, expect=scenario.expect)
+                check_equivalence(findings, run.answer.result, answer, expect=expect)
     prefix = GROUP_PREFIX[spec.group]
     return tuple(r for r in findings.results() if r.rule.id.startswith(prefix))
 
