@@ -117,6 +117,9 @@ class RunConfig:
             limit = getattr(self, name)
             if limit is not None and limit < 1:
                 return f"--{name.replace('_', '-')} must be a whole number of at least 1, got {limit}"
+            if limit is not None and self.mode == "client":
+                return (f"--{name.replace('_', '-')} limits a gateway's answer; in a client run the mock writes the "
+                        "stream and the adapter prints one result, so there is nothing to limit: drop it")
         for pair in self.policy:
             try:
                 policy_pair(pair)

@@ -4,10 +4,11 @@ to what the IUT did, or error when what came back cannot be judged (no verdict w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from callproof.harness.catalogue import STREAM_FAMILIES, RuleResult
+from callproof.harness.catalogue import STREAM_FAMILIES, Evidence, RuleResult
 from callproof.harness.judge import (
     DEFAULT_SLACK,
     CaseResult,
@@ -33,7 +34,7 @@ from ._config import RunConfig
 from ._plan import GROUP_PREFIX
 from ._scenario_run import ScenarioRun
 
-__all__ = ["group_results", "skip_reason", "summary", "verdict"]
+__all__ = ["group_results", "over_limit", "skip_reason", "summary", "verdict"]
 
 
 def group_results(
@@ -104,6 +105,21 @@ def verdict(
     if not failed:
         return CaseResult(spec, "passed", results, "", seconds, details)
     return CaseResult(spec, "failed", results, summary(failed), seconds, details, rows, cuts)
+
+
+_LIMIT = re.compile(r"--max-(?:events|bytes) \d+")
+_COUNT = re.compile(r"\((\d+ (?:events|bytes)) read")
+
+
+def over_limit(spec: CaseSpec, why: str, seconds: float, details: dict[str, Any]) -> CaseResult:
+    """A case whose answer went past `--max-events` / `--max-bytes` (`why` names the limit and the count): failed
+    by GW-LIMIT-001, whatever its group, since no rule can certify an answer the harness stopped reading."""
+    findings = Findings()
+    limit, count = _LIMIT.search(why), _COUNT.search(why)
+    findings.fail("GW-LIMIT-001", why, Evidence(path="the answer", expected=limit.group(0) if limit else None,
+                                                actual=count.group(1) if count else None))
+    results = findings.results()
+    return CaseResult(spec, "failed", results, summary(results), seconds, {**details, "over_limit": why})
 
 
 def skip_reason(spec: CaseSpec, run: ScenarioRun) -> str:

@@ -81,7 +81,8 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
     upstream = entry.get("upstream", "chat")
     config = RunConfig(launch=f"{fakes.launch('gateways', entry['defect'])} --upstream-dialect {upstream}",
                        front=entry.get("front", "responses"), upstream_dialect=upstream, case_timeout=15,
-                       policy=tuple(entry.get("policy", ())))
+                       policy=tuple(entry.get("policy", ())), max_events=entry.get("max_events"),
+                       max_bytes=entry.get("max_bytes"))
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "gateway", entry["defect"], entry["rules"], caught)
@@ -90,7 +91,7 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
 
 
 #: The keys a row of the table may have, by kind.
-ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy"},
+ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy", "max_events", "max_bytes"},
             "client": {"defect", "cases", "rules", "dialect"}}
 
 
@@ -104,7 +105,9 @@ def test_every_row_has_known_keys_and_valid_run_options(kind: str) -> None:
         policy = entry.get("policy", [])
         assert isinstance(policy, list), f"{entry['defect']}: policy must be a list of KEY=VALUE"
         assert [policy_pair(p) for p in policy] == policy, f"{entry['defect']}: policy {policy}"
-        assert RunConfig(target="http://x", mock_port=1, policy=tuple(policy)).problem() is None
+        limits = {k: entry[k] for k in ("max_events", "max_bytes") if k in entry}
+        assert all(isinstance(v, int) and v >= 1 for v in limits.values()), f"{entry['defect']}: limits {limits}"
+        assert RunConfig(target="http://x", mock_port=1, policy=tuple(policy), **limits).problem() is None
 
 
 def test_a_row_policy_reaches_the_judge() -> None:
