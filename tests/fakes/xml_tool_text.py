@@ -106,7 +106,7 @@ class ConvertsXmlToolText(ChatUpstream):
     `<tool_call>{json}</tool_call>`, even split across deltas) becomes real calls and leaves the text. Correct under
     `--policy xml-tool-text=convert`; under the default passthrough it invents calls (GW-XML-001, EXP-001, EXP-003)."""
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[Event]:  # type: ignore[override]
+    async def events(self, response: httpx.Response) -> AsyncIterator[Event]:
         converter = XmlConverter()
         async for event in super().events(response):
             if isinstance(event, TextDelta):

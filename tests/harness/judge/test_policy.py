@@ -22,7 +22,8 @@ def _failed(scenario: str, result: Result, policies: dict[str, str]) -> dict[str
     return {r.rule.id: [v.message for v in r.violations] for r in findings.results() if r.outcome == "failed"}
 
 
-def _text(text: str) -> Result:
+def _text(text: str | None) -> Result:
+    assert text is not None
     return Result("completed", text, (), "response.completed")
 
 
@@ -43,6 +44,7 @@ def test_markup_without_json_stays_text() -> None:
                                       "xml_tool_text_split_mid_tag"])
 def test_passthrough_expects_the_text_verbatim_and_no_call(scenario: str) -> None:
     text = SCENARIOS[scenario].expect.text
+    assert text is not None
     assert policy_expect(SCENARIOS[scenario], PASS) is SCENARIOS[scenario].expect
     assert _failed(scenario, _text(text), PASS) == {}
     calls, rest = xml_tool_calls(text)
@@ -71,8 +73,9 @@ def test_convert_fails_kept_markup_missing_calls_and_lost_text() -> None:
     scenario = SCENARIOS["xml_tool_text_split_mid_tag"]
     kept = _failed("xml_tool_text_split_mid_tag", _text(scenario.expect.text), CONVERT)
     assert set(kept) == {"GW-XML-001", "EXP-001"}
-    assert kept["GW-XML-001"][0].startswith("--policy xml-tool-text=convert: the answer holds the tool calls [], "
-                                            "expected the calls the markup holds, [[\"get_weather\", {\"city\": \"Lyon\"}]]")
+    assert kept["GW-XML-001"][0].startswith(
+        "--policy xml-tool-text=convert: the answer holds the tool calls [], expected the calls the markup holds, "
+        '[["get_weather", {"city": "Lyon"}]]')
     assert kept["GW-XML-001"][1].startswith(
         "--policy xml-tool-text=convert: the visible text still holds the markup '<function=' at character 21: ")
     call = (Call("a", "get_weather", '{"city": "Lyon"}'),)

@@ -82,8 +82,8 @@ def test_no_limit_reads_to_the_end() -> None:
     assert Limits(events=3, bytes=100).exceeded(100, 3) is None
 
 
-def _runaway(**limits: int) -> RunConfig:
-    return RunConfig(launch=fakes.launch("gateways", "runaway_stream"), case_timeout=20, **limits)
+def _runaway(max_events: int) -> RunConfig:
+    return RunConfig(launch=fakes.launch("gateways", "runaway_stream"), case_timeout=20, max_events=max_events)
 
 
 @pytest.fixture(autouse=True)
