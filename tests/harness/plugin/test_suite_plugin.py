@@ -60,7 +60,7 @@ def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pyt
     report = report_of(pytester.path / "out" / "report.json")
     assert report["summary"]["cases"] == 13 and report["summary"]["passed"] == 13 and report["complete"]
     assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "front": "responses",
-                                "upstream_dialect": "chat"}
+                                "upstream_dialect": "chat", "policy": {"xml-tool-text": "passthrough"}}
     case = by_id(report)["fault_http_429::faults"]
     assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002"}
     assert case["repro"] == f"callproof run --launch '{gateway()}' -k 'fault_http_429::faults'"
