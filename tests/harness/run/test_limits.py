@@ -116,3 +116,12 @@ def test_bad_limits_are_config_problems(fields: dict[str, int], message: str) ->
 def test_limits_are_for_gateway_runs() -> None:
     with pytest.raises(ConfigError, match=r"^--max-events limits a gateway's answer; in a client run"):
         RunConfig.from_options(lambda n: {"client_cmd": "adapter", "max_events": 5}.get(n), fakes.ROOT)
+
+
+def test_an_answer_within_the_limits_is_judged_as_usual() -> None:
+    config = RunConfig(launch=fakes.launch("gateways"), case_timeout=20, max_events=2000, max_bytes=10**6)
+    with Harness(config) as harness:
+        results = [harness.judge(CaseSpec("parallel_two_calls", g)) for g in ("lifecycle", "expected", "equivalence")]
+    assert [(r.outcome, r.message) for r in results] == [("passed", "")] * 3
+    assert all("over_limit" not in r.details for r in results)
+    assert "GW-LIMIT-001" not in {r.rule.id for result in results for r in result.results}
