@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,12 +23,15 @@ from callproof.harness.scenario import DEFAULT_MODEL
 __all__ = [
     "IUT_OPTIONS",
     "OPTIONS",
+    "POLICIES",
     "Kind",
     "Option",
     "Surface",
     "header_pair",
     "option",
     "options_for",
+    "policy_pair",
+    "policy_values",
     "positive_float",
     "positive_int",
     "plugin_dest",
@@ -103,6 +106,38 @@ def redact_argv(argv: list[str]) -> list[str]:
         after_flag = arg in ("--header", "--callproof-header")
         out.append(f"{flag}={shown_header(value)}" if eq and flag in ("--header", "--callproof-header") else arg)
     return out
+
+
+#: The run policies (`--policy KEY=VALUE`): how the IUT chose to treat what the spec leaves to it, so the judge
+#: expects that treatment. Each key's values, the default first (docs/cli.md#policies).
+POLICIES: dict[str, tuple[str, ...]] = {
+    # tool-call markup in upstream text (`<function=NAME>{json}</function>`, `<tool_call>{json}</tool_call>`):
+    # passed on as text, or converted into real tool calls (GW-XML-001)
+    "xml-tool-text": ("passthrough", "convert"),
+}
+
+
+def policy_pair(text: str) -> str:
+    """A `KEY=VALUE` run policy (an argparse `type`), checked against `POLICIES`."""
+    key, eq, value = text.partition("=")
+    key, value = key.strip(), value.strip()
+    if not eq or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE (e.g. xml-tool-text=convert), got {text!r}")
+    if key not in POLICIES:
+        raise argparse.ArgumentTypeError(f"unknown policy {key!r}; known: {', '.join(sorted(POLICIES))}")
+    if value not in POLICIES[key]:
+        raise argparse.ArgumentTypeError(f"policy {key} takes {' or '.join(POLICIES[key])}, got {value!r}")
+    return f"{key}={value}"
+
+
+def policy_values(pairs: Iterable[str]) -> dict[str, str]:
+    """Every policy's value: the default, unless a `KEY=VALUE` pair (checked by `policy_pair`) sets it (the last
+    one given wins)."""
+    values = {key: choices[0] for key, choices in POLICIES.items()}
+    for pair in pairs:
+        key, _, value = policy_pair(pair).partition("=")
+        values[key] = value
+    return values
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,8 +215,17 @@ OPTIONS: tuple[Option, ...] = (
             pytest_default=None, ini="callproof_profile"),
     _option("repeat", "judge each case on N runs of its scenario; a verdict that differs between them is flaky "
             "(default 1)", _RUN_PYTEST, metavar="N", type=positive_int, default=1),
+    _option("policy", "how the IUT treats what the spec leaves to it, KEY=VALUE, repeatable: xml-tool-text="
+            "passthrough (default: tool-call markup in upstream text stays text) or convert (it becomes tool calls) "
+            "(docs/cli.md: policies)", _RUN_PYTEST, metavar="KEY=VALUE", type=policy_pair, kind="many"),
+    _option("max_events", "fail a case whose answer exceeds N events, and stop reading it (default: no limit)",
+            _RUN_PYTEST, metavar="N", type=positive_int),
+    _option("max_bytes", "fail a case whose answer exceeds N bytes, and stop reading it (default: no limit)",
+            _RUN_PYTEST, metavar="N", type=positive_int),
     _option("baseline", "known failures that do not fail the run (docs/cli.md: baselines)", _RUN_PYTEST,
             metavar="FILE", type=Path, field=None),
+    _option("strict_baseline", "fail the run on stale baseline entries (listed failures that now pass), one line "
+            "each naming the baseline file and line", _RUN_PYTEST, kind="true", default=False, field=None),
     Option("write_baseline", "write this run's failures as a baseline file (to adopt callproof on a gateway with "
            "bugs)", _RUN, metavar="FILE", type=Path),
     _option("report", "write the JSON report here (OUT.jsonl beside it is written as cases finish); `callproof run` "

@@ -147,6 +147,7 @@ def _header(view: _View, numbered: bool) -> list[str]:
         ("target", f"{e(target.kind)} via <code>{e(target.how)}</code>"
          + (f", {e(target.dialects)}" if target.dialects else "")),
         ("profile", f"<code>{e(report.profile)}</code>"),
+        *((("policy", f"<code>{e(target.policies)}</code>"),) if target.policies else ()),
         ("started", f"{e(report.started_at)}, took {e(report.duration_s)} s"),
         ("command", f"<code>{e(shlex.join(report.command))}</code>"),
         ("scenario set", f"<code>{e(report.scenario_set)}</code>"),

@@ -135,6 +135,7 @@ def render_junit(report: ReportLike) -> str:
     for name, value in (("callproof_version", report.callproof_version), ("profile", report.profile),
                         ("target", report.target.named or report.target.kind),
                         *((("dialects", report.target.dialects),) if report.target.dialects else ()),
+                        *((("policy", report.target.policies),) if report.target.policies else ()),
                         ("scenario_set", report.scenario_set), ("complete", str(report.complete).lower())):
         _element(properties, "property", name=name, value=value)
     counts = {"passed": 0, "failure": 0, "error": 0, "skipped": 0}

@@ -133,6 +133,8 @@ def _target(report: Report) -> list[str]:
              + (f" {code(shorten(what, _COMMAND_CHARS))}" if what else "")]
     if target.dialects:
         parts.append(escape(target.dialects))
+    if target.policies:
+        parts.append(f"**policy** {escape(target.policies)}")
     parts.append(f"**profile** {escape(report.profile)}")
     parts.append(f"callproof {escape(report.callproof_version)}")
     parts.append(f"started {escape(report.started_at)}, {report.duration_s:g} s")

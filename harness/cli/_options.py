@@ -50,6 +50,9 @@ def pytest_argv(args: argparse.Namespace) -> list[str]:
     argv: list[str] = []
     for entry in options_for("pytest"):
         value = getattr(args, entry.name, None)
+        if entry.kind in ("true", "false"):  # a switch is passed as itself, when set
+            argv += [plugin_flag(entry)] if value is not None and value != entry.default else []
+            continue
         values = (value or []) if entry.kind == "many" else [] if value is None else [value]
         argv += [f"{plugin_flag(entry)}={item.resolve() if isinstance(item, Path) else item}" for item in values]
     return argv

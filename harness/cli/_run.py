@@ -3,7 +3,8 @@ the JUnit/xdist machinery are pytest's own), isolated from any pytest configurat
 then reads the report the run wrote to decide the exit code (docs/cli.md#exit-codes): 0 conformant, or only
 baseline-listed failures; 1 a MUST rule failed, a case could not be judged, or no case was judged at all; 2 usage
 or setup error (bad option, the IUT never started, `-k` matched nothing); 3 interrupted by SIGINT or SIGTERM (the
-launched IUT stopped, the report and every requested format written, marked incomplete).
+launched IUT stopped, the report and every requested format written, marked incomplete). With --strict-baseline,
+a stale baseline entry (a listed case or rule that now passes) also exits 1, one line each naming the file and line.
 
 Setup problems are found before pytest starts (harness/run/_preflight.py), each one line.
 """
@@ -19,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from callproof.harness.report import BaselineError, Case, format_baseline, load_baseline, nothing_judged
+from callproof.harness.report import (
+    BaselineError,
+    Case,
+    format_baseline,
+    load_baseline,
+    nothing_judged,
+    stale_entries,
+)
 from callproof.harness.run import (
     ConfigError,
     interrupted_by,
@@ -87,6 +95,8 @@ def _setup_problem(args: argparse.Namespace) -> str | None:
     problem = workers_problem(args.workers)
     if problem is not None:
         return problem
+    if args.strict_baseline and args.baseline is None:
+        return "--strict-baseline needs --baseline FILE: the baseline whose stale entries fail the run"
     if args.baseline is not None:
         try:
             load_baseline(args.baseline)
@@ -159,4 +169,11 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
         print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)
         return ExitCode.FAILED
     blocking = [c for c in cases if Case.from_json(c).blocking]
-    return ExitCode.FAILED if blocking else ExitCode.OK
+    stale = stale_entries(load_baseline(args.baseline), (Case.from_json(c) for c in cases)) \
+        if args.strict_baseline and args.baseline is not None else []
+    for line in stale:
+        print(f"callproof run: {line}", file=sys.stderr)
+    if stale:
+        print(f"callproof run: --strict-baseline: {len(stale)} stale baseline "
+              f"{'entry fails' if len(stale) == 1 else 'entries fail'} the run", file=sys.stderr)
+    return ExitCode.FAILED if blocking or stale else ExitCode.OK

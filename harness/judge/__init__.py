@@ -28,6 +28,7 @@ from ._judgeable import (
     spoken_dialect,
     what_arrived,
 )
+from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency
 from ._translation import check_translation
 
@@ -35,6 +36,8 @@ __all__ = [
     "DEFAULT_SLACK",
     "NO_RESULT",
     "NO_STREAM",
+    "XML_TAG",
+    "XmlCall",
     "AdapterRun",
     "CaseOutcome",
     "CaseResult",
@@ -52,6 +55,7 @@ __all__ = [
     "check_isolation",
     "check_streaming",
     "check_translation",
+    "check_xml_policy",
     "content_marks",
     "content_times",
     "forwarding_latency",
@@ -60,9 +64,11 @@ __all__ = [
     "expected_outcome",
     "expects_success",
     "has_fault_rules",
+    "policy_expect",
     "protocol_problem",
     "read_answer",
     "timeline",
     "spoken_dialect",
     "what_arrived",
+    "xml_tool_calls",
 ]

@@ -127,7 +127,10 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = setup_problem(run, outputs, workers if isinstance(workers, int) else 1)
         if problem is not None:
             raise pytest.UsageError(plugin_text(problem))
-        load_optional_baseline(config.getoption("callproof_baseline"))  # a bad file is a usage error, up front
+        baseline = load_optional_baseline(config.getoption("callproof_baseline"))  # a bad file: usage error, now
+        if config.getoption("callproof_strict_baseline") and baseline is None:
+            raise pytest.UsageError("--callproof-strict-baseline needs --callproof-baseline FILE: the baseline whose "
+                                    "stale entries fail the run")
     stack = contextlib.ExitStack()  # SIGTERM ends the session as Ctrl-C does (in xdist workers too)
     stack.enter_context(interruptible())
     config.stash[_ENDS] = stack
@@ -135,7 +138,10 @@ def pytest_configure(config: pytest.Config) -> None:
         stack.enter_context(iut_groups())  # no launched IUT outlives the session, whichever process launched it
         program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
         command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
-        collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None)
+        strict = load_optional_baseline(config.getoption("callproof_baseline")) \
+            if config.getoption("callproof_strict_baseline") else None
+        collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None,
+                              strict_baseline=strict)
         config.pluginmanager.register(collector, "callproof-collector")
 
 

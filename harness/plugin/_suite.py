@@ -27,6 +27,7 @@ from callproof.harness.report import (
     Report,
     load_baseline,
     nothing_judged,
+    stale_entries,
     write_jsonl_case,
     write_jsonl_footer,
     write_jsonl_header,
@@ -132,10 +133,13 @@ class Collector:
     """The controller's view of the run, registered as a plugin: every case, then the report (also when the run is
     interrupted, marked incomplete) and the terminal summary."""
 
-    def __init__(self, config: RunConfig, command: Sequence[str], path: Path | None) -> None:
+    def __init__(self, config: RunConfig, command: Sequence[str], path: Path | None, *,
+                 strict_baseline: Baseline | None = None) -> None:
         self.config = config
         self.command = list(command)
         self.path = path
+        #: `--strict-baseline`: the baseline whose stale entries fail the run.
+        self.strict_baseline = strict_baseline
         self.cases: dict[str, Case] = {}
         self.started = time.monotonic()
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
@@ -188,6 +192,8 @@ class Collector:
         complete = exitstatus not in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         if exitstatus == pytest.ExitCode.OK and nothing_judged(self.cases.values()):  # no verdict without evidence
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if exitstatus == pytest.ExitCode.OK and self.stale():
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self._lines is not None:
             if complete:
                 write_jsonl_footer(self._lines, time.monotonic() - self.started)
@@ -204,6 +210,12 @@ class Collector:
             terminalreporter.write_line(line)
         if self.path is not None:
             terminalreporter.write_line(f"report: {self.path}")
+
+    def stale(self) -> list[str]:
+        """With `--strict-baseline`: the stale baseline entries, one line each naming the file and line."""
+        if self.strict_baseline is None:
+            return []
+        return stale_entries(self.strict_baseline, self.cases.values())
 
     def report(self, *, complete: bool) -> Report:
         scenarios = run_scenarios(self.config.scenario_paths)
@@ -231,6 +243,10 @@ class Collector:
             if should and case.outcome != "xfailed":
                 lines += [f"{r.level} {r.rule} {'flaky' if r.outcome == 'flaky' else 'failed'} in {case.id}: "
                           f"{r.message}" for r in should]
-            if case.baseline == "stale":
+            if case.baseline == "stale" and self.strict_baseline is None:
                 lines.append(f"stale baseline entry: {case.id} passes now; delete it from the baseline")
+        stale = self.stale()
+        if stale:
+            lines += [*stale, f"--strict-baseline: {len(stale)} stale baseline "
+                      f"{'entry fails' if len(stale) == 1 else 'entries fail'} the run"]
         return lines

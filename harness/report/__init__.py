@@ -3,7 +3,7 @@ files (schemas/report.schema.json), and baselines of known failures."""
 
 from __future__ import annotations
 
-from ._baseline import Baseline, BaselineError, format_baseline, load_baseline
+from ._baseline import Baseline, BaselineError, format_baseline, load_baseline, stale_entries
 from ._files import read_report, write_jsonl_case, write_jsonl_footer, write_jsonl_header, write_report
 from ._model import (
     ABSENT,
@@ -54,6 +54,7 @@ __all__ = [
     "load_baseline",
     "nothing_judged",
     "read_report",
+    "stale_entries",
     "write_jsonl_case",
     "write_jsonl_footer",
     "write_jsonl_header",

@@ -315,7 +315,7 @@ class Summary:
         return {k: getattr(self, k) for k in _COUNTS if k != "flaky" or self.flaky}
 
 
-_TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_dialect", "client_dialect")
+_TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_dialect", "client_dialect", "policy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,16 +334,29 @@ class Target:
     front: Dialect | None = None
     client_dialect: Dialect | None = None
     extra: Mapping[str, JSONValue] | None = None
+    #: The run policies (`--policy KEY=VALUE`, docs/cli.md#policies), every key with its value; None in reports
+    #: from before they were recorded.
+    policy: Mapping[str, str] | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Target:
+        policy = data.get("policy")
         return cls(data["kind"], data["how"], data.get("command"), data.get("url"), data.get("app"),
                    data.get("client"), data.get("upstream_dialect"), data.get("front"), data.get("client_dialect"),
-                   _extra(data, _TARGET) or None)
+                   _extra(data, _TARGET) or None, dict(policy) if isinstance(policy, Mapping) else None)
 
     def to_json(self) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {k: getattr(self, k) for k in _TARGET if getattr(self, k) is not None}
+        if self.policy is not None:
+            out["policy"] = dict(self.policy)
         return {**out, **(self.extra or {})}
+
+    @property
+    def policies(self) -> str | None:
+        """The run policies in one phrase, `xml-tool-text=convert`; None when the report holds none."""
+        if not self.policy:
+            return None
+        return ", ".join(f"{key}={value}" for key, value in sorted(self.policy.items()))
 
     @property
     def dialects(self) -> str | None:

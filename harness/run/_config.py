@@ -3,6 +3,7 @@ pytest options."""
 
 from __future__ import annotations
 
+import argparse
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from callproof.harness._errors import CallproofError
-from callproof.harness._options import IUT_OPTIONS, OPTIONS
+from callproof.harness._options import IUT_OPTIONS, OPTIONS, policy_pair, policy_values
 from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
 from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.scenario import DEFAULT_MODEL
@@ -54,6 +55,11 @@ class RunConfig:
     cwd: Path | None = None
     #: `--header NAME:VALUE`: sent with every request to the IUT's front.
     headers: tuple[str, ...] = ()
+    #: `--policy KEY=VALUE` as given (`policies` has every key's value, defaults filled in).
+    policy: tuple[str, ...] = ()
+    #: `--max-events N` / `--max-bytes N`: a case whose answer exceeds either fails, and is read no further.
+    max_events: int | None = None
+    max_bytes: int | None = None
 
     @classmethod
     def from_options(cls, value: Callable[[str], Any], cwd: Path) -> RunConfig | None:
@@ -80,6 +86,9 @@ class RunConfig:
         fields["mock_port"] = int(fields["mock_port"])
         fields["repeat"] = int(fields["repeat"])
         fields["headers"] = tuple(fields["headers"] or ())
+        fields["policy"] = tuple(fields["policy"] or ())
+        for name in ("max_events", "max_bytes"):
+            fields[name] = None if fields[name] is None else int(fields[name])
         config = cls(**fields)
         problem = config.problem()
         if problem is not None:
@@ -104,6 +113,18 @@ class RunConfig:
                     "http://127.0.0.1:PORT/v1")
         if self.repeat < 1:
             return f"--repeat must be a whole number of at least 1, got {self.repeat}"
+        for name in ("max_events", "max_bytes"):
+            limit = getattr(self, name)
+            if limit is not None and limit < 1:
+                return f"--{name.replace('_', '-')} must be a whole number of at least 1, got {limit}"
+            if limit is not None and self.mode == "client":
+                return (f"--{name.replace('_', '-')} limits a gateway's answer; in a client run the mock writes the "
+                        "stream and the adapter prints one result, so there is nothing to limit: drop it")
+        for pair in self.policy:
+            try:
+                policy_pair(pair)
+            except argparse.ArgumentTypeError as exc:
+                return f"--policy {pair}: {exc}"
         for name in ("case_timeout", "start_timeout"):
             if not 0 < getattr(self, name) < float("inf"):
                 return f"--{name.replace('_', '-')} must be a positive number of seconds, got {getattr(self, name):g}"
@@ -112,6 +133,11 @@ class RunConfig:
                     "{port} to the command (e.g. --port {port}), or give --front-url with the fixed port it listens on "
                     f"(e.g. --front-url {self.front_template.replace('{port}', '8080')})")
         return None
+
+    @property
+    def policies(self) -> dict[str, str]:
+        """Every run policy's value (docs/cli.md#policies): the default unless `--policy` set it."""
+        return policy_values(self.policy)
 
     @property
     def front_headers(self) -> dict[str, str]:
@@ -166,4 +192,5 @@ class RunConfig:
             out["upstream_dialect"] = self.upstream_dialect
         else:
             out["client_dialect"] = self.client_dialect
+        out["policy"] = self.policies
         return out

@@ -10,25 +10,48 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from callproof.harness.check import SSEParser
 from callproof.harness.scenario import Chunk, Exchange
 
-__all__ = ["exchange"]
+__all__ = ["Limits", "exchange"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The most one answer may hold (`--max-events N`, `--max-bytes N`); None: no limit."""
+
+    events: int | None = None
+    bytes: int | None = None
+
+    def exceeded(self, size: int, events: int) -> str | None:
+        """Why an answer of `size` bytes and `events` events so far is over a limit, or None."""
+        if self.bytes is not None and size > self.bytes:
+            return f"--max-bytes {self.bytes}: the answer exceeded it ({size} bytes read, then the harness stopped " \
+                   f"reading and closed the connection)"
+        if self.events is not None and events > self.events:
+            return f"--max-events {self.events}: the answer exceeded it ({events} events read, then the harness " \
+                   f"stopped reading and closed the connection)"
+        return None
 
 
 def exchange(
     client: httpx.Client, url: str, body: Mapping[str, Any], *, timeout: float,
-    headers: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None, limits: Limits = Limits(),
 ) -> Exchange:
-    """POST `body` to `url` and read the answer as it arrives, for at most `timeout` seconds in all."""
+    """POST `body` to `url` and read the answer as it arrives, for at most `timeout` seconds in all, and at most
+    `limits`: past one, reading stops and the connection is closed (`Exchange.over_limit` says which and how much)."""
     sent = time.monotonic()
     deadline = sent + timeout
     chunks: list[Chunk] = []
     status: int | None = None
     head: dict[str, str] = {}
+    counter = SSEParser() if limits.events is not None else None
+    size = events = 0
     try:
         with client.stream("POST", url, json=body, headers=headers,
                            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))) as response:
@@ -36,6 +59,11 @@ def exchange(
             head = {k.lower(): v for k, v in response.headers.items()}
             for data in response.iter_bytes():
                 chunks.append(Chunk(time.monotonic(), data))
+                size += len(data)
+                events += len(counter.feed(data)) if counter is not None else 0
+                over = limits.exceeded(size, events)
+                if over is not None:  # leaving the block unread closes the connection (it is not reused)
+                    return Exchange(url, body, sent, status, head, tuple(chunks), over, over_limit=over)
                 if time.monotonic() > deadline:
                     return Exchange(url, body, sent, status, head, tuple(chunks),
                                     f"no end of the answer within the case timeout of {timeout:g} s", True)

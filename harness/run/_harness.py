@@ -48,14 +48,18 @@ from callproof.harness.scenario import (
 from ._calibrate import Calibration, calibrate, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._config import RunConfig
-from ._exchange import exchange
+from ._exchange import Limits, exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
 from ._plan import CLIENT_GROUPS, GATEWAY_GROUPS, ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import ScenarioRun
-from ._verdict import group_results, summary, verdict
+from ._verdict import group_results, over_limit, summary, verdict
 
 __all__ = ["CLIENT_GROUPS", "GATEWAY_GROUPS", "Harness", "run_scenarios"]
+
+
+class _OverLimit(IUTError):
+    """An answer fetched while judging (the non-stream half) went past --max-events / --max-bytes."""
 
 
 class Harness:
@@ -189,8 +193,9 @@ class Harness:
 
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""
-        sent = exchange(self._http(), iut.front_url, request, timeout=self.config.case_timeout,
-                        headers=self.config.front_headers or None)
+        config = self.config
+        sent = exchange(self._http(), iut.front_url, request, timeout=config.case_timeout,
+                        headers=config.front_headers or None, limits=Limits(config.max_events, config.max_bytes))
         if sent.status is None:
             why = sent.error or "no answer"
             if not iut.alive():
@@ -211,6 +216,9 @@ class Harness:
             run.error = problem
             return
         run.upstream = self._upstream(run.case)
+        if answer.exchange.over_limit is not None:  # read no further, judge nothing: every case fails the limit
+            run.over_limit = answer.exchange.over_limit
+            return
         setup = self._front_problem(iut, answer)
         if setup is not None:  # the wrong endpoint or dialect: one line, not a wall of rule failures
             run.error, run.details["setup_error"] = setup, True
@@ -276,6 +284,8 @@ class Harness:
                 answer, problem = self._front(self._gateway(), request)
                 if answer is None:
                     raise IUTError(problem or "no answer")
+                if answer.exchange.over_limit is not None:
+                    raise _OverLimit(f"{answer.exchange.over_limit} (the non-stream answer)")
                 run.plain = answer
             return run.plain
 
@@ -297,8 +307,12 @@ class Harness:
             details["calibration"] = {**self.calibration.to_json(), **machine()}
         if run.error is not None:
             return CaseResult(spec, "error", message=run.error, seconds=run.seconds, details=details)
+        if run.over_limit is not None:
+            return over_limit(spec, run.over_limit, run.seconds, details)
         try:
             results = group_results(spec, run, self.config, self._plain, slack=slack)
+        except _OverLimit as exc:
+            return over_limit(spec, str(exc), time.monotonic() - start, details)
         except IUTError as exc:
             return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start, details=details)
         seconds = time.monotonic() - start
@@ -328,6 +342,9 @@ class Harness:
             thread.start()
         for thread in threads:
             thread.join()
+        over = [f"{s.id}: {a.exchange.over_limit}" for s, a, _ in answers if a is not None and a.exchange.over_limit]
+        if over:
+            return over_limit(spec, over[0], time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
         problems = [p for _, a, p in answers if a is None and p]
         if problems:
             return CaseResult(spec, "error", message=problems[0], seconds=time.monotonic() - start)

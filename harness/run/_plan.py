@@ -10,7 +10,7 @@ from typing import Any
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, STREAM_FAMILIES
 from callproof.harness.check import BODY_RULES
-from callproof.harness.judge import CaseSpec, expects_success, has_fault_rules
+from callproof.harness.judge import XML_TAG, CaseSpec, expects_success, has_fault_rules
 from callproof.harness.scenario import ScenarioError, bundled_scenarios, load_scenarios
 
 __all__ = [
@@ -26,12 +26,12 @@ __all__ = [
 
 #: Rule groups of gateway mode: the six single-stream families, the expected outcome, then the sandwich rules.
 GATEWAY_GROUPS: tuple[str, ...] = (
-    *STREAM_FAMILIES, "expected", "translation", "ids", "faults", "streaming", "equivalence", "isolation",
+    *STREAM_FAMILIES, "expected", "policy", "translation", "ids", "faults", "streaming", "equivalence", "isolation",
 )
 CLIENT_GROUPS: tuple[str, ...] = ("expected", "client")
 #: A rule group (other than the stream families) -> the prefix of its rule ids.
 GROUP_PREFIX = {
-    "expected": "EXP-", "translation": "GW-REQ-", "ids": "GW-ID-", "faults": "GW-FAULT-",
+    "expected": "EXP-", "policy": "GW-XML-", "translation": "GW-REQ-", "ids": "GW-ID-", "faults": "GW-FAULT-",
     "streaming": "GW-STREAM-", "equivalence": "GW-EQ-", "isolation": "GW-ISO-", "client": "CLI-",
 }
 #: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded).
@@ -54,7 +54,10 @@ def gateway_groups(scenario: Any, front: Dialect = "responses") -> list[str]:
     if not http_error:
         groups += [f for f in STREAM_FAMILIES if (front, f) in _FRONT_FAMILIES
                    and (streamed or (front, f) in _BODY_FAMILIES)]
-    groups += ["expected", "translation"]
+    groups.append("expected")
+    if XML_TAG in scenario.tags:  # judged by the run's --policy xml-tool-text (GW-XML-001)
+        groups.append("policy")
+    groups.append("translation")
     if scenario.expect.tool_calls and expects_success(scenario.expect.status):
         groups.append("ids")
     if has_fault_rules(scenario):

@@ -27,6 +27,8 @@ class ScenarioRun:
     seconds: float
     error: str | None = None
     unjudged: str | None = None
+    #: The answer went past `--max-events` / `--max-bytes`: which limit and the count (every case fails).
+    over_limit: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     answer: FrontAnswer | None = None
     upstream: UpstreamView | None = None

@@ -4,10 +4,11 @@ to what the IUT did, or error when what came back cannot be judged (no verdict w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from callproof.harness.catalogue import STREAM_FAMILIES, RuleResult
+from callproof.harness.catalogue import STREAM_FAMILIES, Evidence, RuleResult
 from callproof.harness.judge import (
     DEFAULT_SLACK,
     CaseResult,
@@ -20,8 +21,10 @@ from callproof.harness.judge import (
     check_ids,
     check_streaming,
     check_translation,
+    check_xml_policy,
     excerpts,
     expected_outcome,
+    policy_expect,
     timeline,
     what_arrived,
 )
@@ -31,7 +34,7 @@ from ._config import RunConfig
 from ._plan import GROUP_PREFIX
 from ._scenario_run import ScenarioRun
 
-__all__ = ["group_results", "skip_reason", "summary", "verdict"]
+__all__ = ["group_results", "over_limit", "skip_reason", "summary", "verdict"]
 
 
 def group_results(
@@ -48,10 +51,11 @@ def group_results(
         return tuple(r for r in report.results if r.rule.family == spec.group)
     findings = Findings()
     scenario = run.scenario
+    expect = policy_expect(scenario, config.policies)  # the scenario's expectation under the run's --policy
     if spec.group == "expected":
         result = run.adapter_result if config.mode == "client" else run.answer.result if run.answer else None
         if result is not None:
-            expected_outcome(findings, scenario.expect, result)
+            expected_outcome(findings, expect, result)
     elif spec.group == "client":
         assert run.adapter is not None and run.wire is not None
         check_client(findings, scenario, run.adapter, run.adapter_result, run.wire)
@@ -63,6 +67,8 @@ def group_results(
             reference = front_request(scenario.id, scenario.request, case=run.case, model=config.model)
             user_text = _user_text(reference)
             check_translation(findings, config.upstream_dialect, reference, user_text, list(run.upstream.bodies))
+        elif spec.group == "policy":
+            check_xml_policy(findings, scenario, run.answer.result, config.policies)
         elif spec.group == "ids":
             check_ids(findings, scenario, run.answer.result)
         elif spec.group == "faults":
@@ -72,7 +78,7 @@ def group_results(
         elif spec.group == "equivalence" and run.unjudged is None:  # an unjudgeable stream has no half to compare
             answer = plain(run)
             if answer is not None:
-                check_equivalence(findings, run.answer.result, answer, expect=scenario.expect)
+                check_equivalence(findings, run.answer.result, answer, expect=expect)
     prefix = GROUP_PREFIX[spec.group]
     return tuple(r for r in findings.results() if r.rule.id.startswith(prefix))
 
@@ -99,6 +105,21 @@ def verdict(
     if not failed:
         return CaseResult(spec, "passed", results, "", seconds, details)
     return CaseResult(spec, "failed", results, summary(failed), seconds, details, rows, cuts)
+
+
+_LIMIT = re.compile(r"--max-(?:events|bytes) \d+")
+_COUNT = re.compile(r"\((\d+ (?:events|bytes)) read")
+
+
+def over_limit(spec: CaseSpec, why: str, seconds: float, details: dict[str, Any]) -> CaseResult:
+    """A case whose answer went past `--max-events` / `--max-bytes` (`why` names the limit and the count): failed
+    by GW-LIMIT-001, whatever its group, since no rule can certify an answer the harness stopped reading."""
+    findings = Findings()
+    limit, count = _LIMIT.search(why), _COUNT.search(why)
+    findings.fail("GW-LIMIT-001", why, Evidence(path="the answer", expected=limit.group(0) if limit else None,
+                                                actual=count.group(1) if count else None))
+    results = findings.results()
+    return CaseResult(spec, "failed", results, summary(results), seconds, {**details, "over_limit": why})
 
 
 def skip_reason(spec: CaseSpec, run: ScenarioRun) -> str:

@@ -30,6 +30,9 @@ class Exchange:
     chunks: tuple[Chunk, ...]
     error: str | None = None
     timed_out: bool = False
+    #: Why reading stopped early at a run limit (`--max-events`, `--max-bytes`), naming it and the count; None when
+    #: the answer was read to its end (or to an error).
+    over_limit: str | None = None
 
     @property
     def body(self) -> bytes:

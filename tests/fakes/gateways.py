@@ -40,6 +40,9 @@ from examples.gateway.fronts.chat import ChatTurn
 from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
+from .limits import RunawayStream
+from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
+
 __all__ = ["DEFECTS", "create_app", "gateway_app", "main"]
 
 
@@ -458,6 +461,9 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "max_tokens_as_end_turn": MaxTokensAsEndTurn,
     "unstopped_blocks": UnstoppedBlocks,
     "anthropic_error_as_stream": AnthropicErrorAsStream,
+    "converts_xml_tool_text": ConvertsXmlToolText,  # defects relative to --policy xml-tool-text: xml_tool_text.py
+    "keeps_xml_tool_text": KeepsXmlToolText,
+    "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
 }
 
 

@@ -271,3 +271,9 @@ def test_the_matrix_names_each_columns_dialects(passing: dict[str, Any]) -> None
     reports = [{**passing, "target": {**passing["target"], "front": f, "upstream_dialect": u}} for f, u in combos]
     heads = re.findall(r'<th scope="col" class="impl".*?</th>', render_html(reports), re.DOTALL)
     assert [f"{f} front, {u} upstream" in h for h, (f, u) in zip(heads, combos, strict=True)] == [True] * 3
+
+
+def test_the_run_policies_are_shown_beside_the_profile(failing: dict[str, Any]) -> None:
+    assert "<dt>policy</dt>" not in render_html([failing])
+    failing["target"]["policy"] = {"xml-tool-text": "convert"}
+    assert "<dt>policy</dt><dd><code>xml-tool-text=convert</code></dd>" in render_html([failing])

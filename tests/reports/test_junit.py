@@ -128,3 +128,13 @@ def test_text_xml_cannot_carry_is_made_visible(
     assert failure.get("message") == "SSE-003 MUST: bell\\x07 nul\\x00 lone \\udc80 ]]> <tag> & \"quoted\""
     assert "esc\\x1b[31m" in str(failure.text)
     junit.encode("utf-8")  # no lone surrogate left
+
+
+def test_the_run_policies_are_a_suite_property(failing: dict[str, Any]) -> None:
+    def properties() -> dict[str | None, str | None]:
+        root = ET.fromstring(render_junit(failing))
+        return {p.get("name"): p.get("value") for p in root.findall("properties/property")}
+
+    assert "policy" not in properties()
+    failing["target"]["policy"] = {"xml-tool-text": "passthrough"}
+    assert properties()["policy"] == "xml-tool-text=passthrough"

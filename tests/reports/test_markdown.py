@@ -221,3 +221,9 @@ def test_user_text_is_escaped_in_sections(failing: dict[str, Any], with_cases: W
     assert 'at ``$.a`b`` · expected ```"``"``` · actual `"<b>|</b>"`' in markdown
     assert "\n````\nTraceback\n</details>\n```\n````\n" in markdown
     assert markdown.count("</details>") == 1 + 2  # the section's own, and the two inside code fences
+
+
+def test_the_target_line_names_the_run_policies(failing: dict[str, Any]) -> None:
+    assert "**policy**" not in render_markdown(failing)  # a report from before policies were recorded
+    failing["target"]["policy"] = {"xml-tool-text": "convert"}
+    assert " · **policy** xml-tool-text=convert · **profile** " in render_markdown(failing)

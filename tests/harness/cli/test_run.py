@@ -333,3 +333,63 @@ def test_headers_reach_every_front_request_and_stay_masked(tmp_path: Path) -> No
     done, _ = run(tmp_path, "--app", app, "--header", "Authorization")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert "--header: expected NAME:VALUE" in done.stderr
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["--policy", "xml-tool-text=bogus"],
+     "callproof: error: argument --policy: policy xml-tool-text takes passthrough or convert, got 'bogus'"),
+    (["--policy", "nope=1"], "callproof: error: argument --policy: unknown policy 'nope'; known: xml-tool-text"),
+    (["--policy", "convert"],
+     "callproof: error: argument --policy: expected KEY=VALUE (e.g. xml-tool-text=convert), got 'convert'"),
+    (["--max-events", "0"], "callproof: error: argument --max-events: must be at least 1, got 0"),
+    (["--max-bytes", "x"], "callproof: error: argument --max-bytes: expected a whole number, got 'x'"),
+    (["--strict-baseline"],
+     "callproof run: --strict-baseline needs --baseline FILE: the baseline whose stale entries fail the run"),
+])
+def test_bad_policy_limit_and_strict_baseline_options_exit_2_in_one_line(
+    tmp_path: Path, args: list[str], line: str,
+) -> None:
+    done, report = run(tmp_path, "--launch", gateway(), *args)
+    assert done.returncode == 2 and report is None
+    assert done.stderr.splitlines() == [line + (" (see `callproof run --help`)" if "error:" in line else "")]
+
+
+def test_the_xml_tool_text_policy_switches_the_expectation_and_is_reported(tmp_path: Path) -> None:
+    args = ["--launch", gateway("converts_xml_tool_text"), "-k", "xml_tool_text_two_calls", "--md", "r.md",
+            "--junit", "r.xml"]
+    done, report = run(tmp_path, *args)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert outcomes(report)["xml_tool_text_two_calls::policy"] == "failed"
+    assert "GW-XML-001 MUST: --policy xml-tool-text=passthrough: the answer holds the tool calls" in done.stdout
+    assert report is not None and report["target"]["policy"] == {"xml-tool-text": "passthrough"}
+    done, report = run(tmp_path, *args, "--policy", "xml-tool-text=convert")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert set(outcomes(report).values()) == {"passed"}
+    assert report is not None and report["target"]["policy"] == {"xml-tool-text": "convert"}
+    assert "**policy** xml-tool-text=convert" in (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert '<property name="policy" value="xml-tool-text=convert" />' in (tmp_path / "r.xml").read_text("utf-8")
+    assert all("--policy xml-tool-text=convert" in c["repro"] for c in report["cases"])
+
+
+def test_a_runaway_answer_fails_its_cases_past_max_events(tmp_path: Path) -> None:
+    done, report = run(tmp_path, "--launch", gateway("runaway_stream"), "-k", "text_only", "--max-events", "100")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert set(outcomes(report).values()) == {"failed"}
+    assert report is not None
+    assert {r["rule"] for c in report["cases"] for r in c["results"]} == {"GW-LIMIT-001"}
+    assert "GW-LIMIT-001 MUST: --max-events 100: the answer exceeded it (" in done.stdout
+
+
+def test_strict_baseline_fails_the_run_on_stale_entries_naming_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "known.txt").write_text("# known\nfault_http_429::faults GW-FAULT-002\n"
+                                        "one_call::expected  # fixed since\n", encoding="utf-8")
+    args = ["--launch", gateway("drops_retry_after"), "-k", "fault_http_429::faults or one_call::expected",
+            "--baseline", "known.txt"]
+    done, _ = run(tmp_path, *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done, report = run(tmp_path, *args, "--strict-baseline")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert outcomes(report) == {"fault_http_429::faults": "xfailed", "one_call::expected": "passed"}
+    assert done.stderr.splitlines() == [
+        "callproof run: known.txt:3: stale baseline entry: one_call::expected passes now; delete the line",
+        "callproof run: --strict-baseline: 1 stale baseline entry fails the run"]

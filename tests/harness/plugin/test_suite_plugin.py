@@ -60,7 +60,7 @@ def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pyt
     report = report_of(pytester.path / "out" / "report.json")
     assert report["summary"]["cases"] == 13 and report["summary"]["passed"] == 13 and report["complete"]
     assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "front": "responses",
-                                "upstream_dialect": "chat"}
+                                "upstream_dialect": "chat", "policy": {"xml-tool-text": "passthrough"}}
     case = by_id(report)["fault_http_429::faults"]
     assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002"}
     assert case["repro"] == f"callproof run --launch '{gateway()}' -k 'fault_http_429::faults'"
@@ -223,3 +223,46 @@ def test_an_unjudgeable_answer_fails_in_pytest_naming_what_arrived(pytester: pyt
         "*one_call::identity: not judged: no judgeable stream: a stream request was answered with HTTP 200 "
         "text/html, 157 bytes, 0 events, not text/event-stream*",
         "no case was judged: 1 case: 1 error; one_call::identity: no judgeable stream: *"])
+
+
+def test_strict_baseline_fails_the_session_on_stale_entries(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".txt", baseline="fault_http_429::faults GW-FAULT-002\none_call::expected  # fixed long ago\n")
+    args = [*SUITE, "--callproof-launch", gateway("drops_retry_after"), "--callproof-baseline", "baseline.txt",
+            "-k", "fault_http_429::faults or one_call::expected"]
+    assert pytester.runpytest(*args).ret == pytest.ExitCode.OK
+    result = pytester.runpytest(*args, "--callproof-strict-baseline")
+    result.assert_outcomes(passed=1, xfailed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["baseline.txt:2: stale baseline entry: one_call::expected passes now; delete the line",
+                                 "--strict-baseline: 1 stale baseline entry fails the run"])
+
+
+def test_strict_baseline_without_a_baseline_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-strict-baseline")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --callproof-strict-baseline needs --callproof-baseline FILE: the baseline "
+                                 "whose stale entries fail the run"])
+
+
+def test_policy_and_limits_reach_the_judge_through_the_plugin(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("converts_xml_tool_text"),
+                                "--callproof-policy", "xml-tool-text=convert", "--callproof-report", "report.json",
+                                "-k", "xml_tool_text_split_mid_tag::policy or xml_tool_text_split_mid_tag::expected")
+    result.assert_outcomes(passed=2)
+    assert report_of(pytester.path / "report.json")["target"]["policy"] == {"xml-tool-text": "convert"}
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("runaway_stream"), "--callproof-max-bytes",
+                                "20000", "-k", "one_call::expected")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*GW-LIMIT-001 MUST: --max-bytes 20000: the answer exceeded it (* bytes read, then "
+                                 "the harness stopped reading and closed the connection)*"])
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (["--callproof-policy", "xml-tool-text=maybe"],
+     "*argument --callproof-policy: policy xml-tool-text takes passthrough or convert, got 'maybe'"),
+    (["--callproof-max-events", "0"], "*argument --callproof-max-events: must be at least 1, got 0"),
+])
+def test_bad_policy_and_limit_values_are_usage_errors(pytester: pytest.Pytester, args: list[str], line: str) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([line])

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from callproof.harness.report._baseline import BaselineError, format_baseline, load_baseline
+from callproof.harness.report import Case, RuleOutcome
+from callproof.harness.report._baseline import BaselineError, format_baseline, load_baseline, stale_entries
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -49,3 +50,29 @@ def test_format_round_trips(tmp_path: Path) -> None:
     assert text.splitlines()[1:] == ["a::expected", "b::faults GW-FAULT-001 GW-FAULT-002"]
     baseline = load_baseline(_write(tmp_path, text))
     assert baseline.entries == {"a::expected": frozenset(), "b::faults": frozenset({"GW-FAULT-001", "GW-FAULT-002"})}
+
+
+def _case(case_id: str, outcome: str, rules: dict[str, str] | None = None) -> Case:
+    scenario, _, group = case_id.partition("::")
+    results = tuple(RuleOutcome(rule, "MUST", "gateway", verdict)  # type: ignore[arg-type]
+                    for rule, verdict in (rules or {}).items())
+    return Case(case_id, scenario, group, outcome, results=results)  # type: ignore[arg-type]
+
+
+def test_stale_entries_name_the_file_and_line_of_each(tmp_path: Path) -> None:
+    path = _write(tmp_path, "# known failures\nfault_http_429::faults GW-FAULT-002 GW-FAULT-001\n\n"
+                            "one_call::expected  # fixed long ago\ntext_only::expected\nnot_run::expected\n"
+                            "flaky_one::faults GW-FAULT-003\n")
+    baseline = load_baseline(path)
+    cases = [
+        _case("one_call::expected", "passed", {"EXP-001": "passed"}),
+        _case("fault_http_429::faults", "xfailed", {"GW-FAULT-001": "passed", "GW-FAULT-002": "failed"}),
+        _case("text_only::expected", "xfailed", {"EXP-003": "failed"}),
+        _case("flaky_one::faults", "flaky", {"GW-FAULT-003": "flaky"}),
+        _case("unlisted::expected", "passed"),
+    ]
+    assert stale_entries(baseline, cases) == [
+        f"{path}:2: stale baseline entry: fault_http_429::faults passes GW-FAULT-001 now; delete it from the line",
+        f"{path}:4: stale baseline entry: one_call::expected passes now; delete the line",
+    ]
+    assert stale_entries(baseline, cases[2:]) == []

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from callproof.harness import CATALOGUE
+from callproof.harness._options import policy_pair
 from callproof.harness._types import Dialect
 from callproof.harness.judge import CaseResult, CaseSpec
 from callproof.harness.run import Harness, RunConfig
@@ -79,12 +80,55 @@ def _row(record: Any, kind: str, defect: str, rules: Sequence[str], caught: set[
 def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -> None:
     upstream = entry.get("upstream", "chat")
     config = RunConfig(launch=f"{fakes.launch('gateways', entry['defect'])} --upstream-dialect {upstream}",
-                       front=entry.get("front", "responses"), upstream_dialect=upstream, case_timeout=15)
+                       front=entry.get("front", "responses"), upstream_dialect=upstream, case_timeout=15,
+                       policy=tuple(entry.get("policy", ())), max_events=entry.get("max_events"),
+                       max_bytes=entry.get("max_bytes"))
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "gateway", entry["defect"], entry["rules"], caught)
     assert [r.outcome for r in results] == ["failed"] * len(results), [(r.spec.id, r.message) for r in results]
     assert set(entry["rules"]) <= caught, f"{entry['defect']}: expected {entry['rules']} to fail, got {sorted(caught)}"
+
+
+#: The keys a row of the table may have, by kind.
+ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy", "max_events", "max_bytes"},
+            "client": {"defect", "cases", "rules", "dialect"}}
+
+
+@pytest.mark.parametrize("kind", sorted(ROW_KEYS))
+def test_every_row_has_known_keys_and_valid_run_options(kind: str) -> None:
+    """A misspelt key (`polcy`) would silently run the row with defaults: every key is known, every policy is a
+    KEY=VALUE the run accepts, and every case id names a planned group."""
+    for entry in TABLE[kind]:
+        assert set(entry) <= ROW_KEYS[kind], f"{entry['defect']}: unknown keys {sorted(set(entry) - ROW_KEYS[kind])}"
+        assert {"defect", "cases", "rules"} <= set(entry), entry
+        policy = entry.get("policy", [])
+        assert isinstance(policy, list), f"{entry['defect']}: policy must be a list of KEY=VALUE"
+        assert [policy_pair(p) for p in policy] == policy, f"{entry['defect']}: policy {policy}"
+        limits = {k: entry[k] for k in ("max_events", "max_bytes") if k in entry}
+        assert all(isinstance(v, int) and v >= 1 for v in limits.values()), f"{entry['defect']}: limits {limits}"
+        assert RunConfig(target="http://x", mock_port=1, policy=tuple(policy), **limits).problem() is None
+
+
+def test_a_row_policy_reaches_the_judge() -> None:
+    """The same converting gateway and cases: caught under the default policy, passing under the row's policy
+    (the `policy` key is what makes the keeps_/converts_xml_tool_text rows mean opposite things)."""
+    launch = fakes.launch("gateways", "converts_xml_tool_text")
+    cases = ["xml_tool_text_two_calls::policy", "xml_tool_text_two_calls::expected"]
+    default = _judge(RunConfig(launch=launch, case_timeout=15), cases)
+    convert = _judge(RunConfig(launch=launch, case_timeout=15, policy=("xml-tool-text=convert",)), cases)
+    assert [r.outcome for r in default] == ["failed", "failed"]
+    assert [(r.outcome, r.message) for r in convert] == [("passed", "")] * 2
+
+
+@pytest.mark.parametrize("front", FRONTS)
+def test_the_converting_gateway_passes_the_xml_scenarios_under_convert(front: Dialect) -> None:
+    """`--policy xml-tool-text=convert`: the converting fake passes every case of the xml_tool_text scenarios (the
+    stream rules, expected, policy, translation, equivalence) at every front; the reference gateway passes them
+    under the default policy (test_the_reference_gateway_passes_every_case)."""
+    config = RunConfig(launch=f"{fakes.launch('gateways', 'converts_xml_tool_text')}", front=front, case_timeout=15,
+                       policy=("xml-tool-text=convert",))
+    assert _not_passed(config, "xml_tool_text") == []
 
 
 def _client_id(entry: dict[str, Any]) -> str:
