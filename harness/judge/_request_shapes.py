@@ -1,0 +1,132 @@
+"""Request shapes a gateway translates (docs/spec/contracts.md §7.11): how the translation rules read message
+text, tool outputs given as content parts, system prompts from several sources, and built-in tools (GW-REQ-008:
+the upstream's tool list holds only the front's function tools and built-in tools in a form the upstream dialect
+defines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import short
+
+from ._findings import Findings
+
+__all__ = ["check_builtin_tools", "same_output", "system_prompts", "upstream_system"]
+
+
+def text_of(content: Any) -> str:
+    """The text of a message content: a string, or text parts / blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def _texts(content: Any) -> list[str] | None:
+    """The texts of a tool output: a string, or text parts / blocks (None: another shape, e.g. a JSON object)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list) and all(isinstance(p, Mapping) and isinstance(p.get("text"), str) for p in content):
+        return [p["text"] for p in content]
+    return None
+
+
+def same_output(wanted: Any, content: Any) -> bool:
+    """Whether an upstream tool result carries the front's output: a string output the same string (or text parts
+    joining to it); an output of text parts the same texts in order, as parts or as one string where they are
+    joined by whitespace only (never a serialisation of the parts list)."""
+    if isinstance(wanted, str):
+        return text_of(content) == wanted
+    texts = _texts(content)
+    if texts is None:
+        return False
+    rest = "".join(texts)
+    for part in _texts(wanted) or ():
+        at = rest.find(part)
+        if at < 0 or rest[:at].strip():
+            return False
+        rest = rest[at + len(part):]
+    return not rest.strip()
+
+
+def system_prompts(front: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(what, text) of each system prompt source of the front request: `instructions`, then each system or
+    developer message."""
+    found = [("the instructions", front["instructions"])] if isinstance(front.get("instructions"), str) else []
+    items = front["input"] if isinstance(front["input"], list) else []
+    return found + [(f"the {i['role']} message at $.input[{n}]", text_of(i.get("content"))) for n, i in enumerate(items)
+                    if i.get("type", "message") == "message" and i.get("role") in ("system", "developer")]
+
+
+def upstream_system(dialect: str, body: Mapping[str, Any]) -> list[str]:
+    """The upstream's system prompt texts: Anthropic `system`; Chat system and developer messages; Responses
+    `instructions` and system and developer input messages."""
+    if dialect == "anthropic":
+        return [text_of(body.get("system"))]
+    messages = body.get("messages" if dialect == "chat" else "input")
+    texts = [body["instructions"]] if dialect == "responses" and isinstance(body.get("instructions"), str) else []
+    return texts + [text_of(m.get("content")) for m in messages if isinstance(m, Mapping)
+                    and m.get("role") in ("system", "developer")] if isinstance(messages, list) else texts
+
+
+def _tool_problem(dialect: str, tool: Any, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
+    """What is wrong with one upstream tool entry where the front request had built-in tools, or None: each entry
+    is one of the front's function tools in the upstream's shape, or a built-in tool in a form the upstream dialect
+    defines (docs/spec/contracts.md §7.11)."""
+    if not isinstance(tool, Mapping):
+        return "not a JSON object"
+    kind = tool.get("type", "custom" if dialect == "anthropic" else "function")
+    kinds = {t.get("type") for t in builtins}
+    custom = {t.get("name") for t in builtins if t.get("type") == "custom"}
+    if dialect == "chat":
+        inner = tool.get(kind) if kind in ("function", "custom") else None
+        if not isinstance(inner, Mapping):
+            return (f"Chat Completions has no {kind!r} tool" if kind not in ("function", "custom")
+                    else f"no `{kind}` object")
+        name, table = inner.get("name"), functions if kind == "function" else custom
+    elif dialect == "anthropic":
+        if isinstance(kind, str) and kind.startswith("web_search_"):
+            return None if "web_search" in kinds and tool.get("name") == "web_search" else (
+                "a web_search server tool the front did not ask for, or not named `web_search`")
+        if kind != "custom":
+            return f"{kind!r} is not a tool type the front's built-in tools can become in Anthropic Messages"
+        if not isinstance(tool.get("input_schema"), Mapping):
+            return "no `input_schema` object"
+        name, table, kind = tool.get("name"), functions, "function"
+    else:
+        if kind in kinds and kind != "function":
+            return None if any(dict(tool) == dict(t) for t in builtins) else "a built-in tool changed on the way"
+        if kind != "function":
+            return f"{kind!r} is not one of the front's tools"
+        name, table = tool.get("name"), functions
+    if not isinstance(name, str) or not name:
+        return f"its name is {short(name)}, not a name"
+    if name not in table:
+        made = " (a built-in tool made into a function tool)" if name in kinds | custom else ""
+        return f"{kind} tool {name!r} is not one of the front's {kind} tools{made}"
+    return None
+
+
+def check_builtin_tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    builtins = [t for t in front.get("tools") or () if t.get("type", "function") != "function"]
+    if not builtins:
+        return
+    findings.check("GW-REQ-008")
+    tools = body.get("tools")
+    if tools is None:
+        return  # every tool dropped: GW-REQ-002 judges the function tools
+    if not isinstance(tools, list):
+        findings.fail("GW-REQ-008", f"`tools` is {short(tools)}, not a list", Evidence(path="upstream request $.tools"))
+        return
+    functions = {str(t["name"]) for t in front.get("tools") or () if t.get("type", "function") == "function"}
+    for index, tool in enumerate(tools):
+        problem = _tool_problem(dialect, tool, functions, builtins)
+        if problem is not None:
+            findings.fail("GW-REQ-008", f"upstream tool {short(tool)}: {problem}; the front's built-in tools "
+                          f"{sorted(str(t.get('type')) for t in builtins)} must be dropped (or sent in a form the "
+                          f"{dialect} dialect defines), never forwarded as a malformed entry",
+                          Evidence(path=f"upstream request $.tools[{index}]"))
