@@ -124,7 +124,8 @@ def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Jso
             else:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         else:
-            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": _parts(item["output"], "text")})
+            messages.append({"role": "tool", "tool_call_id": item["call_id"],
+                             "content": _parts(item["output"], "text")})
     body: Json = {"messages": messages}
     tools: list[Json] = []
     for tool in request.get("tools", ()):

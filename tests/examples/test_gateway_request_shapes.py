@@ -4,7 +4,7 @@ validates against the official SDK's request type of its dialect, and the transl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from anthropic.types import message_create_params
@@ -12,6 +12,7 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
+from callproof.harness._types import Dialect
 from callproof.harness.judge._findings import Findings
 from callproof.harness.judge._translation import check_translation
 from callproof.harness.scenario import bundled_scenarios, front_request
@@ -19,7 +20,7 @@ from examples.gateway import FRONTS, UPSTREAMS
 
 SCENARIOS = [s for s in bundled_scenarios().values() if s.feature == "request_shapes"]
 DIALECTS = ("responses", "chat", "anthropic")
-SDK = {
+SDK: dict[str, TypeAdapter[Any]] = {
     "responses": TypeAdapter(response_create_params.ResponseCreateParamsStreaming),
     "chat": TypeAdapter(completion_create_params.CompletionCreateParamsStreaming),
     "anthropic": TypeAdapter(message_create_params.MessageCreateParamsStreaming),
@@ -27,7 +28,7 @@ SDK = {
 
 
 def _upstream_body(scenario: Any, front: str, upstream: str) -> dict[str, Any]:
-    body = front_request(scenario.id, scenario.request, case="c1", dialect=front)  # type: ignore[arg-type]
+    body = front_request(scenario.id, scenario.request, case="c1", dialect=cast(Dialect, front))
     request = next(f for f in FRONTS if f.dialect == front)().parse_request(body)
     return UPSTREAMS[upstream]().translate_request(request)
 
@@ -54,7 +55,7 @@ def test_each_front_translates_each_shape_into_a_valid_upstream_request(scenario
     assert [v.message for r in findings.results() for v in r.violations] == []
 
 
-@pytest.mark.parametrize("upstream", ("chat", "anthropic"))
+@pytest.mark.parametrize("upstream", ["chat", "anthropic"])
 def test_built_in_tools_never_reach_an_upstream_that_cannot_take_them(upstream: str) -> None:
     scenario = next(s for s in SCENARIOS if s.id == "builtin_tools_in_request")
     tools = _upstream_body(scenario, "responses", upstream)["tools"]
