@@ -14,7 +14,8 @@ has a plain string content (Chat's usual form); a tool output of text parts is a
 text parts or Anthropic text blocks. Built-in tools (`web_search`, `file_search`, `custom`) go as given to a
 Responses front; a Chat front gets a `custom` tool as a Chat custom tool and `web_search` as `web_search_options`
 (Chat has no file search); an Anthropic front gets `web_search` as its `web_search_20250305` server tool (it has no
-file search, and its custom tools take a JSON schema, not free text).
+file search, and its custom tools take a JSON schema, not free text). Anthropic's `system` is a string, or text
+blocks, one a source, when instructions and system or developer messages come together.
 """
 
 from __future__ import annotations
@@ -183,8 +184,10 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
             block("user", {"type": "tool_result", "tool_use_id": item["call_id"],
                            "content": _parts(item["output"], "text")})
     body: Json = {"max_tokens": request.get("max_output_tokens", ANTHROPIC_MAX_TOKENS), "messages": messages}
-    if system:
-        body["system"] = "\n\n".join(system)
+    if len(system) == 1:
+        body["system"] = system[0]
+    elif system:  # instructions and system or developer messages: one text block each
+        body["system"] = [{"type": "text", "text": text} for text in system]
     tools = [{"name": t["name"], **({"description": t["description"]} if "description" in t else {}),
               "input_schema": t["parameters"]} for t in request.get("tools", ()) if not _builtin(t)]
     tools += [{"type": "web_search_20250305", "name": "web_search"} for t in request.get("tools", ())
