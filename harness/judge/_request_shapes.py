@@ -1,7 +1,7 @@
 """Request shapes a gateway translates (docs/spec/contracts.md §7.11): how the translation rules read message
-text, tool outputs given as content parts, system prompts from several sources, and built-in tools (GW-REQ-008:
+text, tool outputs given as content parts, system prompts from several sources, built-in tools (GW-REQ-008:
 the upstream's tool list holds only the front's function tools and built-in tools in a form the upstream dialect
-defines).
+defines) and every message, whatever its form (GW-REQ-009).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from callproof.harness.check import short
 
 from ._findings import Findings
 
-__all__ = ["check_builtin_tools", "same_output", "system_prompts", "upstream_system"]
+__all__ = ["check_builtin_tools", "check_messages", "same_output", "system_prompts", "upstream_system"]
 
 
 def text_of(content: Any) -> str:
@@ -130,3 +130,61 @@ def check_builtin_tools(findings: Findings, dialect: str, front: Mapping[str, An
                           f"{sorted(str(t.get('type')) for t in builtins)} must be dropped (or sent in a form the "
                           f"{dialect} dialect defines), never forwarded as a malformed entry",
                           Evidence(path=f"upstream request $.tools[{index}]"))
+
+
+def _front_messages(front: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(role, text, JSON path) of the front request's user and assistant messages, in order, in Responses form (a
+    bare string input is one user message)."""
+    given = front["input"]
+    if isinstance(given, str):
+        return [("user", given, "$.input")]
+    return [(str(i.get("role")), text_of(i.get("content")), f"$.input[{n}]") for n, i in enumerate(given)
+            if i.get("type", "message") == "message" and i.get("role") in ("user", "assistant")]
+
+
+def _upstream_messages(dialect: str, body: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """(role, text) of the upstream request's user and assistant messages, in order (None: no message list)."""
+    given = body.get("input" if dialect == "responses" else "messages")
+    if isinstance(given, str) and dialect == "responses":
+        return [("user", given)]
+    if not isinstance(given, list):
+        return None
+    return [(str(m.get("role")), text_of(m.get("content"))) for m in given if isinstance(m, Mapping)
+            and m.get("type", "message") == "message" and m.get("role") in ("user", "assistant")]
+
+
+def _anywhere(text: str, value: Any) -> bool:
+    if isinstance(value, str):
+        return text in value
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    return isinstance(value, list) and any(_anywhere(text, v) for v in value)
+
+
+def check_messages(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    """GW-REQ-009: each front user and assistant message with text is in an upstream message of its role, in order
+    (an upstream message may hold several: Anthropic joins consecutive messages of one role)."""
+    wanted = [m for m in _front_messages(front) if m[1].strip()]
+    if not wanted:
+        return
+    findings.check("GW-REQ-009")
+    upstream = _upstream_messages(dialect, body)
+    where = "$.input" if dialect == "responses" else "$.messages"
+    if upstream is None:
+        findings.fail("GW-REQ-009", f"the upstream request has no message list at {where}",
+                      Evidence(path=f"upstream request {where}"))
+        return
+    at = 0
+    marked = next((m for m in wanted if m[0] == "user"), None)  # it carries the markers
+    for role, text, path in wanted:
+        found = next((j for j in range(at, len(upstream)) if upstream[j][0] == role and text in upstream[j][1]), None)
+        if found is not None:
+            at = found
+            continue
+        if (role, text, path) == marked and not _anywhere(text, body):
+            continue  # the marked text lost or rewritten: GW-REQ-001's failure, not reported twice
+        elsewhere = any(r == role and text in t for r, t in upstream)
+        problem = "arrives out of order" if elsewhere else f"is in no upstream {role} message"
+        findings.fail("GW-REQ-009", f"the {role} message at front {path} {short(text)} {problem} (upstream "
+                      f"{role} messages: {short([t for r, t in upstream if r == role])})",
+                      Evidence(path=f"upstream request {where}", expected=text))

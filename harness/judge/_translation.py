@@ -17,7 +17,7 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 
 from ._findings import Findings
-from ._request_shapes import check_builtin_tools, same_output, system_prompts, upstream_system
+from ._request_shapes import check_builtin_tools, check_messages, same_output, system_prompts, upstream_system
 
 __all__ = ["check_translation"]
 
@@ -267,7 +267,7 @@ def _max_tokens(findings: Findings, dialect: str, front: Mapping[str, Any], body
 def check_translation(
     findings: Findings, dialect: str, front: Mapping[str, Any], user_text: str, bodies: list[Any],
 ) -> None:
-    """GW-REQ-001..008 for one case: `bodies` are the upstream request bodies the mock saw for it, in order."""
+    """GW-REQ-001..009 for one case: `bodies` are the upstream request bodies the mock saw for it, in order."""
     findings.check("GW-REQ-001")
     if not bodies:
         findings.fail("GW-REQ-001", "the mock received no upstream request carrying this case's marker "
@@ -281,5 +281,6 @@ def check_translation(
     if not any(user_text in s for s in _strings(body)):
         findings.fail("GW-REQ-001", f"the user's text {short(user_text)} does not appear intact in the upstream "
                       "request", _where("$"))
-    for check in (_tools, _tool_choice, _parallel, _instructions, _history, _max_tokens, check_builtin_tools):
+    for check in (_tools, _tool_choice, _parallel, _instructions, _history, _max_tokens, check_builtin_tools,
+                  check_messages):
         check(findings, dialect, front, body)

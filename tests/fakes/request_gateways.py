@@ -23,7 +23,7 @@ class DropsBareStringInput(ResponsesFront):
 
 class DropsStringContent(ResponsesFront):
     """drops_string_content: a message whose content is a plain string is read as a list of parts, which yields no
-    text, so the user's text never reaches the upstream (GW-REQ-001)."""
+    text, so the user's text (GW-REQ-001) and the later turns' (GW-REQ-009) never reach the upstream."""
 
     def parse_history(self, items: list[Json]) -> list[Part]:
         history = super().parse_history(items)
