@@ -23,7 +23,8 @@ class DropsBareStringInput(ResponsesFront):
 
 class DropsStringContent(ResponsesFront):
     """drops_string_content: a message whose content is a plain string is read as a list of parts, which yields no
-    text, so the user's text (GW-REQ-001) and the later turns' (GW-REQ-009) never reach the upstream."""
+    text, so the user's text never reaches the upstream (GW-REQ-001; without the markers the mock cannot tie what
+    arrives to the case, so the later turns cannot be judged)."""
 
     def parse_history(self, items: list[Json]) -> list[Part]:
         history = super().parse_history(items)
@@ -31,6 +32,14 @@ class DropsStringContent(ResponsesFront):
                  if i.get("type", "message") == "message" and i.get("role", "user") in ("user", "assistant")]
         blanked = iter(isinstance(i.get("content"), str) for i in texts)
         return [Message(p.role, "") if isinstance(p, Message) and next(blanked) else p for p in history]
+
+
+class DropsAssistantText(ResponsesFront):
+    """drops_assistant_text: earlier assistant text turns are not forwarded, as if assistant history only came as
+    function calls: the upstream sees the user turns without the answers between them (GW-REQ-009)."""
+
+    def parse_history(self, items: list[Json]) -> list[Part]:
+        return [p for p in super().parse_history(items) if not (isinstance(p, Message) and p.role == "assistant")]
 
 
 class DropsDeveloperMessages(ResponsesFront):
@@ -69,6 +78,7 @@ class BuiltinToolsAsFunctions(ResponsesFront):
 REQUEST_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_bare_string_input": DropsBareStringInput,
     "drops_string_content": DropsStringContent,
+    "drops_assistant_text": DropsAssistantText,
     "drops_developer_messages": DropsDeveloperMessages,
     "serialises_tool_output_parts": SerialisesToolOutputParts,
     "builtin_tools_as_functions": BuiltinToolsAsFunctions,
