@@ -66,6 +66,7 @@ def test_built_in_tools_never_reach_an_upstream_that_cannot_take_them(upstream: 
 def test_built_in_tools_reach_a_responses_upstream_unchanged() -> None:
     scenario = next(s for s in SCENARIOS if s.id == "builtin_tools_in_request")
     tools = _upstream_body(scenario, "responses", "responses")["tools"]
+    custom = {"type": "custom", "name": "run_sql", "description": "Runs one SQL query, given as plain text."}
     assert tools[:3] == [{"type": "web_search"}, {"type": "file_search", "vector_store_ids": ["vs_callproof_1"]},
-                         {"type": "custom", "name": "run_sql", "description": "Runs one SQL query, given as plain text."}]
+                         custom]
     assert [t["name"] for t in tools[3:]] == ["get_weather"]
