@@ -41,7 +41,8 @@ def _result(message: AIMessage | None, error: str | None = None) -> dict[str, An
 def _messages(request: dict[str, Any]) -> list[BaseMessage]:
     out: list[BaseMessage] = [SystemMessage(request["instructions"])] if request.get("instructions") else []
     kinds = {"user": HumanMessage, "system": SystemMessage, "developer": SystemMessage, "assistant": AIMessage}
-    for item in request["input"]:
+    given = request["input"]
+    for item in [{"role": "user", "content": given}] if isinstance(given, str) else given:
         if item.get("type") == "function_call":
             call = tool_call(id=item["call_id"], name=item["name"], args=json.loads(item["arguments"] or "{}"))
             last = out[-1] if out else None
@@ -50,9 +51,13 @@ def _messages(request: dict[str, Any]) -> list[BaseMessage]:
             else:
                 out.append(AIMessage("", tool_calls=[call]))
         elif item.get("type") == "function_call_output":
-            out.append(ToolMessage(item["output"], tool_call_id=item["call_id"]))
+            output = item["output"]
+            out.append(ToolMessage(output if isinstance(output, str) else "\n".join(p["text"] for p in output),
+                                   tool_call_id=item["call_id"]))
         else:
-            out.append(kinds[item["role"]]("".join(part["text"] for part in item["content"])))
+            content = item["content"]
+            out.append(kinds[item["role"]](content if isinstance(content, str) else
+                                           "".join(part["text"] for part in content)))
     return out
 
 
@@ -63,7 +68,8 @@ def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
         "max_retries": int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0)}
     llm = ChatOpenAI(**options)
     tools = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
-             for t in request.get("tools", [])]
+             for t in request.get("tools", []) if t.get("type", "function") == "function"]
+    # built-in tools (web_search, file_search, custom) are left out: the scenarios that carry them judge gateways
     choice = request.get("tool_choice")
     model = llm.bind_tools(tools, tool_choice=choice["name"] if isinstance(choice, dict) else choice,
                            parallel_tool_calls=request.get("parallel_tool_calls")) if tools else llm

@@ -43,7 +43,8 @@ async def _never(_context: Any, _arguments: str) -> str:
 async def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
-                        for t in request.get("tools", [])]
+                        for t in request.get("tools", []) if t.get("type", "function") == "function"]
+    # built-in tools (web_search, file_search, custom) are left out: the scenarios that carry them judge gateways
     choice = request.get("tool_choice")
     settings = ModelSettings(tool_choice=choice["name"] if isinstance(choice, dict) else choice,
                              parallel_tool_calls=request.get("parallel_tool_calls"),

@@ -74,6 +74,9 @@ class Request:
     system: list[str] = field(default_factory=list)
     history: list[Part] = field(default_factory=list)
     tools: list[Tool] = field(default_factory=list)
+    #: Responses built-in tools (web_search, file_search, custom) as the Responses front got them: only a Responses
+    #: upstream takes them; the others drop them (docs/spec/contracts.md §7.12).
+    builtin_tools: list[Json] = field(default_factory=list)
     tool_choice: ToolChoice | None = None
     parallel_tool_calls: bool | None = None
     max_tokens: int | None = None

@@ -50,9 +50,11 @@ def rules_document(rules: Iterable[Rule] = CATALOGUE) -> str:
 
 
 def _request_summary(request: Mapping[str, Any]) -> str:
-    parts = [f"{len(request['input'])} input item(s)"]
+    given = request["input"]
+    parts = ["a bare string input" if isinstance(given, str) else f"{len(given)} input item(s)"]
     if request.get("tools"):
-        parts.append("tools " + ", ".join(f"`{t['name']}`" for t in request["tools"]))
+        parts.append("tools " + ", ".join(f"`{t['name']}`" if "type" not in t else f"{t['type']} `{t['name']}`"
+                                          if "name" in t else f"`{t['type']}`" for t in request["tools"]))
     for name in ("tool_choice", "parallel_tool_calls", "max_output_tokens", "stream"):
         if name in request:
             parts.append(f"{name} `{json.dumps(request[name])}`")

@@ -17,6 +17,7 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 
 from ._findings import Findings
+from ._request_shapes import check_builtin_tools, check_messages, same_output, system_prompts, upstream_system
 
 __all__ = ["check_translation"]
 
@@ -34,15 +35,6 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
-
-
-def _text(content: Any) -> str:
-    """The text of a message content: a string, or text parts / blocks joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return ""
 
 
 def _json_equal(text: Any, value: Any) -> bool:
@@ -73,8 +65,13 @@ def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[An
     return found
 
 
+def _functions(front: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The front's function tools (its built-in tools are judged by GW-REQ-008)."""
+    return [t for t in front.get("tools") or () if t.get("type", "function") == "function"]
+
+
 def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-    if not front.get("tools"):
+    if not _functions(front):
         return
     findings.check("GW-REQ-002")
     if dialect == "anthropic" and front.get("tool_choice") == "none" and "tools" not in body:
@@ -84,7 +81,7 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
         findings.fail("GW-REQ-002", "the upstream request has no `tools` list", _where("$.tools"))
         return
     schema_field = {"chat": "parameters", "anthropic": "input_schema"}.get(dialect, "parameters")
-    for tool in front["tools"]:
+    for tool in _functions(front):
         name = tool["name"]
         if name not in found:
             findings.fail("GW-REQ-002", f"tool {name!r} is missing upstream (it has {sorted(found)})",
@@ -160,23 +157,16 @@ def _parallel(findings: Findings, dialect: str, front: Mapping[str, Any], body: 
 
 
 def _instructions(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-    if "instructions" not in front:
+    sources = system_prompts(front)
+    if not sources:
         return
     findings.check("GW-REQ-005")
-    wanted = front["instructions"]
-    if dialect == "anthropic":
-        ok = wanted in _text(body.get("system"))
-        path = "$.system"
-    else:
-        messages = body.get("messages" if dialect == "chat" else "input")
-        ok = dialect == "responses" and body.get("instructions") == wanted
-        if isinstance(messages, list):
-            ok = ok or any(isinstance(m, Mapping) and m.get("role") in ("system", "developer")
-                           and wanted in _text(m.get("content")) for m in messages)
-        path = "$.messages[?(@.role=='system')]" if dialect == "chat" else "$.instructions"
-    if not ok:
-        findings.fail("GW-REQ-005", f"the instructions {short(wanted)} do not reach the upstream's system prompt",
-                      Evidence(path=f"upstream request {path}", expected=wanted))
+    system = upstream_system(dialect, body)
+    path = {"anthropic": "$.system", "chat": "$.messages[?(@.role=='system')]"}.get(dialect, "$.instructions")
+    for what, wanted in sources:
+        if wanted and not any(wanted in text for text in system):
+            findings.fail("GW-REQ-005", f"{what} {short(wanted)} is not in the upstream's system prompt "
+                          f"(it has {short(system)})", Evidence(path=f"upstream request {path}", expected=wanted))
 
 
 def _chat_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -200,9 +190,10 @@ def _chat_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any])
                      if m.get("role") == "tool" and m.get("tool_call_id") == item["call_id"]]
             if not tools:
                 problems.append((f"no tool message with tool_call_id {item['call_id']!r}", "$.messages"))
-            elif _text(tools[0][1].get("content")) != item["output"]:
+            elif not same_output(item["output"], tools[0][1].get("content")):
                 problems.append((f"the tool result for {item['call_id']!r} is "
-                                 f"{short(tools[0][1].get('content'))}, expected {short(item['output'])}",
+                                 f"{short(tools[0][1].get('content'))}, expected {short(item['output'])}"
+                                 f"{'' if isinstance(item['output'], str) else ' (the texts of its parts)'}",
                                  f"$.messages[{tools[0][0]}].content"))
     return problems
 
@@ -227,7 +218,7 @@ def _anthropic_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
                        if b.get("type") == "tool_result" and b.get("tool_use_id") == item["call_id"]]
             if not results:
                 problems.append((f"no tool_result block with tool_use_id {item['call_id']!r}", "$.messages"))
-            elif _text(results[0][1].get("content")) != item["output"]:
+            elif not same_output(item["output"], results[0][1].get("content")):
                 problems.append((f"the tool_result for {item['call_id']!r} is "
                                  f"{short(results[0][1].get('content'))}", f"$.messages[{results[0][0]}].content"))
     return problems
@@ -240,7 +231,7 @@ def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
         same = [i for i in items if i.get("type") == item["type"] and i.get("call_id") == item["call_id"]]
         if not same:
             problems.append((f"no {item['type']} item with call_id {item['call_id']!r}", "$.input"))
-        elif item["type"] == "function_call_output" and _text(same[0].get("output")) != item["output"]:
+        elif item["type"] == "function_call_output" and not same_output(item["output"], same[0].get("output")):
             problems.append((f"the output for {item['call_id']!r} is {short(same[0].get('output'))}", "$.input"))
         elif item["type"] == "function_call" and (
             same[0].get("name") != item["name"] or not _json_equal(same[0].get("arguments"),
@@ -250,7 +241,8 @@ def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
 
 
 def _history(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-    items = [i for i in front["input"] if i.get("type") in ("function_call", "function_call_output")]
+    items = [i for i in front["input"] if i.get("type") in ("function_call", "function_call_output")] \
+        if isinstance(front["input"], list) else []
     if not items:
         return
     findings.check("GW-REQ-006")
@@ -275,7 +267,7 @@ def _max_tokens(findings: Findings, dialect: str, front: Mapping[str, Any], body
 def check_translation(
     findings: Findings, dialect: str, front: Mapping[str, Any], user_text: str, bodies: list[Any],
 ) -> None:
-    """GW-REQ-001..007 for one case: `bodies` are the upstream request bodies the mock saw for it, in order."""
+    """GW-REQ-001..009 for one case: `bodies` are the upstream request bodies the mock saw for it, in order."""
     findings.check("GW-REQ-001")
     if not bodies:
         findings.fail("GW-REQ-001", "the mock received no upstream request carrying this case's marker "
@@ -289,5 +281,6 @@ def check_translation(
     if not any(user_text in s for s in _strings(body)):
         findings.fail("GW-REQ-001", f"the user's text {short(user_text)} does not appear intact in the upstream "
                       "request", _where("$"))
-    for check in (_tools, _tool_choice, _parallel, _instructions, _history, _max_tokens):
+    for check in (_tools, _tool_choice, _parallel, _instructions, _history, _max_tokens, check_builtin_tools,
+                  check_messages):
         check(findings, dialect, front, body)

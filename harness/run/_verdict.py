@@ -149,8 +149,12 @@ def summary(failed: Sequence[RuleResult]) -> str:
 
 
 def _user_text(request: Mapping[str, Any]) -> str:
-    """The text of the first user message (it carries the markers)."""
+    """The text of the first user message (it carries the markers): a bare string input, or a message whose
+    content is a string or text parts."""
+    if isinstance(request["input"], str):
+        return request["input"]
     for item in request["input"]:
         if item.get("type") == "message" and item.get("role") == "user":
-            return str(item["content"][0]["text"])
+            content = item["content"]
+            return content if isinstance(content, str) else str(content[0]["text"])
     return ""

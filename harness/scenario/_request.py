@@ -7,6 +7,15 @@ their results take each dialect's form (`function_call` / `function_call_output`
 `role: tool` messages, `tool_use` / `tool_result` blocks), call ids kept. The scenario marker and a per-case marker
 travel in the first user message's text, so the mock can select the scenario and tie each upstream request to its
 front request.
+
+Input forms (docs/spec/contracts.md §7.12) take each dialect's nearest equivalent: a bare string `input` is a
+Responses string input and a user message with string content in Chat and Anthropic; a message with `form: string`
+has a plain string content (Chat's usual form); a tool output of text parts is a list of `input_text` parts, Chat
+text parts or Anthropic text blocks. Built-in tools (`web_search`, `file_search`, `custom`) go as given to a
+Responses front; a Chat front gets a `custom` tool as a Chat custom tool and `web_search` as `web_search_options`
+(Chat has no file search); an Anthropic front gets `web_search` as its `web_search_20250305` server tool (it has no
+file search, and its custom tools take a JSON schema, not free text). Anthropic's `system` is a string, or text
+blocks, one a source, when instructions and system or developer messages come together.
 """
 
 from __future__ import annotations
@@ -39,7 +48,10 @@ def markers(scenario: str, case: str) -> str:
 
 def marked_input(scenario_id: str, request: Mapping[str, Any], case: str) -> list[Mapping[str, Any]]:
     """The scenario's neutral input with the markers in the first user message (one of their own before the
-    first item when there is none)."""
+    first item when there is none); a bare string input is one user message marked `bare`."""
+    if isinstance(request["input"], str):
+        text = request["input"]
+        return [{"role": "user", "text": f"{text} {markers(scenario_id, case)}", "bare": True}]
     items: list[Mapping[str, Any]] = []
     marked = False
     for item in request["input"]:
@@ -55,20 +67,37 @@ def marked_input(scenario_id: str, request: Mapping[str, Any], case: str) -> lis
 
 # -- Responses --
 
-def _responses_message(role: str, text: str) -> Json:
+def _parts(output: Any, kind: str) -> Any:
+    """A tool output: a string as is, text parts as parts of type `kind`."""
+    return output if isinstance(output, str) else [{"type": kind, "text": p["text"]} for p in output]
+
+
+def _builtin(tool: Mapping[str, Any]) -> bool:
+    return "type" in tool
+
+
+def _responses_message(role: str, text: str, form: str | None = None) -> Json:
     """An input message; an earlier assistant turn as the SDK's EasyInputMessage (string content): the
     `output_text` part form is an output message, which needs an `id` and a `status` the harness does not have."""
-    if role == "assistant":
+    if role == "assistant" or form == "string":
         return {"type": "message", "role": role, "content": text}
     return {"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]}
 
 
+def _responses_item(item: Mapping[str, Any]) -> Json:
+    if "role" in item:
+        return _responses_message(item["role"], item["text"], item.get("form"))
+    if item["type"] == "function_call_output":
+        return {**item, "output": _parts(item["output"], "input_text")}
+    return dict(item)
+
+
 def _responses(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Json:
-    body: Json = {"input": [_responses_message(i["role"], i["text"]) if "role" in i else dict(i) for i in items]}
+    body: Json = {"input": items[0]["text"] if items[0].get("bare") else [_responses_item(i) for i in items]}
     if "instructions" in request:
         body["instructions"] = request["instructions"]
     if "tools" in request:
-        body["tools"] = [{"type": "function", **t} for t in request["tools"]]
+        body["tools"] = [dict(t) if _builtin(t) else {"type": "function", **t} for t in request["tools"]]
     if "tool_choice" in request:
         choice = request["tool_choice"]
         body["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, Mapping) else choice
@@ -96,10 +125,19 @@ def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Jso
             else:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
         else:
-            messages.append({"role": "tool", "tool_call_id": item["call_id"], "content": item["output"]})
+            messages.append({"role": "tool", "tool_call_id": item["call_id"],
+                             "content": _parts(item["output"], "text")})
     body: Json = {"messages": messages}
-    if "tools" in request:
-        body["tools"] = [{"type": "function", "function": dict(t)} for t in request["tools"]]
+    tools: list[Json] = []
+    for tool in request.get("tools", ()):
+        if not _builtin(tool):
+            tools.append({"type": "function", "function": dict(tool)})
+        elif tool["type"] == "custom":
+            tools.append({"type": "custom", "custom": {k: v for k, v in tool.items() if k != "type"}})
+        elif tool["type"] == "web_search":
+            body["web_search_options"] = {}
+    if tools:
+        body["tools"] = tools
     if "tool_choice" in request:
         choice = request["tool_choice"]
         body["tool_choice"] = ({"type": "function", "function": {"name": choice["name"]}}
@@ -127,7 +165,7 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
 
     def block(role: str, content: Json) -> None:
         last = messages[-1] if messages else None
-        if last is not None and last["role"] == role:  # consecutive blocks of one role form one message
+        if last is not None and last["role"] == role and isinstance(last["content"], list):  # one message
             last["content"].append(content)
         else:
             messages.append({"role": role, "content": [content]})
@@ -135,19 +173,27 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
     for item in items:
         if item.get("role") in ("system", "developer"):
             system.append(item["text"])
+        elif item.get("form") == "string" or item.get("bare"):  # a message of its own, content a plain string
+            messages.append({"role": item["role"], "content": item["text"]})
         elif "role" in item:
             block(item["role"], {"type": "text", "text": item["text"]})
         elif item["type"] == "function_call":
             block("assistant", {"type": "tool_use", "id": item["call_id"], "name": item["name"],
                                 "input": _tool_input(item["arguments"])})
         else:
-            block("user", {"type": "tool_result", "tool_use_id": item["call_id"], "content": item["output"]})
+            block("user", {"type": "tool_result", "tool_use_id": item["call_id"],
+                           "content": _parts(item["output"], "text")})
     body: Json = {"max_tokens": request.get("max_output_tokens", ANTHROPIC_MAX_TOKENS), "messages": messages}
-    if system:
-        body["system"] = "\n\n".join(system)
-    if "tools" in request:
-        body["tools"] = [{"name": t["name"], **({"description": t["description"]} if "description" in t else {}),
-                          "input_schema": t["parameters"]} for t in request["tools"]]
+    if len(system) == 1:
+        body["system"] = system[0]
+    elif system:  # instructions and system or developer messages: one text block each
+        body["system"] = [{"type": "text", "text": text} for text in system]
+    tools = [{"name": t["name"], **({"description": t["description"]} if "description" in t else {}),
+              "input_schema": t["parameters"]} for t in request.get("tools", ()) if not _builtin(t)]
+    tools += [{"type": "web_search_20250305", "name": "web_search"} for t in request.get("tools", ())
+              if t.get("type") == "web_search"]
+    if tools:
+        body["tools"] = tools
     choice: Json | None = None
     if "tool_choice" in request:
         wanted = request["tool_choice"]

@@ -41,6 +41,7 @@ from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
 from .limits import RunawayStream
+from .request_gateways import REQUEST_DEFECTS
 from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
 
 __all__ = ["DEFECTS", "create_app", "gateway_app", "main"]
@@ -464,6 +465,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "converts_xml_tool_text": ConvertsXmlToolText,  # defects relative to --policy xml-tool-text: xml_tool_text.py
     "keeps_xml_tool_text": KeepsXmlToolText,
     "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
+    **REQUEST_DEFECTS,
 }
 
 

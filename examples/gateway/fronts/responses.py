@@ -89,7 +89,9 @@ class ResponsesFront(Front[Turn]):
         system += [text_of(item.get("content")) for item in items
                    if item.get("type", "message") == "message" and item.get("role") in ("system", "developer")]
         tools = [self.parse_tool(t) for t in body.get("tools") or [] if t.get("type", "function") == "function"]
+        builtins = [t for t in body.get("tools") or [] if t.get("type", "function") != "function"]
         return Request(model=body.get("model"), system=system, history=self.parse_history(items), tools=tools,
+                       builtin_tools=builtins,
                        tool_choice=self.parse_tool_choice(body.get("tool_choice")),
                        parallel_tool_calls=body.get("parallel_tool_calls"),
                        max_tokens=number(body.get("max_output_tokens")), stream=body.get("stream") is True,

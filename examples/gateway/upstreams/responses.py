@@ -65,8 +65,8 @@ class ResponsesUpstream(Upstream):
         body: Json = {"model": request.model, "input": self.translate_input(request), "stream": request.stream}
         if request.system:
             body["instructions"] = "\n\n".join(request.system)
-        if request.tools:
-            body["tools"] = [self.translate_tool(tool) for tool in request.tools]
+        if request.tools or request.builtin_tools:  # built-in tools go on unchanged: this dialect defines them
+            body["tools"] = [*request.builtin_tools, *(self.translate_tool(tool) for tool in request.tools)]
         if request.tool_choice is not None:
             body["tool_choice"] = self.translate_tool_choice(request.tool_choice)
         if request.parallel_tool_calls is not None:

@@ -32,12 +32,13 @@ FRONTS: tuple[Dialect, ...] = ("responses", "chat", "anthropic")
 #: `make matrix` runs the whole corpus for all 9 pairs). They are what a front renders itself rather than passes
 #: on: text, single, parallel and interleaved calls (tool-call indexes, blocks open together), the endings (length
 #: and content_filter as each front's finish), faults and HTTP errors (fault propagation in each front's error form),
-#: earlier calls and tool_choice (request translation from each front's shapes), missing and duplicate upstream ids
-#: (fresh ids in each front's id scheme), and timing (each front's writes leave as their upstream event arrives).
+#: earlier calls, tool_choice and request shapes (request translation from each front's shapes), missing and
+#: duplicate upstream ids (fresh ids in each front's id scheme), and timing (each front's writes leave as their
+#: upstream event arrives).
 #: Left out, to keep `make test` short: unicode, reasoning, large arguments, and arguments or names split or placed
 #: oddly upstream: upstream-reader behaviour, the same code whatever the front, run here with the Responses front.
 FRONT_FEATURES = ["basic", "parallel", "interleaved", "endings", "faults", "http_errors", "multi_turn", "tool_choice",
-                  "missing_ids", "duplicate_ids", "timing"]
+                  "missing_ids", "duplicate_ids", "timing", "request_shapes"]
 
 
 @pytest.fixture(autouse=True)

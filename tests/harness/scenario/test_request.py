@@ -87,3 +87,51 @@ def test_max_output_tokens_take_each_dialects_name() -> None:
     assert _body("length_mid_text", "responses")["max_output_tokens"] == limit
     assert _body("length_mid_text", "chat")["max_completion_tokens"] == limit
     assert _body("length_mid_text", "anthropic")["max_tokens"] == limit
+
+
+def test_a_bare_string_input_is_a_string_or_one_string_message() -> None:
+    text = f"What is the capital of France? {markers('input_bare_string', 'c1')}"
+    assert _body("input_bare_string", "responses")["input"] == text
+    for dialect in ("chat", "anthropic"):
+        assert _body("input_bare_string", dialect)["messages"] == [{"role": "user", "content": text}]
+
+
+def test_string_content_stays_a_string_in_every_dialect() -> None:
+    items = _body("input_string_content", "responses")["input"]
+    assert [type(i["content"]) for i in items] == [str, str, str]
+    for dialect in ("chat", "anthropic"):
+        messages = _body("input_string_content", dialect)["messages"]
+        assert [(m["role"], type(m["content"])) for m in messages] == [
+            ("user", str), ("assistant", str), ("user", str)]
+
+
+def test_instructions_and_a_developer_message_take_each_dialects_system_form() -> None:
+    responses = _body("input_instructions_and_developer", "responses")
+    assert responses["instructions"] == "Answer in one short line."
+    assert responses["input"][0]["role"] == "developer"
+    chat = _body("input_instructions_and_developer", "chat")["messages"]
+    assert [m["role"] for m in chat] == ["system", "developer", "user"]
+    assert _body("input_instructions_and_developer", "anthropic")["system"] == [
+        {"type": "text", "text": "Answer in one short line."},
+        {"type": "text", "text": "Always name the country after the city."}]
+
+
+def test_a_tool_output_of_parts_takes_each_dialects_part_type() -> None:
+    texts = ["Temperature: 18 °C.", "Sky: sunny."]
+    assert _body("tool_output_content_array", "responses")["input"][2]["output"] == [
+        {"type": "input_text", "text": t} for t in texts]
+    assert _body("tool_output_content_array", "chat")["messages"][2]["content"] == [
+        {"type": "text", "text": t} for t in texts]
+    assert _body("tool_output_content_array", "anthropic")["messages"][2]["content"][0]["content"] == [
+        {"type": "text", "text": t} for t in texts]
+
+
+def test_built_in_tools_take_their_nearest_form_in_each_dialect() -> None:
+    responses = _body("builtin_tools_in_request", "responses")
+    assert [t["type"] for t in responses["tools"]] == ["web_search", "file_search", "custom", "function"]
+    chat = _body("builtin_tools_in_request", "chat")
+    assert [t["type"] for t in chat["tools"]] == ["custom", "function"]
+    assert chat["tools"][0]["custom"]["name"] == "run_sql" and chat["web_search_options"] == {}
+    anthropic = _body("builtin_tools_in_request", "anthropic")
+    assert anthropic["tools"][1] == {"type": "web_search_20250305", "name": "web_search"}
+    assert [t["name"] for t in anthropic["tools"]] == ["get_weather", "web_search"]

@@ -222,7 +222,7 @@ def test_expected_calls_and_text_are_those_of_the_output(scenario: Scenario) -> 
 @pytest.mark.parametrize("scenario", list(SCENARIOS.values()), ids=list(SCENARIOS))
 def test_request_offers_every_called_tool_and_pairs_tool_results(scenario: Scenario) -> None:
     request = scenario.request
-    offered = {tool["name"] for tool in request.get("tools", ())}
+    offered = {tool["name"] for tool in request.get("tools", ()) if "type" not in tool}  # function tools
     assert {call.name for call in scenario.calls} <= offered
     choice = request.get("tool_choice")
     if isinstance(choice, dict):
@@ -230,7 +230,7 @@ def test_request_offers_every_called_tool_and_pairs_tool_results(scenario: Scena
     if choice == "none":
         assert scenario.calls == ()
     called: set[str] = set()
-    for item in request["input"]:
+    for item in request["input"] if isinstance(request["input"], list) else ():  # else a bare string
         if item.get("type") == "function_call":
             called.add(item["call_id"])
         elif item.get("type") == "function_call_output":
@@ -283,6 +283,12 @@ def test_readme_feature_table_lists_every_file_and_scenario() -> None:
 
 
 # -- coverage of issue 3's feature list --------------------------------------------------------------------
+
+
+def _items(scenario: Scenario) -> list[Any]:
+    """The request's input items (none for a bare string input)."""
+    given = scenario.request["input"]
+    return list(given) if isinstance(given, list) else []
 
 
 def _kinds(scenario: Scenario) -> list[str]:
@@ -371,7 +377,14 @@ COVERAGE: dict[str, Callable[[Scenario], bool]] = {
     and _any_call(s, lambda c: len(c.arguments.encode()) > len(c.arguments)),
     "a large argument string": lambda s: _any_call(s, lambda c: len(c.arguments) >= 1024 * 1024),
     "multi-turn with function_call_output input": lambda s: {"function_call", "function_call_output"}
-    <= {item.get("type") for item in s.request["input"]},
+    <= {item.get("type") for item in _items(s)},
+    "input as a bare string": lambda s: isinstance(s.request["input"], str),
+    "message content as a plain string": lambda s: any(i.get("form") == "string" for i in _items(s)),
+    "instructions plus a developer message": lambda s: "instructions" in s.request
+    and any(i.get("role") == "developer" for i in _items(s)),
+    "a tool output of content parts": lambda s: any(isinstance(i.get("output"), list) for i in _items(s)),
+    "web_search, file_search and custom tools beside a function tool": lambda s: {"web_search", "file_search",
+    "custom", None} <= {t.get("type") for t in s.request.get("tools", ())},
     "tool_choice none": lambda s: s.request.get("tool_choice") == "none",
     "tool_choice required": lambda s: s.request.get("tool_choice") == "required" and bool(s.calls),
     "tool_choice named": lambda s: isinstance(s.request.get("tool_choice"), dict) and bool(s.calls),

@@ -1,0 +1,190 @@
+"""Request shapes a gateway translates (docs/spec/contracts.md §7.12): how the translation rules read message
+text, tool outputs given as content parts, system prompts from several sources, built-in tools (GW-REQ-008:
+the upstream's tool list holds only the front's function tools and built-in tools in a form the upstream dialect
+defines) and every message, whatever its form (GW-REQ-009).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import short
+
+from ._findings import Findings
+
+__all__ = ["check_builtin_tools", "check_messages", "same_output", "system_prompts", "upstream_system"]
+
+
+def text_of(content: Any) -> str:
+    """The text of a message content: a string, or text parts / blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def _texts(content: Any) -> list[str] | None:
+    """The texts of a tool output: a string, or text parts / blocks (None: another shape, e.g. a JSON object)."""
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list) and all(isinstance(p, Mapping) and isinstance(p.get("text"), str) for p in content):
+        return [p["text"] for p in content]
+    return None
+
+
+def same_output(wanted: Any, content: Any) -> bool:
+    """Whether an upstream tool result carries the front's output: a string output the same string (or text parts
+    joining to it); an output of text parts the same texts in order, as parts or as one string where they are
+    joined by whitespace only (never a serialisation of the parts list)."""
+    if isinstance(wanted, str):
+        return text_of(content) == wanted
+    texts = _texts(content)
+    if texts is None:
+        return False
+    rest = "".join(texts)
+    for part in _texts(wanted) or ():
+        at = rest.find(part)
+        if at < 0 or rest[:at].strip():
+            return False
+        rest = rest[at + len(part):]
+    return not rest.strip()
+
+
+def system_prompts(front: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(what, text) of each system prompt source of the front request: `instructions`, then each system or
+    developer message."""
+    found = [("the instructions", front["instructions"])] if isinstance(front.get("instructions"), str) else []
+    items = front["input"] if isinstance(front["input"], list) else []
+    return found + [(f"the {i['role']} message at $.input[{n}]", text_of(i.get("content"))) for n, i in enumerate(items)
+                    if i.get("type", "message") == "message" and i.get("role") in ("system", "developer")]
+
+
+def upstream_system(dialect: str, body: Mapping[str, Any]) -> list[str]:
+    """The upstream's system prompt texts: Anthropic `system`; Chat system and developer messages; Responses
+    `instructions` and system and developer input messages."""
+    if dialect == "anthropic":
+        return [text_of(body.get("system"))]
+    messages = body.get("messages" if dialect == "chat" else "input")
+    texts = [body["instructions"]] if dialect == "responses" and isinstance(body.get("instructions"), str) else []
+    return texts + [text_of(m.get("content")) for m in messages if isinstance(m, Mapping)
+                    and m.get("role") in ("system", "developer")] if isinstance(messages, list) else texts
+
+
+def _tool_problem(dialect: str, tool: Any, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
+    """What is wrong with one upstream tool entry where the front request had built-in tools, or None: each entry
+    is one of the front's function tools in the upstream's shape, or a built-in tool in a form the upstream dialect
+    defines (docs/spec/contracts.md §7.12)."""
+    if not isinstance(tool, Mapping):
+        return "not a JSON object"
+    kind = tool.get("type", "custom" if dialect == "anthropic" else "function")
+    kinds = {t.get("type") for t in builtins}
+    custom = {t.get("name") for t in builtins if t.get("type") == "custom"}
+    if dialect == "chat":
+        inner = tool.get(kind) if kind in ("function", "custom") else None
+        if not isinstance(inner, Mapping):
+            return (f"Chat Completions has no {kind!r} tool" if kind not in ("function", "custom")
+                    else f"no `{kind}` object")
+        name, table = inner.get("name"), functions if kind == "function" else custom
+    elif dialect == "anthropic":
+        if isinstance(kind, str) and kind.startswith("web_search_"):
+            return None if "web_search" in kinds and tool.get("name") == "web_search" else (
+                "a web_search server tool the front did not ask for, or not named `web_search`")
+        if kind != "custom":
+            return f"{kind!r} is not a tool type the front's built-in tools can become in Anthropic Messages"
+        if not isinstance(tool.get("input_schema"), Mapping):
+            return "no `input_schema` object"
+        name, table, kind = tool.get("name"), functions, "function"
+    else:
+        if kind in kinds and kind != "function":
+            return None if any(dict(tool) == dict(t) for t in builtins) else "a built-in tool changed on the way"
+        if kind != "function":
+            return f"{kind!r} is not one of the front's tools"
+        name, table = tool.get("name"), functions
+    if not isinstance(name, str) or not name:
+        return f"its name is {short(name)}, not a name"
+    if name not in table:
+        made = " (a built-in tool made into a function tool)" if name in kinds | custom else ""
+        return f"{kind} tool {name!r} is not one of the front's {kind} tools{made}"
+    return None
+
+
+def check_builtin_tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    builtins = [t for t in front.get("tools") or () if t.get("type", "function") != "function"]
+    if not builtins:
+        return
+    findings.check("GW-REQ-008")
+    tools = body.get("tools")
+    if tools is None:
+        return  # every tool dropped: GW-REQ-002 judges the function tools
+    if not isinstance(tools, list):
+        findings.fail("GW-REQ-008", f"`tools` is {short(tools)}, not a list", Evidence(path="upstream request $.tools"))
+        return
+    functions = {str(t["name"]) for t in front.get("tools") or () if t.get("type", "function") == "function"}
+    for index, tool in enumerate(tools):
+        problem = _tool_problem(dialect, tool, functions, builtins)
+        if problem is not None:
+            findings.fail("GW-REQ-008", f"upstream tool {short(tool)}: {problem}; the front's built-in tools "
+                          f"{sorted(str(t.get('type')) for t in builtins)} must be dropped (or sent in a form the "
+                          f"{dialect} dialect defines), never forwarded as a malformed entry",
+                          Evidence(path=f"upstream request $.tools[{index}]"))
+
+
+def _front_messages(front: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(role, text, JSON path) of the front request's user and assistant messages, in order, in Responses form (a
+    bare string input is one user message)."""
+    given = front["input"]
+    if isinstance(given, str):
+        return [("user", given, "$.input")]
+    return [(str(i.get("role")), text_of(i.get("content")), f"$.input[{n}]") for n, i in enumerate(given)
+            if i.get("type", "message") == "message" and i.get("role") in ("user", "assistant")]
+
+
+def _upstream_messages(dialect: str, body: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """(role, text) of the upstream request's user and assistant messages, in order (None: no message list)."""
+    given = body.get("input" if dialect == "responses" else "messages")
+    if isinstance(given, str) and dialect == "responses":
+        return [("user", given)]
+    if not isinstance(given, list):
+        return None
+    return [(str(m.get("role")), text_of(m.get("content"))) for m in given if isinstance(m, Mapping)
+            and m.get("type", "message") == "message" and m.get("role") in ("user", "assistant")]
+
+
+def _anywhere(text: str, value: Any) -> bool:
+    if isinstance(value, str):
+        return text in value
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    return isinstance(value, list) and any(_anywhere(text, v) for v in value)
+
+
+def check_messages(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    """GW-REQ-009: each front user and assistant message with text is in an upstream message of its role, in order
+    (an upstream message may hold several: Anthropic joins consecutive messages of one role)."""
+    wanted = [m for m in _front_messages(front) if m[1].strip()]
+    if not wanted:
+        return
+    findings.check("GW-REQ-009")
+    upstream = _upstream_messages(dialect, body)
+    where = "$.input" if dialect == "responses" else "$.messages"
+    if upstream is None:
+        findings.fail("GW-REQ-009", f"the upstream request has no message list at {where}",
+                      Evidence(path=f"upstream request {where}"))
+        return
+    at = 0
+    marked = next((m for m in wanted if m[0] == "user"), None)  # it carries the markers
+    for role, text, path in wanted:
+        found = next((j for j in range(at, len(upstream)) if upstream[j][0] == role and text in upstream[j][1]), None)
+        if found is not None:
+            at = found
+            continue
+        if (role, text, path) == marked and not _anywhere(text, body):
+            continue  # the marked text lost or rewritten: GW-REQ-001's failure, not reported twice
+        elsewhere = any(r == role and text in t for r, t in upstream)
+        problem = "arrives out of order" if elsewhere else f"is in no upstream {role} message"
+        findings.fail("GW-REQ-009", f"the {role} message at front {path} {short(text)} {problem} (upstream "
+                      f"{role} messages: {short([t for r, t in upstream if r == role])})",
+                      Evidence(path=f"upstream request {where}", expected=text))
