@@ -33,6 +33,8 @@ class ScenarioRun:
     adapter: AdapterRun | None = None
     adapter_result: Result | None = None
     wire: Result | None = None
+    #: The Responses item ids of the wire's calls, in its order (client mode, Responses streams only; CLI-013).
+    wire_item_ids: tuple[str | None, ...] = ()
     plain: FrontAnswer | None = None
     charged: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)

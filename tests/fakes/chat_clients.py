@@ -9,6 +9,7 @@ in its docstring, the rule that must catch it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,10 @@ class ChatReferenceClient:
 
     def on_comment(self, line: str) -> None:
         """An SSE comment (keep-alive): nothing to do."""
+
+    def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
+        """The SSE events of the body's network reads (framing_clients.py breaks this parser on purpose)."""
+        return iter_sse(chunks, self.on_comment)
 
     def on_finish(self, reason: str) -> None:
         self.finish_reason = reason
@@ -119,7 +124,7 @@ class ChatReferenceClient:
             if body["stream"] is False:
                 self.on_body(_obj(json.loads(response.read()), "the response body"))
                 return
-            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+            for _, data in self.events(response.iter_bytes()):
                 if data == "[DONE]":
                     break
                 if self.on_chunk(_obj(json.loads(data), "chunk")):
