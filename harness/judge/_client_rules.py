@@ -7,7 +7,7 @@ may report."""
 
 from __future__ import annotations
 
-import itertools
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -164,18 +164,21 @@ def _check_framing(findings: Findings, variants: list[str], result: Result, wire
 
 def _check_order(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
                  pairs: list[Call | None]) -> None:
-    """CLI-011: the reported calls that stand for wire calls come in the wire's output order."""
-    positions = [(index, _position(wire, match)) for index, match in enumerate(pairs) if match is not None]
-    if len(positions) < 2:
+    """CLI-011: the reported calls that stand for wire calls come in the wire's output order (calls equal in name
+    and arguments may come in either order: nothing tells them apart but their ids, which CLI-004 judges)."""
+    paired = [(index, match) for index, match in enumerate(pairs) if match is not None]
+    if len(paired) < 2:
         return
     findings.check("CLI-011")
-    for (before, first), (after, second) in itertools.pairwise(positions):
-        if second < first:
-            findings.fail("CLI-011", f"call {after} ({reported[after].name}) is output call {second} on the wire "
-                          f"but is reported after call {before} (output call {first}): report calls in "
-                          "output_index order, not in the order they finished",
-                          Evidence(path=f"$.tool_calls[{after}]", expected=f"output call {first + 1} or later",
-                                   actual=f"output call {second}"))
+    claimed = {id(match) for _, match in paired}
+    wanted = [call for call in wire if id(call) in claimed]
+    for (index, match), expected in zip(paired, wanted, strict=True):
+        if _key(match) != _key(expected):
+            findings.fail("CLI-011", f"call {index} ({match.name}) is output call {_position(wire, match)} on the "
+                          f"wire, but output call {_position(wire, expected)} ({expected.name}) belongs here: report "
+                          "calls in output_index order, not in the order they finished",
+                          Evidence(path=f"$.tool_calls[{index}]", expected=expected.to_json(), actual=match.to_json()))
+            return
 
 
 def _position(wire: tuple[Call, ...], match: Call) -> int:
@@ -219,25 +222,46 @@ def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | N
             and item.get("status", "completed") == "completed"]
 
 
-def check_client_isolation(findings: Findings, runs: Sequence[tuple[Any, Result, Result]]) -> None:
-    """CLI-012: each of several concurrent adapter runs (scenario, adapter result, its own wire) reports its own
-    wire's calls and text, and none of another run's."""
+def check_client_isolation(findings: Findings, runs: Sequence[tuple[Any, Result, Result, Result]]) -> None:
+    """CLI-012: each of several concurrent adapter runs (scenario, its result, its own wire, the client's result
+    for the scenario alone) reports what the client reports alone, and no call or text of another run's stream.
+    Comparing with the run alone keeps a client's own bugs (the same alone) out of this rule."""
     findings.check("CLI-012")
-    for scenario, result, wire in runs:
-        got = [(c.name, c.parsed(), c.call_id) for c in result.calls]
-        own = [(c.name, c.parsed()) for c in wire.calls]
-        strays = []
-        for other, _, other_wire in runs:
-            if other is scenario:
-                continue
-            ids = {c.call_id for c in other_wire.calls if c.call_id}
-            if any(call_id in ids for _, _, call_id in got) or (other_wire.text and other_wire.text != wire.text
-                                                                and other_wire.text in result.text):
-                strays.append(other.id)
-        if [(name, args) for name, args, _ in got] != own or result.text != wire.text or strays:
-            leaked = f"; it holds output of concurrent case(s) {', '.join(strays)}" if strays else ""
-            reported = short([c.to_json() for c in result.calls])
-            streamed = short([c.to_json() for c in wire.calls])
-            findings.fail("CLI-012", f"concurrent case {scenario.id} reported calls {reported} and text "
-                          f"{short(result.text)}; its own stream held {streamed} and {short(wire.text)}{leaked}",
-                          Evidence(path=scenario.id, expected=short(own), actual=short(got)))
+    for scenario, result, wire, alone in runs:
+        strays = sorted({other.id for other, _, other_wire, _ in runs if other is not scenario
+                         and _holds_output_of(result, wire, other_wire)})
+        same = (_shape(result) == _shape(alone) and result.text == alone.text
+                and (result.error is None) == (alone.error is None))
+        if same and not strays:
+            continue
+        leaked = f"; it holds output of concurrent case(s) {', '.join(strays)}" if strays else ""
+        reported = short([c.to_json() for c in result.calls])
+        findings.fail("CLI-012", f"concurrent case {scenario.id} reported calls {reported}, text {short(result.text)}"
+                      f" and error {short(result.error)}; alone the client reported "
+                      f"{short([c.to_json() for c in alone.calls])}, {short(alone.text)} and {short(alone.error)}"
+                      f"{leaked}", Evidence(path=scenario.id, expected=short(_shape(alone)),
+                                            actual=short(_shape(result))))
+
+
+def _shape(result: Result) -> list[tuple[str, Any]]:
+    return [(c.name, c.parsed()) for c in result.calls]
+
+
+def _key(call: Call) -> tuple[str, str]:
+    """A call's name and arguments, the arguments as canonical JSON when they parse."""
+    try:
+        return call.name, json.dumps(json.loads(call.arguments), sort_keys=True)
+    except ValueError:
+        return call.name, call.arguments
+
+
+def _holds_output_of(result: Result, own: Result, other: Result) -> bool:
+    """Whether `result` holds a call or text that another concurrent run's stream carried and its own did not."""
+    mine = {_key(c) for c in own.calls}
+    theirs = {_key(c) for c in other.calls} - mine
+    own_ids = {c.call_id for c in own.calls if c.call_id}
+    their_ids = {c.call_id for c in other.calls if c.call_id} - own_ids
+    for call in result.calls:
+        if call.call_id in their_ids or _key(call) in theirs:
+            return True
+    return bool(other.text) and other.text not in own.text and other.text in result.text

@@ -66,10 +66,12 @@ def _payload(data: str) -> dict[str, Any] | None:
 
 def judge_client_isolation(
     spec: CaseSpec, scenarios: Sequence[Any], adapter: ClientAdapter, mock: Any, dialect: Dialect, timeout: float,
-    request: Callable[[Any, str], dict[str, Any]],
+    request: Callable[[Any, str], dict[str, Any]], alone: Callable[[str], Result | None],
 ) -> CaseResult:
     """CLI-012: run the adapter for every scenario at once (each with its own case tag), then check that each run
-    reported its own stream's calls and text. A run without a judgeable result makes the case an error."""
+    reported what the client reports for its scenario alone (`alone`: the scenario's own run, cached by the
+    harness; its wire when that gave no result), and none of the others' output. A run without a judgeable
+    result, or without a request under its case tag, makes the case an error unless a leak was found anyway."""
     start = time.monotonic()
     tags = [new_case_tag() for _ in scenarios]
     runs: list[AdapterRun | None] = [None] * len(scenarios)
@@ -86,14 +88,17 @@ def judge_client_isolation(
         thread.start()
     for thread in threads:
         thread.join()
-    judged: list[tuple[Any, Result, Result]] = []
+    judged: list[tuple[Any, Result, Result, Result]] = []
     problems: list[str] = []
     for scenario, tag, run in zip(scenarios, tags, runs, strict=True):
         if run is None or run.result is None:
             problems.append(f"{scenario.id}: {adapter_problem(run) if run else 'the adapter run did not happen'}")
             continue
-        wire, _, _ = read_wire(mock.journal, tag, dialect)
-        judged.append((scenario, result_of_adapter(run.result), wire))
+        wire, _, count = read_wire(mock.journal, tag, dialect)
+        if not count:
+            problems.append(f"{scenario.id}: the adapter never called the mock with its case's request (the markers "
+                            "of the first user message must travel as they came)")
+        judged.append((scenario, result_of_adapter(run.result), wire, alone(scenario.id) or wire))
     details = {"scenarios": [s.id for s in scenarios], "concurrent": len(scenarios)}
     findings = Findings()
     if judged:

@@ -296,7 +296,8 @@ class Harness:
                 return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
                                   details={"setup_error": True})
             return judge_client_isolation(spec, chosen, adapter, self.mock, self.config.client_dialect,
-                                          self.config.case_timeout, self._request)
+                                          self.config.case_timeout, self._request,
+                                          lambda scenario_id: self._run(scenario_id).adapter_result)
         try:
             iut = self._gateway()
         except IUTError as exc:

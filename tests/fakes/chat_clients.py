@@ -41,9 +41,9 @@ class ChatCall:
 class ChatReferenceClient:
     """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls
     stay apart), keeps a call's first id, joins name fragments (a repeated full name is not doubled), reports
-    `error` for an HTTP error, an error chunk, malformed data or a stream without a finish_reason, `incomplete`
-    for finish_reason `length` or `content_filter` (and then every call but the last started one, which the limit
-    cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of its own,
+    `error` for an HTTP error, an error chunk, malformed data, a tool-call delta without `index` or a stream without
+    a finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last
+    started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of its own,
     distinct per call."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
@@ -75,10 +75,11 @@ class ChatReferenceClient:
 
     def call_for(self, delta: dict[str, Any]) -> ChatCall:
         """The call a tool-call delta belongs to: the one of its `index`. A delta without one (a broken upstream)
-        starts a call when it has an id, else extends the last call."""
+        has no merge key: any call made of it would be a guess, so it is an error (raw_chat_tool_call_without_index)."""
         index = delta.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
-            return _by_arrival(self.calls, delta)
+            raise ValueError(f"a tool-call delta has no integer `index` (got {index!r}): it cannot be merged into a "
+                             "call (docs/spec/chat.md §3.1)")
         if index not in self.calls:
             self.calls[index] = ChatCall(order=len(self.calls))
         return self.calls[index]
