@@ -43,8 +43,8 @@ class ChatReferenceClient:
     stay apart), keeps a call's first id, joins name fragments (a repeated full name is not doubled), reports
     `error` for an HTTP error, an error chunk, malformed data, a tool-call delta without `index` or a stream without
     a finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last
-    started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of its own,
-    distinct per call."""
+    started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without
+    an id one of its own, distinct per call."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
