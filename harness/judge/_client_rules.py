@@ -35,9 +35,10 @@ _STYLES = {
 
 
 def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result,
-                 item_ids: Sequence[str | None] = ()) -> None:
+                 item_ids: Sequence[str | None] = (), applied: Sequence[str] = ()) -> None:
     """CLI-001..007, CLI-010, CLI-011 and CLI-013 for one adapter run; `result` is None when the adapter broke the
-    protocol. `item_ids` are the Responses item ids of the wire's calls (empty in other dialects)."""
+    protocol. `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the
+    fault kinds the mock applied to the answer (a chaos fault, whose probability is below 1, counts when applied)."""
     findings.check("CLI-001")
     if result is None:
         tail = run.stderr.strip().splitlines()[-12:]
@@ -84,7 +85,7 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
     _check_idless(findings, result.calls, pairs)
     _check_fallback(findings, result.calls, wire.calls, pairs, item_ids)
     _check_order(findings, result.calls, wire.calls, pairs)
-    variants = framing_variants(scenario)
+    variants = framing_variants(scenario, applied)
     if variants and success:
         _check_framing(findings, variants, result, wire, pairs)
 
@@ -123,12 +124,17 @@ def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Ca
                                                                       actual=call.call_id))
 
 
-def framing_variants(scenario: Any) -> list[str]:
-    """The SSE framings a scenario's (certain) faults play, each named with what it does on the wire."""
+def framing_variants(scenario: Any, applied: Sequence[str] = ()) -> list[str]:
+    """The SSE framings a scenario's faults played (certain ones, and chaos ones the mock `applied`), each named
+    with what it does on the wire."""
     names: list[str] = []
+    seen: set[str] = set()
     for fault in scenario.faults:
-        if fault.kind not in FRAMING_FAULTS or fault.probability < 1:
+        if fault.kind not in FRAMING_FAULTS or fault.kind in seen:
             continue
+        if fault.probability < 1 and fault.kind not in applied:
+            continue
+        seen.add(fault.kind)
         if fault.kind == "framing":
             style = str(fault.params.get("style", ""))
             names.append(f"{style} ({_STYLES.get(style, 'a framing the standard allows')})")

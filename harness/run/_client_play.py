@@ -27,15 +27,16 @@ from ._verdict import summary
 
 __all__ = ["Wire", "judge_client_isolation", "read_wire"]
 
-#: (wire result, Responses item ids of its calls, number of requests the client made for the case).
-Wire = tuple[Result, tuple[str | None, ...], int]
+#: (wire result, Responses item ids of its calls, number of requests the client made for the case, the fault kinds
+#: the mock applied to the last answer).
+Wire = tuple[Result, tuple[str | None, ...], int, tuple[str, ...]]
 
 
 def read_wire(journal: Any, case: str, dialect: Dialect) -> Wire:
     """What the mock answered the case's last request, read in the dialect of the endpoint the client called."""
     requests = journal.requests(case=case)
     if not requests:
-        return Result("error", "", (), "no request", error="the adapter never called the mock"), (), 0
+        return Result("error", "", (), "no request", error="the adapter never called the mock"), (), 0, ()
     last = requests[-1]
     body = journal.body_of(last.id)
     spoken = last.dialect or dialect
@@ -45,7 +46,7 @@ def read_wire(journal: Any, case: str, dialect: Dialect) -> Wire:
         if spoken == "responses":
             payloads = [_payload(e.data) for e in events]
             ids = tuple(responses_call_item_ids([p for p in payloads if p is not None]))
-        return result_of_events(events, spoken), ids, len(requests)
+        return result_of_events(events, spoken), ids, len(requests), tuple(last.faults)
     try:
         parsed = json.loads(body)
     except ValueError:
@@ -53,7 +54,7 @@ def read_wire(journal: Any, case: str, dialect: Dialect) -> Wire:
     ids = ()
     if spoken == "responses" and isinstance(parsed, Mapping):
         ids = tuple(responses_call_item_ids([{"type": "response.completed", "response": parsed}]))
-    return result_of_body(parsed, last.status, spoken), ids, len(requests)
+    return result_of_body(parsed, last.status, spoken), ids, len(requests), tuple(last.faults)
 
 
 def _payload(data: str) -> dict[str, Any] | None:
@@ -94,7 +95,7 @@ def judge_client_isolation(
         if run is None or run.result is None:
             problems.append(f"{scenario.id}: {adapter_problem(run) if run else 'the adapter run did not happen'}")
             continue
-        wire, _, count = read_wire(mock.journal, tag, dialect)
+        wire, _, count, _ = read_wire(mock.journal, tag, dialect)
         if not count:
             problems.append(f"{scenario.id}: the adapter never called the mock with its case's request (the markers "
                             "of the first user message must travel as they came)")

@@ -244,7 +244,7 @@ class Harness:
         run.adapter = outcome
         run.unjudged = adapter_problem(outcome)
         run.adapter_result = result_of_adapter(outcome.result) if outcome.result is not None else None
-        run.wire, run.wire_item_ids, count = read_wire(self.mock.journal, run.case, dialect)
+        run.wire, run.wire_item_ids, count, run.wire_faults = read_wire(self.mock.journal, run.case, dialect)
         run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
         if outcome.stderr.strip():
             run.details["stderr_tail"] = outcome.stderr[-2000:]

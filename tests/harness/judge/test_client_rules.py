@@ -6,7 +6,7 @@ CLI-012 concurrent runs equal to the runs alone, with nothing of each other's; C
 from __future__ import annotations
 
 from callproof.harness.judge import AdapterRun
-from callproof.harness.judge._client_rules import check_client, check_client_isolation
+from callproof.harness.judge._client_rules import check_client, check_client_isolation, framing_variants
 from callproof.harness.judge._findings import Findings
 from callproof.harness.scenario._outcome import Call, Result
 from callproof.mock_server import bundled_scenarios
@@ -114,3 +114,11 @@ def test_concurrent_runs_report_what_they_report_alone_and_nothing_of_the_others
     # a bug the client has alone too (here: arguments lost) is not an isolation failure
     broken = Result("completed", "", (Call("call_1", "get_weather", "{}"),), "adapter")
     assert outcome(broken, wire_two, alone_first=broken) == []
+
+
+def test_a_chaos_framing_fault_counts_only_when_the_mock_applied_it() -> None:
+    chaos = SCENARIOS["fault_chaos_harmless"]
+    assert framing_variants(chaos) == []
+    named = framing_variants(chaos, ("keepalive", "stall"))
+    assert named == ["keepalive (a `:` comment after every 2 event(s))"]
+    assert [v.split(" ")[0] for v in framing_variants(SCENARIOS["framing_no_space"])] == ["no_space"]
