@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ._adapter import AdapterRun, protocol_problem
 from ._case import CaseOutcome, CaseResult, CaseSpec
-from ._client_rules import check_client, check_client_isolation, responses_call_item_ids
+from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
 from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
 from ._findings import Findings
@@ -56,6 +56,7 @@ __all__ = [
     "content_marks",
     "content_times",
     "forwarding_latency",
+    "framing_variants",
     "excerpts",
     "expected_calls",
     "expected_outcome",

@@ -32,6 +32,7 @@ from callproof.harness.judge import (
     content_times,
     dialect_mismatch,
     forwarding_latency,
+    framing_variants,
     read_answer,
 )
 from callproof.harness.scenario import (
@@ -246,6 +247,9 @@ class Harness:
         run.adapter_result = result_of_adapter(outcome.result) if outcome.result is not None else None
         run.wire, run.wire_item_ids, count, run.wire_faults = read_wire(self.mock.journal, run.case, dialect)
         run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
+        framing = framing_variants(run.scenario, run.wire_faults)
+        if framing:  # the SSE framings the client got (CLI-010 names them too)
+            run.details["framing"] = framing
         if outcome.stderr.strip():
             run.details["stderr_tail"] = outcome.stderr[-2000:]
 
