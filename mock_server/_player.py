@@ -37,6 +37,7 @@ from typing import Any
 from callproof.harness.scenario import Fault, Scenario
 
 from ._clock import Clock
+from ._framing import reframe
 from .dialects import Frame, RenderContext, Renderer
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 
 FAULT_KINDS = (
     "http_error", "stream_error", "disconnect", "truncate", "malformed", "stall", "keepalive", "fragment", "crlf",
-    "slow_first_byte",
+    "framing", "slow_first_byte",
 )
 
 SSE_HEADERS: tuple[tuple[str, str], ...] = (("cache-control", "no-cache"), ("x-accel-buffering", "no"))
@@ -375,6 +376,10 @@ def make_plan(
             if (i + 1) % every == 0:
                 spaced.append(_Item(item.at, comment, event=False))
         items = spaced
+    if "framing" in faults:
+        style = str(_param(faults["framing"], "style", "no_space"))
+        for item, data in zip(items, reframe([i.data for i in items], style), strict=True):
+            item.data = data
     if "crlf" in faults:
         for item in items:
             item.data = item.data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")

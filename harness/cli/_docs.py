@@ -100,7 +100,8 @@ def scenarios_document(tail: str = "") -> str:
         lines += [f"## {feature}", "", "| id | what | request | expects | faults, timing, quirks |",
                   "|---|---|---|---|---|"]
         for s in (s for s in scenarios if s.feature == feature):
-            extras = [f.kind + ("" if f.probability >= 1 else f" p={f.probability:g}") for f in s.faults]
+            extras = [f.kind + (f" {f.params['style']}" if "style" in f.params else "")
+                      + ("" if f.probability >= 1 else f" p={f.probability:g}") for f in s.faults]
             if s.legs:  # a sequence: each leg's faults, else what it outputs
                 extras = [f"{len(s.legs)} legs: " + ", ".join(
                     "+".join(f.kind + (f" {f.params['status']}" if "status" in f.params else "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ._adapter import AdapterRun, protocol_problem
 from ._case import CaseOutcome, CaseResult, CaseSpec
-from ._client_rules import check_client
+from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
 from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
 from ._findings import Findings
@@ -49,6 +49,7 @@ __all__ = [
     "answer_problem",
     "dialect_mismatch",
     "check_client",
+    "check_client_isolation",
     "check_equivalence",
     "check_faults",
     "check_ids",
@@ -59,6 +60,7 @@ __all__ = [
     "content_marks",
     "content_times",
     "forwarding_latency",
+    "framing_variants",
     "excerpts",
     "expected_calls",
     "expected_outcome",
@@ -67,6 +69,7 @@ __all__ = [
     "policy_expect",
     "protocol_problem",
     "read_answer",
+    "responses_call_item_ids",
     "timeline",
     "spoken_dialect",
     "what_arrived",

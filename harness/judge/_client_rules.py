@@ -1,10 +1,14 @@
 """Family 9, client rules (CLI-*): the adapter kept the protocol, reported errors, never reported a cut call as
-complete, kept call ids and gave id-less calls distinct ones. `wire` is what the mock actually streamed to the
-client for the case (from its journal), read in the client's dialect: the calls done on the wire (Responses done
-events, an Anthropic `content_block_stop`, a Chat finish_reason) are the only ones a client may report."""
+complete, kept call ids and gave id-less calls distinct ones (in Responses, the item id), survived every SSE framing
+the standard allows, reported calls in output order, and kept concurrent runs apart. `wire` is what the mock
+actually streamed to the client for the case (from its journal), read in the client's dialect: the calls done on
+the wire (Responses done events, an Anthropic `content_block_stop`, a Chat finish_reason) are the only ones a client
+may report."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from callproof.harness.catalogue import Evidence
@@ -15,11 +19,26 @@ from callproof.harness.scenario import Call, Result
 from ._expected import expects_success
 from ._findings import Findings
 
-__all__ = ["check_client"]
+__all__ = [
+    "FRAMING_FAULTS", "check_client", "check_client_isolation", "framing_variants", "responses_call_item_ids",
+]
+
+#: The faults that only reframe a stream (valid SSE, the same events): a client must report the same result.
+FRAMING_FAULTS = frozenset({"keepalive", "fragment", "crlf", "framing"})
+#: `framing` fault style -> what went over the wire (docs/spec/sse.md §5.1, §5.2; mock_server/_framing.py).
+_STYLES = {
+    "no_space": "`data:`/`event:` without the space after the colon",
+    "multiline_data": "each event's data split over several `data:` lines (joined with LF)",
+    "cr_only": "lines ended by a lone CR",
+    "comments_and_fields": "comment lines and `id:`/`retry:` fields in every event block",
+}
 
 
-def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result) -> None:
-    """CLI-001..007 for one adapter run; `result` is None when the adapter broke the protocol."""
+def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result,
+                 item_ids: Sequence[str | None] = (), applied: Sequence[str] = ()) -> None:
+    """CLI-001..007, CLI-010, CLI-011 and CLI-013 for one adapter run; `result` is None when the adapter broke the
+    protocol. `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the
+    fault kinds the mock applied to the answer (a chaos fault, whose probability is below 1, counts when applied)."""
     findings.check("CLI-001")
     if result is None:
         tail = run.stderr.strip().splitlines()[-12:]
@@ -64,6 +83,11 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
                               f"stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
                                                                       expected=wanted, actual=call.call_id))
     _check_idless(findings, result.calls, pairs)
+    _check_fallback(findings, result.calls, wire.calls, pairs, item_ids)
+    _check_order(findings, result.calls, wire.calls, pairs)
+    variants = framing_variants(scenario, applied)
+    if variants and success:
+        _check_framing(findings, variants, result, wire, pairs)
 
 
 def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | None]:
@@ -98,3 +122,152 @@ def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Ca
                       "each id-less call an id of its own", Evidence(path=f"$.tool_calls[{index}].call_id",
                                                                       expected="an id no other call has",
                                                                       actual=call.call_id))
+
+
+def framing_variants(scenario: Any, applied: Sequence[str] = ()) -> list[str]:
+    """The SSE framings a scenario's faults played (certain ones, and chaos ones the mock `applied`), each named
+    with what it does on the wire."""
+    names: list[str] = []
+    seen: set[str] = set()
+    for fault in scenario.faults:
+        if fault.kind not in FRAMING_FAULTS or fault.kind in seen:
+            continue
+        if fault.probability < 1 and fault.kind not in applied:
+            continue
+        seen.add(fault.kind)
+        if fault.kind == "framing":
+            style = str(fault.params.get("style", ""))
+            names.append(f"{style} ({_STYLES.get(style, 'a framing the standard allows')})")
+        elif fault.kind == "keepalive":
+            names.append(f"keepalive (a `:` comment after every {fault.params.get('every_events', 1)} event(s))")
+        elif fault.kind == "fragment":
+            names.append(f"fragment ({fault.params.get('bytes', 1)}-byte writes, UTF-8 and line ends split)")
+        else:
+            names.append("crlf (CRLF line ends)")
+    return names
+
+
+def _check_framing(findings: Findings, variants: list[str], result: Result, wire: Result,
+                   pairs: list[Call | None]) -> None:
+    """CLI-010: under a framing that changes no event, the adapter reports what the wire held, and no error."""
+    findings.check("CLI-010")
+    framing = " + ".join(variants)
+    problems: list[str] = []
+    if result.error is not None:
+        problems.append(f"reported error {short(result.error)}")
+    got = [(c.name, c.parsed()) for c in result.calls]
+    wanted = [(c.name, c.parsed()) for c in wire.calls]
+    if got != wanted:
+        problems.append(f"reported calls {short([c.to_json() for c in result.calls])}, the wire held "
+                        f"{short([c.to_json() for c in wire.calls])}")
+    if wire.text and result.text != wire.text:
+        problems.append(f"reported text {short(result.text)}, the wire held {short(wire.text)}")
+    if problems:
+        findings.fail("CLI-010", f"under SSE framing {framing} (valid per docs/spec/sse.md §5) the adapter "
+                      + "; ".join(problems), Evidence(path="adapter", expected=f"the same result under {framing}",
+                                                      actual="; ".join(problems)))
+
+
+def _check_order(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
+                 pairs: list[Call | None]) -> None:
+    """CLI-011: the reported calls that stand for wire calls come in the wire's output order (calls equal in name
+    and arguments may come in either order: nothing tells them apart but their ids, which CLI-004 judges)."""
+    paired = [(index, match) for index, match in enumerate(pairs) if match is not None]
+    if len(paired) < 2:
+        return
+    findings.check("CLI-011")
+    claimed = {id(match) for _, match in paired}
+    wanted = [call for call in wire if id(call) in claimed]
+    for (index, match), expected in zip(paired, wanted, strict=True):
+        if _key(match) != _key(expected):
+            findings.fail("CLI-011", f"call {index} ({match.name}) is output call {_position(wire, match)} on the "
+                          f"wire, but output call {_position(wire, expected)} ({expected.name}) belongs here: report "
+                          "calls in output_index order, not in the order they finished",
+                          Evidence(path=f"$.tool_calls[{index}]", expected=expected.to_json(), actual=match.to_json()))
+            return
+
+
+def _position(wire: tuple[Call, ...], match: Call) -> int:
+    return next(i for i, call in enumerate(wire) if call is match)
+
+
+def _check_fallback(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
+                    pairs: list[Call | None], item_ids: Sequence[str | None]) -> None:
+    """CLI-013: a Responses call streamed without call_id is reported with its item id."""
+    if len(item_ids) != len(wire):
+        return
+    for index, match in enumerate(pairs):
+        if match is None or match.call_id:
+            continue
+        item_id = item_ids[_position(wire, match)]
+        if not item_id:
+            continue
+        findings.check("CLI-013")
+        if reported[index].call_id != item_id:
+            findings.fail("CLI-013", f"call {index} ({match.name}) had no call_id on the wire and is reported with "
+                          f"{reported[index].call_id!r}; its item id {item_id!r} is the id to fall back to",
+                          Evidence(path=f"$.tool_calls[{index}].call_id", expected=item_id,
+                                   actual=reported[index].call_id))
+
+
+def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """The item ids of a Responses stream's completed calls, in the order the wire result lists them (the terminal
+    response's output, else the output_item.done events): the ids CLI-013 falls back to."""
+    done: list[Any] = []
+    for payload in events:
+        kind = payload.get("type")
+        if kind in ("response.completed", "response.incomplete", "response.failed"):
+            response = payload.get("response")
+            if isinstance(response, Mapping) and isinstance(response.get("output"), list):
+                done = list(response["output"])
+            break
+        if kind == "response.output_item.done":
+            done.append(payload.get("item"))
+    return [item.get("id") if isinstance(item.get("id"), str) else None for item in done
+            if isinstance(item, Mapping) and item.get("type") == "function_call"
+            and item.get("status", "completed") == "completed"]
+
+
+def check_client_isolation(findings: Findings, runs: Sequence[tuple[Any, Result, Result, Result]]) -> None:
+    """CLI-012: each of several concurrent adapter runs (scenario, its result, its own wire, the client's result
+    for the scenario alone) reports what the client reports alone, and no call or text of another run's stream.
+    Comparing with the run alone keeps a client's own bugs (the same alone) out of this rule."""
+    findings.check("CLI-012")
+    for scenario, result, wire, alone in runs:
+        strays = sorted({other.id for other, _, other_wire, _ in runs if other is not scenario
+                         and _holds_output_of(result, wire, other_wire)})
+        same = (_shape(result) == _shape(alone) and result.text == alone.text
+                and (result.error is None) == (alone.error is None))
+        if same and not strays:
+            continue
+        leaked = f"; it holds output of concurrent case(s) {', '.join(strays)}" if strays else ""
+        reported = short([c.to_json() for c in result.calls])
+        findings.fail("CLI-012", f"concurrent case {scenario.id} reported calls {reported}, text {short(result.text)}"
+                      f" and error {short(result.error)}; alone the client reported "
+                      f"{short([c.to_json() for c in alone.calls])}, {short(alone.text)} and {short(alone.error)}"
+                      f"{leaked}", Evidence(path=scenario.id, expected=short(_shape(alone)),
+                                            actual=short(_shape(result))))
+
+
+def _shape(result: Result) -> list[tuple[str, Any]]:
+    return [(c.name, c.parsed()) for c in result.calls]
+
+
+def _key(call: Call) -> tuple[str, str]:
+    """A call's name and arguments, the arguments as canonical JSON when they parse."""
+    try:
+        return call.name, json.dumps(json.loads(call.arguments), sort_keys=True)
+    except ValueError:
+        return call.name, call.arguments
+
+
+def _holds_output_of(result: Result, own: Result, other: Result) -> bool:
+    """Whether `result` holds a call or text that another concurrent run's stream carried and its own did not."""
+    mine = {_key(c) for c in own.calls}
+    theirs = {_key(c) for c in other.calls} - mine
+    own_ids = {c.call_id for c in own.calls if c.call_id}
+    their_ids = {c.call_id for c in other.calls if c.call_id} - own_ids
+    for call in result.calls:
+        if call.call_id in their_ids or _key(call) in theirs:
+            return True
+    return bool(other.text) and other.text not in own.text and other.text in result.text

@@ -12,7 +12,6 @@ kept in a `_scenario_run.ScenarioRun`, and each case judged in `_verdict`.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,7 +20,6 @@ from typing import Any
 import httpx
 
 from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS
-from callproof.harness.check import parse_sse
 from callproof.harness.judge import (
     CaseResult,
     CaseSpec,
@@ -34,19 +32,18 @@ from callproof.harness.judge import (
     content_times,
     dialect_mismatch,
     forwarding_latency,
+    framing_variants,
     read_answer,
 )
 from callproof.harness.scenario import (
-    Result,
     front_request,
     new_case_tag,
     result_of_adapter,
-    result_of_body,
-    result_of_events,
 )
 
 from ._calibrate import Calibration, calibrate, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient
+from ._client_play import judge_client_isolation, read_wire
 from ._config import RunConfig
 from ._exchange import Limits, exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
@@ -256,25 +253,13 @@ class Harness:
         run.adapter = outcome
         run.unjudged = adapter_problem(outcome)
         run.adapter_result = result_of_adapter(outcome.result) if outcome.result is not None else None
-        journal = self.mock.journal
-        requests = journal.requests(case=run.case)
-        run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=len(requests))
+        run.wire, run.wire_item_ids, count, run.wire_faults = read_wire(self.mock.journal, run.case, dialect)
+        run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
+        framing = framing_variants(run.scenario, run.wire_faults)
+        if framing:  # the SSE framings the client got (CLI-010 names them too)
+            run.details["framing"] = framing
         if outcome.stderr.strip():
             run.details["stderr_tail"] = outcome.stderr[-2000:]
-        if not requests:
-            run.wire = Result("error", "", (), "no request", error="the adapter never called the mock")
-            return
-        last = requests[-1]
-        body = journal.body_of(last.id)
-        dialect = last.dialect or dialect  # the endpoint the client called, which the mock answered in its dialect
-        if last.stream and last.status < 400:
-            run.wire = result_of_events(parse_sse(body)[0], dialect)
-        else:
-            try:
-                parsed = json.loads(body)
-            except ValueError:
-                parsed = None
-            run.wire = result_of_body(parsed, last.status, dialect)
 
     def _plain(self, run: ScenarioRun) -> FrontAnswer | None:
         """The non-stream answer for a scenario (GW-EQ-001), fetched once."""
@@ -322,6 +307,15 @@ class Harness:
 
     def _judge_isolation(self, spec: CaseSpec, start: float) -> CaseResult:
         chosen = [self.scenarios[s] for s in ISOLATION_SCENARIOS if s in self.scenarios]
+        if self.config.mode == "client":
+            try:
+                adapter = self._client()
+            except IUTError as exc:
+                return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
+                                  details={"setup_error": True})
+            return judge_client_isolation(spec, chosen, adapter, self.mock, self.config.client_dialect,
+                                          self.config.case_timeout, self._request,
+                                          lambda scenario_id: self._run(scenario_id).adapter_result)
         try:
             iut = self._gateway()
         except IUTError as exc:

@@ -34,7 +34,7 @@ GROUP_PREFIX = {
     "expected": "EXP-", "policy": "GW-XML-", "translation": "GW-REQ-", "ids": "GW-ID-", "faults": "GW-FAULT-",
     "streaming": "GW-STREAM-", "equivalence": "GW-EQ-", "isolation": "GW-ISO-", "client": "CLI-",
 }
-#: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded).
+#: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded), in either mode.
 ISOLATION = "concurrent"
 ISOLATION_SCENARIOS = (
     "timing_ttft_and_gaps", "timing_explicit_delays", "parallel_two_calls", "interleaved_round_robin",
@@ -84,7 +84,7 @@ def plan_cases(
             continue
         groups = CLIENT_GROUPS if mode == "client" else gateway_groups(scenario, front)
         specs += [CaseSpec(scenario.id, g) for g in groups]
-    if mode == "gateway" and any(s in scenarios for s in ISOLATION_SCENARIOS):
+    if any(s in scenarios for s in ISOLATION_SCENARIOS):  # GW-ISO-001 for a gateway, CLI-012 for a client
         specs.append(CaseSpec(ISOLATION, "isolation"))
     return specs
 

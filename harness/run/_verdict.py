@@ -58,7 +58,8 @@ def group_results(
             expected_outcome(findings, expect, result)
     elif spec.group == "client":
         assert run.adapter is not None and run.wire is not None
-        check_client(findings, scenario, run.adapter, run.adapter_result, run.wire)
+        check_client(findings, scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
+                     run.wire_faults)
     else:
         assert run.answer is not None and run.upstream is not None
         if spec.group == "translation":

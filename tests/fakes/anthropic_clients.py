@@ -10,6 +10,7 @@ docstring, the rule that must catch it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +75,10 @@ class AnthropicReferenceClient:
     def on_comment(self, line: str) -> None:
         """An SSE comment (keep-alive): nothing to do."""
 
+    def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
+        """The SSE events of the body's network reads (framing_clients.py breaks this parser on purpose)."""
+        return iter_sse(chunks, self.on_comment)
+
     def on_error_event(self, event: dict[str, Any]) -> None:
         error = event.get("error")
         message = error.get("message") if isinstance(error, dict) else error
@@ -120,7 +125,7 @@ class AnthropicReferenceClient:
             if body["stream"] is False:
                 self.on_body(_obj(json.loads(response.read()), "the response body"))
                 return
-            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+            for _, data in self.events(response.iter_bytes()):
                 if self.on_event(_obj(json.loads(data), "event data")):
                     return
         self.fail("the stream ended without message_stop")

@@ -9,6 +9,7 @@ in its docstring, the rule that must catch it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,10 +41,10 @@ class ChatCall:
 class ChatReferenceClient:
     """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls
     stay apart), keeps a call's first id, joins name fragments (a repeated full name is not doubled), reports
-    `error` for an HTTP error, an error chunk, malformed data or a stream without a finish_reason, `incomplete`
-    for finish_reason `length` or `content_filter` (and then every call but the last started one, which the limit
-    cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of its own,
-    distinct per call."""
+    `error` for an HTTP error, an error chunk, malformed data, a tool-call delta without `index` or a stream without
+    a finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last
+    started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without
+    an id one of its own, distinct per call."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -63,6 +64,10 @@ class ChatReferenceClient:
     def on_comment(self, line: str) -> None:
         """An SSE comment (keep-alive): nothing to do."""
 
+    def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
+        """The SSE events of the body's network reads (framing_clients.py breaks this parser on purpose)."""
+        return iter_sse(chunks, self.on_comment)
+
     def on_finish(self, reason: str) -> None:
         self.finish_reason = reason
         if reason in _INCOMPLETE:
@@ -70,10 +75,11 @@ class ChatReferenceClient:
 
     def call_for(self, delta: dict[str, Any]) -> ChatCall:
         """The call a tool-call delta belongs to: the one of its `index`. A delta without one (a broken upstream)
-        starts a call when it has an id, else extends the last call."""
+        has no merge key: any call made of it would be a guess, so it is an error (raw_chat_tool_call_without_index)."""
         index = delta.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
-            return _by_arrival(self.calls, delta)
+            raise ValueError(f"a tool-call delta has no integer `index` (got {index!r}): it cannot be merged into a "
+                             "call (docs/spec/chat.md §3.1)")
         if index not in self.calls:
             self.calls[index] = ChatCall(order=len(self.calls))
         return self.calls[index]
@@ -119,7 +125,7 @@ class ChatReferenceClient:
             if body["stream"] is False:
                 self.on_body(_obj(json.loads(response.read()), "the response body"))
                 return
-            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+            for _, data in self.events(response.iter_bytes()):
                 if data == "[DONE]":
                     break
                 if self.on_chunk(_obj(json.loads(data), "chunk")):

@@ -154,6 +154,10 @@ class ReferenceClient:
     def on_incomplete(self) -> None:
         self.incomplete = True
 
+    def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
+        """The SSE events of the body's network reads (framing_clients.py breaks this parser on purpose)."""
+        return iter_sse(chunks, self.on_comment)
+
     def is_complete(self, item: Item) -> bool:
         """Whether to report the call: no calls of a failed turn, and only those that finished."""
         return self.error is None and item.done and item.status != "incomplete"
@@ -195,7 +199,7 @@ class ReferenceClient:
             if body["stream"] is False:
                 self.on_response(_obj(json.loads(response.read()), "the response body"), final=True)
                 return
-            for _, data in iter_sse(response.iter_bytes(), self.on_comment):
+            for _, data in self.events(response.iter_bytes()):
                 if data == "[DONE]":
                     break
                 if self.on_event(_obj(json.loads(data), "event data")):
@@ -357,12 +361,13 @@ class _Client(Protocol):
 
 def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]]]:
     """Dialect -> (its reference client, its defects)."""
-    from . import anthropic_clients, chat_clients  # they import this module's SSE parser
+    from . import anthropic_clients, chat_clients, framing_clients  # they import this module's SSE parser
 
     return {
-        "responses": (ReferenceClient, dict(DEFECTS)),
-        "chat": (chat_clients.ChatReferenceClient, dict(chat_clients.DEFECTS)),
-        "anthropic": (anthropic_clients.AnthropicReferenceClient, dict(anthropic_clients.DEFECTS)),
+        "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS}),
+        "chat": (chat_clients.ChatReferenceClient, {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS}),
+        "anthropic": (anthropic_clients.AnthropicReferenceClient,
+                      {**anthropic_clients.DEFECTS, **framing_clients.ANTHROPIC_DEFECTS}),
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from callproof.harness._types import DIALECTS, Dialect
-from callproof.harness.run._plan import CLIENT_GROUPS, plan_cases
+from callproof.harness.run._plan import CLIENT_GROUPS, ISOLATION, plan_cases
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()
@@ -19,9 +19,11 @@ def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dial
     planned = {s.scenario for s in specs}
     assert {r for r, d in RAW.items() if d == dialect} <= planned
     assert not {r for r, d in RAW.items() if d != dialect} & planned
-    # sequences are never planned (tests/harness/run/test_sequence_plan.py)
-    assert planned == {s for s in SCENARIOS if (s not in RAW or RAW[s] == dialect) and not SCENARIOS[s].legs}
-    assert {s.group for s in specs} == set(CLIENT_GROUPS)
+    # sequences are never planned (tests/harness/run/test_sequence_plan.py); concurrent::isolation is (CLI-012)
+    assert planned - {ISOLATION} == {s for s in SCENARIOS
+                                     if (s not in RAW or RAW[s] == dialect) and not SCENARIOS[s].legs}
+    assert {s.group for s in specs if s.scenario != ISOLATION} == set(CLIENT_GROUPS)
+    assert [s.id for s in specs if s.scenario == ISOLATION] == ["concurrent::isolation"]
 
 
 def test_the_client_dialect_does_not_change_a_gateway_plan() -> None:

@@ -1,0 +1,113 @@
+"""Client mode's reading of the wire and its isolation case: what the mock streamed to the client for one case tag
+(from its journal), read in the client's dialect, and eight adapter runs at once against one mock (CLI-012)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from callproof.harness._types import Dialect
+from callproof.harness.check import parse_sse
+from callproof.harness.judge import (
+    AdapterRun,
+    CaseResult,
+    CaseSpec,
+    Findings,
+    adapter_problem,
+    check_client_isolation,
+    responses_call_item_ids,
+)
+from callproof.harness.scenario import Result, new_case_tag, result_of_adapter, result_of_body, result_of_events
+
+from ._client import ClientAdapter
+from ._verdict import summary
+
+__all__ = ["Wire", "judge_client_isolation", "read_wire"]
+
+#: (wire result, Responses item ids of its calls, number of requests the client made for the case, the fault kinds
+#: the mock applied to the last answer).
+Wire = tuple[Result, tuple[str | None, ...], int, tuple[str, ...]]
+
+
+def read_wire(journal: Any, case: str, dialect: Dialect) -> Wire:
+    """What the mock answered the case's last request, read in the dialect of the endpoint the client called."""
+    requests = journal.requests(case=case)
+    if not requests:
+        return Result("error", "", (), "no request", error="the adapter never called the mock"), (), 0, ()
+    last = requests[-1]
+    body = journal.body_of(last.id)
+    spoken = last.dialect or dialect
+    if last.stream and last.status < 400:
+        events = parse_sse(body)[0]
+        ids: tuple[str | None, ...] = ()
+        if spoken == "responses":
+            payloads = [_payload(e.data) for e in events]
+            ids = tuple(responses_call_item_ids([p for p in payloads if p is not None]))
+        return result_of_events(events, spoken), ids, len(requests), tuple(last.faults)
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    ids = ()
+    if spoken == "responses" and isinstance(parsed, Mapping):
+        ids = tuple(responses_call_item_ids([{"type": "response.completed", "response": parsed}]))
+    return result_of_body(parsed, last.status, spoken), ids, len(requests), tuple(last.faults)
+
+
+def _payload(data: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def judge_client_isolation(
+    spec: CaseSpec, scenarios: Sequence[Any], adapter: ClientAdapter, mock: Any, dialect: Dialect, timeout: float,
+    request: Callable[[Any, str], dict[str, Any]], alone: Callable[[str], Result | None],
+) -> CaseResult:
+    """CLI-012: run the adapter for every scenario at once (each with its own case tag), then check that each run
+    reported what the client reports for its scenario alone (`alone`: the scenario's own run, cached by the
+    harness; its wire when that gave no result), and none of the others' output. A run without a judgeable
+    result, or without a request under its case tag, makes the case an error unless a leak was found anyway."""
+    start = time.monotonic()
+    tags = [new_case_tag() for _ in scenarios]
+    runs: list[AdapterRun | None] = [None] * len(scenarios)
+    barrier = threading.Barrier(len(scenarios))
+    base_url = str(mock.url)
+
+    def one(index: int) -> None:
+        body = request(scenarios[index], tags[index])
+        barrier.wait(timeout=timeout)
+        runs[index] = adapter.run(body, base_url, timeout)
+
+    threads = [threading.Thread(target=one, args=(i,), name=f"callproof-client-iso-{i}") for i in range(len(runs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    judged: list[tuple[Any, Result, Result, Result]] = []
+    problems: list[str] = []
+    for scenario, tag, run in zip(scenarios, tags, runs, strict=True):
+        if run is None or run.result is None:
+            problems.append(f"{scenario.id}: {adapter_problem(run) if run else 'the adapter run did not happen'}")
+            continue
+        wire, _, count, _ = read_wire(mock.journal, tag, dialect)
+        if not count:
+            problems.append(f"{scenario.id}: the adapter never called the mock with its case's request (the markers "
+                            "of the first user message must travel as they came)")
+        judged.append((scenario, result_of_adapter(run.result), wire, alone(scenario.id) or wire))
+    details = {"scenarios": [s.id for s in scenarios], "concurrent": len(scenarios)}
+    findings = Findings()
+    if judged:
+        check_client_isolation(findings, judged)
+    results = tuple(r for r in findings.results() if r.rule.id.startswith("CLI-"))
+    failed = [r for r in results if r.outcome == "failed"]
+    seconds = time.monotonic() - start
+    if problems and not failed:  # no verdict without evidence: every concurrent run must be judgeable
+        return CaseResult(spec, "error", (), "\n".join(problems), seconds, details)
+    message = "\n".join([summary(failed), *problems]) if failed else ""
+    return CaseResult(spec, "failed" if failed else "passed", results, message, seconds, details)
