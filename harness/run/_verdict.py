@@ -14,12 +14,14 @@ from callproof.harness.judge import (
     CaseSpec,
     Findings,
     FrontAnswer,
+    check_arguments,
     check_client,
     check_equivalence,
     check_faults,
     check_ids,
     check_streaming,
     check_translation,
+    check_usage,
     excerpts,
     expected_outcome,
     timeline,
@@ -63,6 +65,10 @@ def group_results(
             reference = front_request(scenario.id, scenario.request, case=run.case, model=config.model)
             user_text = _user_text(reference)
             check_translation(findings, config.upstream_dialect, reference, user_text, list(run.upstream.bodies))
+        elif spec.group == "arguments":
+            check_arguments(findings, scenario, run.answer.result)
+        elif spec.group == "usage":
+            check_usage(findings, scenario, run.answer)
         elif spec.group == "ids":
             check_ids(findings, scenario, run.answer.result)
         elif spec.group == "faults":
