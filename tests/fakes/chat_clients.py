@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _obj, iter_sse
+from .clients import _http_error, _obj, iter_sse, unusable_call
 
 __all__ = ["DEFECTS", "ChatReferenceClient"]
 
@@ -54,6 +54,7 @@ class ChatReferenceClient:
         self.finish_reason: str | None = None
         self.error: str | None = None
         self.incomplete = False
+        self.usage: dict[str, int] | None = None
 
     # -- hooks the defects override ----------------------------------------------------------------------
 
@@ -93,6 +94,7 @@ class ChatReferenceClient:
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self.calls, self.text, self.finish_reason, self.error, self.incomplete = {}, [], None, None, False
+        self.usage = None
         try:
             self.send(request)
         except (httpx.HTTPError, ValueError) as exc:
@@ -100,10 +102,23 @@ class ChatReferenceClient:
         return self.result()
 
     def result(self) -> dict[str, Any]:
+        problem = unusable_call(self.reported())
+        if problem is not None:
+            self.fail(problem)
+        return {"text": "".join(self.text), "tool_calls": self.reported(), "error": self.error,
+                "incomplete": self.incomplete, "usage": self.usage}
+
+    def reported(self) -> list[dict[str, Any]]:
         indexes = {id(call): index for index, call in self.calls.items()}
-        calls = [{"call_id": self.call_id(indexes[id(c)], c), "name": c.name, "arguments": "".join(c.arguments) or "{}"}
-                 for c in self.complete_calls()]
-        return {"text": "".join(self.text), "tool_calls": calls, "error": self.error, "incomplete": self.incomplete}
+        return [{"call_id": self.call_id(indexes[id(c)], c), "name": c.name, "arguments": "".join(c.arguments) or "{}"}
+                for c in self.complete_calls()]
+
+    def on_usage(self, usage: dict[str, Any]) -> None:
+        """A chunk's (or the body's) usage: the finish chunk's, or a trailing chunk's with choices: []."""
+        details = usage.get("prompt_tokens_details") or {}
+        self.usage = {"input_tokens": int(usage.get("prompt_tokens") or 0),
+                      "output_tokens": int(usage.get("completion_tokens") or 0),
+                      "cached_tokens": int(details.get("cached_tokens") or 0)}
 
     def send(self, request: dict[str, Any]) -> None:
         body = {**request, "stream": request.get("stream", True)}
@@ -151,6 +166,8 @@ class ChatReferenceClient:
                     call.arguments.append(function["arguments"])
             if isinstance(choice.get("finish_reason"), str):
                 self.on_finish(choice["finish_reason"])
+        if isinstance(chunk.get("usage"), dict):
+            self.on_usage(chunk["usage"])
         return False
 
     def on_body(self, body: dict[str, Any]) -> None:
@@ -163,6 +180,8 @@ class ChatReferenceClient:
             function = _obj(raw.get("function"), "function")
             self.calls[index] = ChatCall(order=index, id=raw.get("id") or "", name=function.get("name") or "",
                                          arguments=[function.get("arguments") or ""])
+        if isinstance(body.get("usage"), dict):
+            self.on_usage(body["usage"])
         reason = choice.get("finish_reason")
         if not isinstance(reason, str):
             raise ValueError(f"choices[0].finish_reason is not a string: {reason!r}")
@@ -179,6 +198,18 @@ def _by_arrival(calls: dict[int, ChatCall], delta: dict[str, Any]) -> ChatCall:
 
 
 # -- the defects -------------------------------------------------------------------------------------------
+
+
+class UsageFromTrailingChunkOnly(ChatReferenceClient):
+    """usage_from_trailing_chunk_only: usage starts at zero and is read only from a trailing chunk with
+    `choices: []`, so usage sent on the finish chunk is lost and the result reports 0 tokens (CLI-009)."""
+
+    def on_chunk(self, chunk: dict[str, Any]) -> bool:
+        if self.usage is None:
+            self.usage = {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0}
+        if chunk.get("choices"):
+            chunk = {key: value for key, value in chunk.items() if key != "usage"}
+        return super().on_chunk(chunk)
 
 
 class IndexIgnored(ChatReferenceClient):
@@ -210,4 +241,5 @@ DEFECTS: dict[str, type[ChatReferenceClient]] = {
     "index_ignored": IndexIgnored,
     "partial_call_complete": PartialCallComplete,
     "same_id_for_idless_calls": SameIdForIdlessCalls,
+    "usage_from_trailing_chunk_only": UsageFromTrailingChunkOnly,
 }

@@ -40,6 +40,8 @@ from examples.gateway.fronts.chat import ChatTurn
 from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
+from . import gateways_gaps
+
 __all__ = ["DEFECTS", "create_app", "gateway_app", "main"]
 
 
@@ -458,6 +460,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "max_tokens_as_end_turn": MaxTokensAsEndTurn,
     "unstopped_blocks": UnstoppedBlocks,
     "anthropic_error_as_stream": AnthropicErrorAsStream,
+    **gateways_gaps.DEFECTS,
 }
 
 
