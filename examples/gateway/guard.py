@@ -42,7 +42,7 @@ class ArgumentsGuard:
             return  # no arguments: the front sends {}
         try:
             json.loads(text)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             name, upstream_id = self.calls.get(key, ("?", None))
             shown = text if len(text) <= 200 else text[:200] + "..."
             raise UpstreamError("bad_upstream_response", f"the upstream's call {name} ({upstream_id or 'no id'}) "

@@ -11,7 +11,11 @@ from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, STREAM_FAMILIES
 from callproof.harness.check import BODY_RULES
 from callproof.harness.judge import (
-    CaseSpec, expects_success, has_fault_rules, has_malformed_arguments, has_usage_rules,
+    CaseSpec,
+    expects_success,
+    has_fault_rules,
+    has_malformed_arguments,
+    has_usage_rules,
 )
 from callproof.harness.scenario import ScenarioError, bundled_scenarios, load_scenarios
 
