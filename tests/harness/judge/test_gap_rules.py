@@ -144,8 +144,8 @@ def test_a_reported_usage_equals_the_streams_cli_009() -> None:
 def test_chat_only_scenarios_are_planned_only_where_chat_is_served() -> None:
     chat_only = {s.id for s in SCENARIOS.values() if s.dialects == ("chat",)}
     assert {"chat_tool_calls_finish_stop", "chat_name_never_sent", "chat_usage_in_finish_chunk"} <= chat_only
-    for mode, kwargs in (("gateway", {}), ("client", {"client_dialect": "anthropic"})):
-        planned = {c.scenario for c in plan_cases(SCENARIOS, mode, "responses", **kwargs)}
+    for planned in ({c.scenario for c in plan_cases(SCENARIOS, "gateway", "responses")},
+                    {c.scenario for c in plan_cases(SCENARIOS, "client", "responses", client_dialect="anthropic")}):
         assert not planned & chat_only
     assert chat_only <= {c.scenario for c in plan_cases(SCENARIOS, "gateway", "chat")}
     assert chat_only <= {c.scenario for c in plan_cases(SCENARIOS, "client", "chat", client_dialect="chat")}
