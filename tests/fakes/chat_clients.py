@@ -101,8 +101,12 @@ class ChatReferenceClient:
             self.fail(f"{type(exc).__name__}: {exc}")
         return self.result()
 
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        """Why the calls cannot be handed on (then the result is an error), or None."""
+        return unusable_call(calls)
+
     def result(self) -> dict[str, Any]:
-        problem = unusable_call(self.reported())
+        problem = self.refuse(self.reported())
         if problem is not None:
             self.fail(problem)
         return {"text": "".join(self.text), "tool_calls": self.reported(), "error": self.error,
@@ -214,10 +218,14 @@ class UsageFromTrailingChunkOnly(ChatReferenceClient):
 
 class IndexIgnored(ChatReferenceClient):
     """Accumulates tool-call deltas by arrival, not by `index`: a delta with an id starts a new call, any other
-    delta extends the last one, so interleaved calls mix their arguments. Caught by EXP-002 (arguments equal)."""
+    delta extends the last one, so interleaved calls mix their arguments, and hands them on unchecked, as a client
+    this naive does. Caught by EXP-002 (arguments equal)."""
 
     def call_for(self, delta: dict[str, Any]) -> ChatCall:
         return _by_arrival(self.calls, delta)
+
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        return None
 
 
 class PartialCallComplete(ChatReferenceClient):

@@ -124,10 +124,9 @@ class Front(Generic[TurnT]):
         self.start(turn)
         yield self.flush(turn)
         try:
-            async for event in events:
-                if guard is not None:
-                    guard.see(event)
-                self.on_event(turn, event)
+            async for upstream_event in events:
+                for event in guard.see(upstream_event) if guard is not None else [upstream_event]:
+                    self.on_event(turn, event)
                 if output := self.flush(turn):
                     yield output
             if not self.ended(turn):
@@ -150,10 +149,9 @@ class Front(Generic[TurnT]):
         try:
             if isinstance(events, UpstreamError):
                 raise events
-            for event in events:
-                if guard is not None:
-                    guard.see(event)
-                self.on_event(turn, event)
+            for upstream_event in events:
+                for event in guard.see(upstream_event) if guard is not None else [upstream_event]:
+                    self.on_event(turn, event)
             if not self.ended(turn):
                 self.on_upstream_cut(turn, "the upstream answer ended without its finish")
         except UpstreamError as exc:
