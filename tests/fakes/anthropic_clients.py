@@ -55,7 +55,9 @@ class AnthropicReferenceClient:
     text blocks, `error` for an HTTP error, an `error` event, malformed data or a stream without `message_stop`,
     `incomplete` for stop_reason `max_tokens` or `refusal`, and, unless there was an error, every tool_use block
     that reached `content_block_stop` (on an incomplete turn not one whose JSON the limit cut). Input `""` becomes
-    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block."""
+    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block. A call whose input JSON is
+    not JSON makes the result an error (CLI-008); `usage` merges message_start's and message_delta's, input tokens
+    counted with the cache reads as OpenAI counts them (CLI-009)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")

@@ -43,7 +43,8 @@ class ChatReferenceClient:
     `error` for an HTTP error, an error chunk, malformed data or a stream without a finish_reason, `incomplete`
     for finish_reason `length` or `content_filter` (and then every call but the last started one, which the limit
     cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of its own,
-    distinct per call."""
+    distinct per call. A call whose arguments are not JSON or whose name never came makes the result an error
+    (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one (CLI-009)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")

@@ -132,7 +132,8 @@ class ReferenceClient:
     and, unless there was an error, every call whose done events arrived and whose status is not "incomplete".
     It ignores SSE comments, unknown event types and a `[DONE]` sentinel, keys items by output_index (so
     duplicate call_ids stay two calls), normalises `""` arguments to `"{}"`, and falls back to the item id when
-    a call has no `call_id`."""
+    a call has no `call_id`. A call whose arguments are not JSON (or that has no name) makes the result an error
+    (CLI-008); `usage` is the terminal response's (input, output and cached tokens: CLI-009)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
