@@ -35,7 +35,9 @@ _INCOMPLETE = ("length", "content_filter")
 def _result(completion: ChatCompletion | None, error: str | None) -> dict[str, Any]:
     choice = completion.choices[0] if completion is not None and completion.choices else None
     calls = [
-        {"call_id": call.id, "name": call.function.name, "arguments": call.function.arguments}
+        # a name the stream never sent is None in the SDK's (unvalidated) accumulated message: reported as "",
+        # which is what the caller gets to run
+        {"call_id": call.id, "name": call.function.name or "", "arguments": call.function.arguments}
         for call in ((choice.message.tool_calls or []) if choice is not None and error is None else [])
         if call.type == "function"
     ]

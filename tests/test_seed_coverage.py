@@ -13,15 +13,6 @@ from callproof.mock_server import bundled_scenarios
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
-#: Ids that issue 17's other branches add (scenarios and rules), cited before they are merged. After the merge this
-#: set is emptied, so that every id the table cites must exist.
-PLANNED = {
-    "malformed_args_completed", "escapes_args_and_text", "chat_tool_calls_finish_stop", "chat_usage_in_finish_chunk",
-    "chat_usage_trailing_chunk", "chat_name_never_sent", "input_bare_string", "input_string_content",
-    "input_instructions_and_developer", "tool_output_content_array", "builtin_tools_in_request",
-    "items_done_out_of_order", "GW-ARGS-001", "GW-USAGE-001", "GW-REQ-008", "GW-REQ-009", "CLI-008", "CLI-009",
-    "CLI-010", "CLI-011", "CLI-012",
-}
 RULE_ID = re.compile(r"\b(?:SSE|RSP|CHAT|ANT|EXP|GW|CLI)(?:-[A-Z]+)?-\d{3}\b")
 SCENARIO_ID = re.compile(r"`([a-z][a-z0-9_]*(?:::[a-z]+)?)`")
 
@@ -51,11 +42,11 @@ def test_every_seed_has_rows_and_every_row_is_covered_or_says_why() -> None:
         assert behaviour and played and rules, (seed, behaviour)
         cited = {m.split("::")[0] for m in SCENARIO_ID.findall(played)}
         assert cited or played == "-", f"{behaviour!r}: no scenario id, and no '-'"
-        unknown = sorted(cited - scenarios - PLANNED)
+        unknown = sorted(cited - scenarios)
         assert unknown == [], f"{behaviour!r}: no scenario {unknown}"
         ids = RULE_ID.findall(rules)
         assert ids or rules.startswith("none: "), f"{behaviour!r}: no rule id, and no reason given"
-        assert [r for r in ids if r not in RULES and r not in PLANNED] == [], behaviour
+        assert [r for r in ids if r not in RULES] == [], behaviour
         if played == "-":
             assert rules.startswith("none: "), f"{behaviour!r}: no scenario and no reason given"
 

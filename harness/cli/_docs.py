@@ -69,8 +69,13 @@ def _expect_summary(expect: Any) -> str:
         parts.append(f"HTTP {expect.http_status}")
     if expect.retry_after is not None:
         parts.append(f"Retry-After {expect.retry_after:g}")
+    if expect.may_fail:
+        parts.append("or failed (arguments not JSON: passed through byte for byte, or refused)")
     for call in expect.tool_calls:
-        arguments = json.dumps(call["arguments"], ensure_ascii=False)
+        raw = call["arguments"]
+        text_only = isinstance(raw, dict) and set(raw) == {"$text"}
+        arguments = f"text {json.dumps(raw['$text'], ensure_ascii=False)}" if text_only else \
+            json.dumps(raw, ensure_ascii=False)
         parts.append(f"call `{call['name']}({arguments if len(arguments) <= 60 else arguments[:57] + '...'})`")
     if expect.text is not None:
         text = expect.text if len(expect.text) <= 60 else expect.text[:57] + "..."
@@ -112,6 +117,12 @@ def scenarios_document(tail: str = "") -> str:
             extras += [f"breaks {', '.join(rules)} in {dialect}" for dialect, rules in sorted(s.breaks.items())]
             if s.raw:
                 extras.append(f"raw {', '.join(sorted(s.raw))} bytes")
+            if s.dialects:
+                extras.append(f"played in {', '.join(s.dialects)} only")
+            if s.chat.finish_reason is not None:
+                extras.append(f"chat finish_reason {s.chat.finish_reason}")
+            if s.chat.usage is not None:
+                extras.append(f"chat usage on the {s.chat.usage.replace('_', ' ')}")
             description = s.description.replace("|", "\\|")
             lines.append(f"| `{s.id}` | {description} | {_request_summary(s.request)} | {_expect_summary(s.expect)} "
                          f"| {'; '.join(extras) or '-'} |")

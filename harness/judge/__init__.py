@@ -4,6 +4,7 @@ isolation of a gateway, the client rules, and the evidence a failure carries."""
 from __future__ import annotations
 
 from ._adapter import AdapterRun, protocol_problem
+from ._arguments import check_arguments, has_malformed_arguments
 from ._case import CaseOutcome, CaseResult, CaseSpec
 from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
 from ._evidence import excerpts, timeline
@@ -31,6 +32,7 @@ from ._judgeable import (
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency
 from ._translation import check_translation
+from ._usage import check_usage, front_usage, has_usage_rules
 
 __all__ = [
     "DEFAULT_SLACK",
@@ -48,6 +50,7 @@ __all__ = [
     "adapter_problem",
     "answer_problem",
     "dialect_mismatch",
+    "check_arguments",
     "check_client",
     "check_client_isolation",
     "check_equivalence",
@@ -57,6 +60,10 @@ __all__ = [
     "check_streaming",
     "check_translation",
     "check_xml_policy",
+    "check_usage",
+    "front_usage",
+    "has_malformed_arguments",
+    "has_usage_rules",
     "content_marks",
     "content_times",
     "forwarding_latency",

@@ -42,4 +42,11 @@ def protocol_problem(value: Any) -> str | None:
         return "`error` is neither null nor a string"
     if not isinstance(value.get("incomplete", False), bool):
         return "`incomplete` is not a boolean"
+    usage = value.get("usage")
+    if usage is not None:
+        if not isinstance(usage, dict):
+            return "`usage` is neither null nor an object"
+        for key in ("input_tokens", "output_tokens", "cached_tokens"):
+            if key in usage and (not isinstance(usage[key], int) or isinstance(usage[key], bool)):
+                return f"`usage.{key}` is not an integer"
     return None

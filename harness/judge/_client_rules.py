@@ -16,8 +16,10 @@ from callproof.harness.check import short
 from callproof.harness.judge import AdapterRun
 from callproof.harness.scenario import Call, Result
 
-from ._expected import expects_success
+from ._arguments import has_malformed_arguments, is_malformed
+from ._expected import call_value, expects_success
 from ._findings import Findings
+from ._usage import has_usage_rules
 
 __all__ = [
     "FRAMING_FAULTS", "check_client", "check_client_isolation", "framing_variants", "responses_call_item_ids",
@@ -36,9 +38,9 @@ _STYLES = {
 
 def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result,
                  item_ids: Sequence[str | None] = (), applied: Sequence[str] = ()) -> None:
-    """CLI-001..007, CLI-010, CLI-011 and CLI-013 for one adapter run; `result` is None when the adapter broke the
-    protocol. `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the
-    fault kinds the mock applied to the answer (a chaos fault, whose probability is below 1, counts when applied)."""
+    """CLI-001..011 and CLI-013 for one adapter run; `result` is None when the adapter broke the protocol.
+    `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the fault kinds
+    the mock applied to the answer (a chaos fault, whose probability is below 1, counts when applied)."""
     findings.check("CLI-001")
     if result is None:
         tail = run.stderr.strip().splitlines()[-12:]
@@ -46,7 +48,9 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
         findings.fail("CLI-001", f"{run.problem}{stderr}", Evidence(path="adapter", actual=run.problem))
         return
     success = expects_success(scenario.expect.status)
-    if success:
+    if scenario.expect.may_fail:
+        pass  # reporting an error and completing are both right; CLI-008 judges what was handed on
+    elif success:
         findings.check("CLI-006")
         if result.error is not None:
             findings.fail("CLI-006", f"the response completed on the wire ({wire.terminal}) but the adapter reported "
@@ -88,6 +92,45 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
     variants = framing_variants(scenario, applied)
     if variants and success:
         _check_framing(findings, variants, result, wire, pairs)
+    if has_malformed_arguments(scenario):
+        _check_malformed(findings, scenario, result)
+    if has_usage_rules(scenario) and run.result is not None and run.result.get("usage") is not None:
+        _check_usage(findings, scenario, run.result["usage"])
+
+
+def _check_malformed(findings: Findings, scenario: Any, result: Result) -> None:
+    """CLI-008: a call whose arguments are not JSON is reported as an error or left out, never handed on (as it
+    came, or repaired into some JSON the model never produced)."""
+    findings.check("CLI-008")
+    if result.error is not None:
+        return
+    bad = {c.name for c in scenario.calls if is_malformed(c.arguments)}
+    good = [(c.name, call_value(Call(c.call_id, c.name, c.arguments or "{}"))) for c in scenario.calls
+            if not is_malformed(c.arguments)]
+    for index, call in enumerate(result.calls):
+        if call.name in bad and (call.name, call_value(call)) not in good:
+            how = "as it came" if is_malformed(call.arguments) else "repaired into JSON the model never produced"
+            findings.fail("CLI-008", f"the stream's call {call.name} has arguments that are not JSON; the adapter "
+                          f"reported it as call {index} with arguments {short(call.arguments)} ({how}) and no error",
+                          Evidence(path=f"$.tool_calls[{index}]", expected="an error, or the call left out",
+                                   actual=call.to_json()))
+
+
+#: The adapter's `usage` fields (docs/adapters.md): OpenAI's counting, input tokens including the cached ones.
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_tokens")
+
+
+def _check_usage(findings: Findings, scenario: Any, usage: Any) -> None:
+    """CLI-009: an adapter that reports `usage` reports the stream's: input (cached included), output, cached."""
+    findings.check("CLI-009")
+    wanted = {"input_tokens": scenario.usage.input_tokens, "output_tokens": scenario.usage.output_tokens,
+              "cached_tokens": scenario.usage.cached_tokens}
+    for key in _USAGE_FIELDS:
+        got = usage.get(key, 0 if key == "cached_tokens" else None)
+        if got != wanted[key]:
+            findings.fail("CLI-009", f"the adapter reported usage.{key} {got!r}; the stream's usage makes it "
+                          f"{wanted[key]} (input_tokens count the cached ones, as OpenAI counts them)",
+                          Evidence(path=f"$.usage.{key}", expected=wanted[key], actual=got))
 
 
 def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | None]:

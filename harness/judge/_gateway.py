@@ -15,7 +15,7 @@ from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
 from callproof.harness.scenario import Exchange, Result, result_of_body, result_of_events, status_matches
 
-from ._expected import expected_calls, expects_success
+from ._expected import call_value, expected_calls, expects_success
 from ._findings import Findings
 
 __all__ = [
@@ -206,8 +206,8 @@ def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, 
     which half differs from the expected outcome (the broken one)."""
     findings.check("GW-EQ-001")
     result = plain.result
-    mine = (result.status, result.text, [(c.name, c.parsed()) for c in result.calls])
-    theirs = (streamed.status, streamed.text, [(c.name, c.parsed()) for c in streamed.calls])
+    mine = (result.status, result.text, [(c.name, call_value(c)) for c in result.calls])
+    theirs = (streamed.status, streamed.text, [(c.name, call_value(c)) for c in streamed.calls])
     if mine == theirs:
         return
     labels = ("status", "text", "tool calls")
@@ -235,7 +235,7 @@ def _as_expected(expect: Any, result: Result) -> bool:
         return False
     if not expects_success(expect.status):
         return True
-    calls = [(c.name, c.parsed()) for c in result.calls]
+    calls = [(c.name, call_value(c)) for c in result.calls]
     return calls == expected_calls(expect.tool_calls) and (expect.text is None or result.text == expect.text)
 
 

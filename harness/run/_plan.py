@@ -10,7 +10,14 @@ from typing import Any
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, STREAM_FAMILIES
 from callproof.harness.check import BODY_RULES
-from callproof.harness.judge import XML_TAG, CaseSpec, expects_success, has_fault_rules
+from callproof.harness.judge import (
+    XML_TAG,
+    CaseSpec,
+    expects_success,
+    has_fault_rules,
+    has_malformed_arguments,
+    has_usage_rules,
+)
 from callproof.harness.scenario import ScenarioError, bundled_scenarios, load_scenarios
 
 __all__ = [
@@ -27,12 +34,14 @@ __all__ = [
 #: Rule groups of gateway mode: the six single-stream families, the expected outcome, then the sandwich rules.
 GATEWAY_GROUPS: tuple[str, ...] = (
     *STREAM_FAMILIES, "expected", "policy", "translation", "ids", "faults", "streaming", "equivalence", "isolation",
+    "arguments", "usage",
 )
 CLIENT_GROUPS: tuple[str, ...] = ("expected", "client")
 #: A rule group (other than the stream families) -> the prefix of its rule ids.
 GROUP_PREFIX = {
     "expected": "EXP-", "policy": "GW-XML-", "translation": "GW-REQ-", "ids": "GW-ID-", "faults": "GW-FAULT-",
     "streaming": "GW-STREAM-", "equivalence": "GW-EQ-", "isolation": "GW-ISO-", "client": "CLI-",
+    "arguments": "GW-ARGS-", "usage": "GW-USAGE-",
 }
 #: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded), in either mode.
 ISOLATION = "concurrent"
@@ -64,8 +73,14 @@ def gateway_groups(scenario: Any, front: Dialect = "responses") -> list[str]:
         groups.append("faults")
     if "timing" in scenario.tags:
         groups.append("streaming")
-    if streamed and not scenario.faults and expects_success(scenario.expect.status):
+    # may_fail (malformed arguments): an upstream's non-stream body cannot always carry them (an Anthropic
+    # Message's input is an object), so the two halves may rightly differ
+    if streamed and not scenario.faults and expects_success(scenario.expect.status) and not scenario.expect.may_fail:
         groups.append("equivalence")
+    if has_malformed_arguments(scenario):
+        groups.append("arguments")
+    if has_usage_rules(scenario):
+        groups.append("usage")
     return groups
 
 
@@ -104,4 +119,4 @@ def run_scenarios(paths: Sequence[Path]) -> dict[str, Any]:
 
 def _playable(scenario: Any, dialect: str) -> bool:
     """Raw scenarios replay bytes of one dialect: they only make sense where that dialect is what is served."""
-    return not scenario.raw or dialect in scenario.raw
+    return (not scenario.raw or dialect in scenario.raw) and scenario.plays_in(dialect)

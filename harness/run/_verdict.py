@@ -15,12 +15,14 @@ from callproof.harness.judge import (
     CaseSpec,
     Findings,
     FrontAnswer,
+    check_arguments,
     check_client,
     check_equivalence,
     check_faults,
     check_ids,
     check_streaming,
     check_translation,
+    check_usage,
     check_xml_policy,
     excerpts,
     expected_outcome,
@@ -70,6 +72,10 @@ def group_results(
             check_translation(findings, config.upstream_dialect, reference, user_text, list(run.upstream.bodies))
         elif spec.group == "policy":
             check_xml_policy(findings, scenario, run.answer.result, config.policies)
+        elif spec.group == "arguments":
+            check_arguments(findings, scenario, run.answer.result)
+        elif spec.group == "usage":
+            check_usage(findings, scenario, run.answer)
         elif spec.group == "ids":
             check_ids(findings, scenario, run.answer.result)
         elif spec.group == "faults":

@@ -23,6 +23,7 @@ from ._legs import Leg, Requires, leg_source, requires_of
 from ._match import Match, MatchError, compile_match
 
 __all__ = [
+    "ChatEnding",
     "Chunked",
     "Expect",
     "Fault",
@@ -68,6 +69,7 @@ class FunctionCall:
     name_on_later: Literal["omit", "empty", "repeat"] = "omit"
     arguments_before_name: bool = False
     arguments_in_done_only: bool = False
+    name_never_sent: bool = False
     type: Literal["function_call"] = "function_call"
 
 
@@ -128,6 +130,18 @@ class Expect:
     tool_calls: tuple[Mapping[str, Any], ...] = ()
     http_status: int | None = None
     retry_after: float | None = None
+    #: A failed response is correct too (a call's arguments are not JSON: pass them through unchanged, or fail).
+    may_fail: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChatEnding:
+    """How a Chat stream ends where OpenAI-compatible servers differ from OpenAI: `finish_reason` of a completed
+    turn (None: tool_calls with calls, else stop), and where usage goes (None: a trailing chunk when the request
+    asks stream_options.include_usage; `finish_chunk` / `trailing_chunk`: there, whatever the request says)."""
+
+    finish_reason: Literal["stop", "tool_calls"] | None = None
+    usage: Literal["finish_chunk", "trailing_chunk"] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +168,13 @@ class Scenario:
     raw_body: Mapping[Dialect, Mapping[str, Any]] = field(default_factory=dict)
     #: A sequence's legs, played on successive requests of a case; the fields above are then its last leg's.
     legs: tuple[Leg, ...] = ()
+    #: The dialects whose runs play the scenario (empty: all three); the mock renders it in every dialect.
+    dialects: tuple[Dialect, ...] = ()
+    chat: ChatEnding = ChatEnding()
+
+    def plays_in(self, dialect: str) -> bool:
+        """Whether a run served in `dialect` plays the scenario (its `dialects`, default all)."""
+        return not self.dialects or dialect in self.dialects
 
     @property
     def calls(self) -> tuple[FunctionCall, ...]:
@@ -254,6 +275,7 @@ def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) ->
         name_on_later=raw.get("name_on_later", "omit"),
         arguments_before_name=bool(raw.get("arguments_before_name", False)),
         arguments_in_done_only=bool(raw.get("arguments_in_done_only", False)),
+        name_never_sent=bool(raw.get("name_never_sent", False)),
     )
 
 
@@ -311,6 +333,8 @@ def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any], leg
         breaks={d: tuple(rules) for d, rules in raw.get("breaks", {}).items()},
         match=_match(source, index, raw.get("match")),
         raw_body=raw.get("raw_body", {}),
+        dialects=tuple(raw.get("dialects", ())),
+        chat=ChatEnding(**raw.get("chat", {})),
     )
 
 
@@ -324,6 +348,7 @@ def _expect(source: str, where: str, expect: Mapping[str, Any]) -> Expect:
         ),
         http_status=expect.get("http_status"),
         retry_after=expect.get("retry_after"),
+        may_fail=bool(expect.get("may_fail", False)),
     )
 
 

@@ -98,7 +98,7 @@ class _Chunks:
             "id": self.id, "object": "chat.completion.chunk", "created": self.ctx.created, "model": self.ctx.model,
             "service_tier": "default", "system_fingerprint": self.fingerprint, "choices": choices,
         }
-        if self.include_usage:
+        if self.include_usage or usage is not None:
             payload["usage"] = usage
         if self.obfuscate:
             # OpenAI pads every chunk with a random-length string (stream_options.include_obfuscation, on by
@@ -147,7 +147,12 @@ class ChatRenderer:
       full name;
     - arguments_before_name: the first delta carries id, type and the first argument fragment but no name; the
       name (or its fragments) follows in the next delta(s);
-    - call_id None: no `id` on any delta.
+    - call_id None: no `id` on any delta;
+    - name_never_sent: no delta carries function.name (nor does the body's tool call).
+
+    Scenario `chat` (OpenAI-compatible servers that end differently): finish_reason "stop" (or "tool_calls")
+    for a completed turn whatever the output; usage "finish_chunk" (usage on the finish chunk, no trailing
+    chunk) or "trailing_chunk" (a trailing chunk with choices: []), whatever stream_options.include_usage says.
 
     Endings: completed -> finish_reason "tool_calls" when the output has calls, else "stop"; length -> "length";
     content_filter -> "content_filter" (on a final chunk with delta {}); failed -> an in-stream
@@ -201,8 +206,11 @@ class ChatRenderer:
         if scenario.ending == "failed":
             out.frames.append(Frame(sse({"error": _error_object(scenario)})))
             return Rendered(self.dialect, tuple(out.frames))
-        out.chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": self._finish(scenario)}], ending=True)
-        if out.include_usage:
+        placed = scenario.chat.usage
+        on_finish = _usage(scenario.usage) if placed == "finish_chunk" else None
+        out.chunk([{"index": 0, "delta": {}, "logprobs": None, "finish_reason": self._finish(scenario)}], on_finish,
+                  ending=True)
+        if placed == "trailing_chunk" or (placed is None and out.include_usage):
             out.chunk([], _usage(scenario.usage), ending=True)
         out.frames.append(Frame(_DONE, ending=True))
         return Rendered(self.dialect, tuple(out.frames))
@@ -221,7 +229,10 @@ class ChatRenderer:
         if call.call_id is not None:
             head["id"] = call.call_id
         head["type"] = "function"
-        if first_arguments is None:
+        if call.name_never_sent:
+            names = []
+            function = {"arguments": first_arguments or ""}
+        elif first_arguments is None:
             function = {"name": names.pop(0), "arguments": ""}
         else:
             function = {"arguments": first_arguments}
@@ -233,6 +244,8 @@ class ChatRenderer:
     def _finish(scenario: Scenario) -> str:
         if scenario.ending in _FINISH:
             return _FINISH[scenario.ending]
+        if scenario.chat.finish_reason is not None:
+            return scenario.chat.finish_reason
         return "tool_calls" if scenario.calls else "stop"
 
     def body(self, scenario: Scenario, ctx: RenderContext) -> dict[str, Any]:
@@ -245,7 +258,7 @@ class ChatRenderer:
         if calls:
             message["tool_calls"] = [
                 {**({"id": c.call_id} if c.call_id is not None else {}), "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments}}
+                 "function": {**({} if c.name_never_sent else {"name": c.name}), "arguments": c.arguments}}
                 for c in calls
             ]
         message["refusal"] = None

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _int, _obj, iter_sse
+from .clients import _http_error, _int, _obj, iter_sse, unusable_call
 
 __all__ = ["DEFECTS", "AnthropicReferenceClient"]
 
@@ -56,7 +56,9 @@ class AnthropicReferenceClient:
     text blocks, `error` for an HTTP error, an `error` event, malformed data or a stream without `message_stop`,
     `incomplete` for stop_reason `max_tokens` or `refusal`, and, unless there was an error, every tool_use block
     that reached `content_block_stop` (on an incomplete turn not one whose JSON the limit cut). Input `""` becomes
-    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block."""
+    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block. A call whose input JSON is
+    not JSON makes the result an error (CLI-008); `usage` merges message_start's and message_delta's, input tokens
+    counted with the cache reads as OpenAI counts them (CLI-009)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -66,6 +68,7 @@ class AnthropicReferenceClient:
         self.stop_reason: str | None = None
         self.error: str | None = None
         self.incomplete = False
+        self.raw_usage: dict[str, Any] = {}
 
     # -- hooks the defects override ----------------------------------------------------------------------
 
@@ -97,7 +100,7 @@ class AnthropicReferenceClient:
     # -- the protocol --------------------------------------------------------------------------------------
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.blocks, self.stop_reason, self.error, self.incomplete = {}, None, None, False
+        self.blocks, self.stop_reason, self.error, self.incomplete, self.raw_usage = {}, None, None, False, {}
         try:
             self.send(request)
         except (httpx.HTTPError, ValueError) as exc:
@@ -107,9 +110,26 @@ class AnthropicReferenceClient:
     def result(self) -> dict[str, Any]:
         blocks = [(index, self.blocks[index]) for index in sorted(self.blocks)]
         text = "".join("".join(b.text) for _, b in blocks if b.type == "text")
-        calls = [{"call_id": b.id or f"toolu_callproof_{index}", "name": b.name, "arguments": b.arguments()}
-                 for index, b in blocks if b.type == "tool_use" and self.is_complete(b)]
-        return {"text": text, "tool_calls": calls, "error": self.error, "incomplete": self.incomplete}
+        problem = unusable_call(self.reported(blocks))
+        if problem is not None:
+            self.fail(problem)
+        return {"text": text, "tool_calls": self.reported(blocks), "error": self.error, "incomplete": self.incomplete,
+                "usage": self.usage()}
+
+    def reported(self, blocks: list[tuple[int, Block]]) -> list[dict[str, Any]]:
+        return [{"call_id": b.id or f"toolu_callproof_{index}", "name": b.name, "arguments": b.arguments()}
+                for index, b in blocks if b.type == "tool_use" and self.is_complete(b)]
+
+    def usage(self) -> dict[str, int] | None:
+        """message_start's usage updated by message_delta's, counted as OpenAI counts: input_tokens include the
+        cache reads and writes."""
+        raw = self.raw_usage
+        if not raw:
+            return None
+        cached = int(raw.get("cache_read_input_tokens") or 0)
+        written = int(raw.get("cache_creation_input_tokens") or 0)
+        return {"input_tokens": int(raw.get("input_tokens") or 0) + cached + written,
+                "output_tokens": int(raw.get("output_tokens") or 0), "cached_tokens": cached}
 
     def send(self, request: dict[str, Any]) -> None:
         body = {**request, "stream": request.get("stream", True)}
@@ -146,7 +166,10 @@ class AnthropicReferenceClient:
                 block.partial_json.append(str(delta.get("partial_json", "")))
         elif kind == "content_block_stop":
             self._block(event).stopped = True
+        elif kind == "message_start":
+            self.on_usage(_obj(event.get("message"), "message").get("usage"))
         elif kind == "message_delta":
+            self.on_usage(event.get("usage"))
             reason = _obj(event.get("delta"), "delta").get("stop_reason")
             if isinstance(reason, str):
                 self.on_stop_reason(reason)
@@ -157,8 +180,13 @@ class AnthropicReferenceClient:
             return True
         return False  # message_start, ping and unknown events
 
+    def on_usage(self, usage: Any) -> None:
+        if isinstance(usage, dict):
+            self.raw_usage.update({key: value for key, value in usage.items() if value is not None})
+
     def on_body(self, body: dict[str, Any]) -> None:
         """A non-stream message."""
+        self.on_usage(body.get("usage"))
         for index, raw in enumerate(body.get("content") or []):
             raw = _obj(raw, "content block")
             self.blocks[index] = Block(str(raw.get("type")), str(raw.get("id") or ""), str(raw.get("name") or ""),
@@ -192,7 +220,19 @@ class IgnoresMaxTokens(AnthropicReferenceClient):
 
 
 #: Defect name -> the broken Anthropic client (`--dialect anthropic --defect NAME`).
+class UncachedInputTokens(AnthropicReferenceClient):
+    """uncached_input_tokens: Anthropic's input_tokens are reported as the input count, without the cache reads
+    that OpenAI's count includes (CLI-009)."""
+
+    def usage(self) -> dict[str, int] | None:
+        usage = super().usage()
+        if usage is None:
+            return None
+        return {**usage, "input_tokens": usage["input_tokens"] - usage["cached_tokens"]}
+
+
 DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
     "swallows_error_event": SwallowsErrorEvent,
     "ignores_max_tokens": IgnoresMaxTokens,
+    "uncached_input_tokens": UncachedInputTokens,
 }

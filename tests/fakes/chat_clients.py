@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _obj, iter_sse
+from .clients import _http_error, _obj, iter_sse, unusable_call
 
 __all__ = ["DEFECTS", "ChatReferenceClient"]
 
@@ -44,7 +44,9 @@ class ChatReferenceClient:
     `error` for an HTTP error, an error chunk, malformed data, a tool-call delta without `index` or a stream without
     a finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last
     started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without
-    an id one of its own, distinct per call."""
+    an id one of its own, distinct per call. A call whose arguments are not JSON or whose name never came makes the
+    result an error (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one
+    (CLI-009)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -55,6 +57,7 @@ class ChatReferenceClient:
         self.finish_reason: str | None = None
         self.error: str | None = None
         self.incomplete = False
+        self.usage: dict[str, int] | None = None
 
     # -- hooks the defects override ----------------------------------------------------------------------
 
@@ -99,17 +102,35 @@ class ChatReferenceClient:
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self.calls, self.text, self.finish_reason, self.error, self.incomplete = {}, [], None, None, False
+        self.usage = None
         try:
             self.send(request)
         except (httpx.HTTPError, ValueError) as exc:
             self.fail(f"{type(exc).__name__}: {exc}")
         return self.result()
 
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        """Why the calls cannot be handed on (then the result is an error), or None."""
+        return unusable_call(calls)
+
     def result(self) -> dict[str, Any]:
+        problem = self.refuse(self.reported())
+        if problem is not None:
+            self.fail(problem)
+        return {"text": "".join(self.text), "tool_calls": self.reported(), "error": self.error,
+                "incomplete": self.incomplete, "usage": self.usage}
+
+    def reported(self) -> list[dict[str, Any]]:
         indexes = {id(call): index for index, call in self.calls.items()}
-        calls = [{"call_id": self.call_id(indexes[id(c)], c), "name": c.name, "arguments": "".join(c.arguments) or "{}"}
-                 for c in self.complete_calls()]
-        return {"text": "".join(self.text), "tool_calls": calls, "error": self.error, "incomplete": self.incomplete}
+        return [{"call_id": self.call_id(indexes[id(c)], c), "name": c.name, "arguments": "".join(c.arguments) or "{}"}
+                for c in self.complete_calls()]
+
+    def on_usage(self, usage: dict[str, Any]) -> None:
+        """A chunk's (or the body's) usage: the finish chunk's, or a trailing chunk's with choices: []."""
+        details = usage.get("prompt_tokens_details") or {}
+        self.usage = {"input_tokens": int(usage.get("prompt_tokens") or 0),
+                      "output_tokens": int(usage.get("completion_tokens") or 0),
+                      "cached_tokens": int(details.get("cached_tokens") or 0)}
 
     def send(self, request: dict[str, Any]) -> None:
         body = {**request, "stream": request.get("stream", True)}
@@ -157,6 +178,8 @@ class ChatReferenceClient:
                     call.arguments.append(function["arguments"])
             if isinstance(choice.get("finish_reason"), str):
                 self.on_finish(choice["finish_reason"])
+        if isinstance(chunk.get("usage"), dict):
+            self.on_usage(chunk["usage"])
         return False
 
     def on_body(self, body: dict[str, Any]) -> None:
@@ -169,6 +192,8 @@ class ChatReferenceClient:
             function = _obj(raw.get("function"), "function")
             self.calls[index] = ChatCall(order=index, id=raw.get("id") or "", name=function.get("name") or "",
                                          arguments=[function.get("arguments") or ""])
+        if isinstance(body.get("usage"), dict):
+            self.on_usage(body["usage"])
         reason = choice.get("finish_reason")
         if not isinstance(reason, str):
             raise ValueError(f"choices[0].finish_reason is not a string: {reason!r}")
@@ -187,12 +212,28 @@ def _by_arrival(calls: dict[int, ChatCall], delta: dict[str, Any]) -> ChatCall:
 # -- the defects -------------------------------------------------------------------------------------------
 
 
+class UsageFromTrailingChunkOnly(ChatReferenceClient):
+    """usage_from_trailing_chunk_only: usage starts at zero and is read only from a trailing chunk with
+    `choices: []`, so usage sent on the finish chunk is lost and the result reports 0 tokens (CLI-009)."""
+
+    def on_chunk(self, chunk: dict[str, Any]) -> bool:
+        if self.usage is None:
+            self.usage = {"input_tokens": 0, "output_tokens": 0, "cached_tokens": 0}
+        if chunk.get("choices"):
+            chunk = {key: value for key, value in chunk.items() if key != "usage"}
+        return super().on_chunk(chunk)
+
+
 class IndexIgnored(ChatReferenceClient):
     """Accumulates tool-call deltas by arrival, not by `index`: a delta with an id starts a new call, any other
-    delta extends the last one, so interleaved calls mix their arguments. Caught by EXP-002 (arguments equal)."""
+    delta extends the last one, so interleaved calls mix their arguments, and hands them on unchecked, as a client
+    this naive does. Caught by EXP-002 (arguments equal)."""
 
     def call_for(self, delta: dict[str, Any]) -> ChatCall:
         return _by_arrival(self.calls, delta)
+
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        return None
 
 
 class PartialCallComplete(ChatReferenceClient):
@@ -216,4 +257,5 @@ DEFECTS: dict[str, type[ChatReferenceClient]] = {
     "index_ignored": IndexIgnored,
     "partial_call_complete": PartialCallComplete,
     "same_id_for_idless_calls": SameIdForIdlessCalls,
+    "usage_from_trailing_chunk_only": UsageFromTrailingChunkOnly,
 }

@@ -132,7 +132,8 @@ class ReferenceClient:
     and, unless there was an error, every call whose done events arrived and whose status is not "incomplete".
     It ignores SSE comments, unknown event types and a `[DONE]` sentinel, keys items by output_index (so
     duplicate call_ids stay two calls), normalises `""` arguments to `"{}"`, and falls back to the item id when
-    a call has no `call_id`."""
+    a call has no `call_id`. A call whose arguments are not JSON (or that has no name) makes the result an error
+    (CLI-008); `usage` is the terminal response's (input, output and cached tokens: CLI-009)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -141,6 +142,7 @@ class ReferenceClient:
         self.items: dict[int, Item] = {}
         self.error: str | None = None
         self.incomplete = False
+        self.usage: dict[str, int] | None = None
 
     # -- hooks the defects override ----------------------------------------------------------------------
 
@@ -170,10 +172,14 @@ class ReferenceClient:
         items = [self.items[index] for index in sorted(self.items)]
         return [self.call(item) for item in items if item.type == "function_call" and self.is_complete(item)]
 
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        """Why the calls cannot be handed on (then the result is an error), or None."""
+        return unusable_call(calls)
+
     # -- the protocol --------------------------------------------------------------------------------------
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        self.items, self.error, self.incomplete = {}, None, False
+        self.items, self.error, self.incomplete, self.usage = {}, None, False, None
         try:
             self.send(request)
         except (httpx.HTTPError, ValueError) as exc:  # transport failures, malformed JSON or events
@@ -183,7 +189,11 @@ class ReferenceClient:
     def result(self) -> dict[str, Any]:
         items = [self.items[index] for index in sorted(self.items)]
         text = "".join(item.text[part] for item in items for part in sorted(item.text))
-        return {"text": text, "tool_calls": self.tool_calls(), "error": self.error, "incomplete": self.incomplete}
+        problem = self.refuse(self.tool_calls())
+        if problem is not None:
+            self.fail(problem)
+        return {"text": text, "tool_calls": self.tool_calls(), "error": self.error, "incomplete": self.incomplete,
+                "usage": self.usage}
 
     def send(self, request: dict[str, Any]) -> None:
         body = {**request, "stream": request.get("stream", True)}
@@ -239,6 +249,11 @@ class ReferenceClient:
     def on_response(self, response: dict[str, Any], *, final: bool) -> None:
         """A response object: the terminal event's, or a whole non-stream body (`final`: its output counts)."""
         status = response.get("status")
+        usage = response.get("usage")
+        if isinstance(usage, dict):
+            details = usage.get("input_tokens_details") or {}
+            self.usage = {"input_tokens": _int(usage, "input_tokens"), "output_tokens": _int(usage, "output_tokens"),
+                          "cached_tokens": int(details.get("cached_tokens") or 0)}
         if status == "failed":
             error = response.get("error")
             self.fail(f"response.failed: {_obj(error, 'error').get('message') if error else 'no error object'}")
@@ -259,6 +274,20 @@ class ReferenceClient:
         if index not in self.items:
             raise ValueError(f"{event.get('type')!r} for output_index {index} before its output_item.added")
         return self.items[index]
+
+
+def unusable_call(calls: list[dict[str, Any]]) -> str | None:
+    """Why a call of `calls` cannot be handed on (its arguments are not JSON, or it has no name), or None: a
+    correct client reports that as an error rather than pass the call on (CLI-008)."""
+    for call in calls:
+        if not call["name"]:
+            return f"the stream's call {call['call_id']} has no name"
+        try:
+            json.loads(call["arguments"])
+        except ValueError as exc:
+            return (f"the stream's call {call['name']} ({call['call_id']}) has arguments that are not JSON "
+                    f"({exc}): {call['arguments'][:100]!r}")
+    return None
 
 
 def _http_error(response: httpx.Response) -> str:
@@ -330,6 +359,14 @@ class ErrorOnKeepalive(ReferenceClient):
         self.fail(f"unexpected line in the event stream: {line!r}")
 
 
+class HandsOnMalformedArguments(ReferenceClient):
+    """hands_on_malformed_arguments: a call whose arguments are not JSON is reported as a call, with no error
+    (CLI-008)."""
+
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        return None
+
+
 class Hangs(ReferenceClient):
     """Sleeps for an hour when the request has `tool_choice: "required"`. Caught by CLI-001 (the case timeout)."""
 
@@ -349,6 +386,7 @@ DEFECTS: dict[str, type[ReferenceClient]] = {
     "first_call_only": FirstCallOnly,
     "error_on_keepalive": ErrorOnKeepalive,
     "hangs": Hangs,
+    "hands_on_malformed_arguments": HandsOnMalformedArguments,
 }
 
 

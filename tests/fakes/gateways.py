@@ -40,6 +40,7 @@ from examples.gateway.fronts.chat import ChatTurn
 from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
+from . import gateways_gaps
 from .limits import RunawayStream
 from .request_gateways import REQUEST_DEFECTS
 from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
@@ -466,6 +467,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "keeps_xml_tool_text": KeepsXmlToolText,
     "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
     **REQUEST_DEFECTS,
+    **gateways_gaps.DEFECTS,
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from starlette.responses import JSONResponse, Response
 
+from ..guard import ArgumentsGuard
 from ..model import (
     ArgumentsDelta,
     CallDone,
@@ -111,15 +112,21 @@ class Front(Generic[TurnT]):
 
     # -- driving it -------------------------------------------------------------------------------------------
 
+    def guard(self) -> ArgumentsGuard | None:
+        """What refuses a call whose arguments are not JSON (one per answer): the answer fails instead."""
+        return ArgumentsGuard()
+
     async def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
         """The front stream: one write for the start, then one per upstream event that produced output, as the
         upstream event arrives."""
         turn = self.new_turn(request)
+        guard = self.guard()
         self.start(turn)
         yield self.flush(turn)
         try:
-            async for event in events:
-                self.on_event(turn, event)
+            async for upstream_event in events:
+                for event in guard.see(upstream_event) if guard is not None else [upstream_event]:
+                    self.on_event(turn, event)
                 if output := self.flush(turn):
                     yield output
             if not self.ended(turn):
@@ -137,12 +144,14 @@ class Front(Generic[TurnT]):
     def complete(self, request: Request, events: Iterable[Event] | UpstreamError) -> Response:
         """The non-stream answer: the same steps as a stream (so both agree), then `body`."""
         turn = self.new_turn(request)
+        guard = self.guard()
         self.start(turn)
         try:
             if isinstance(events, UpstreamError):
                 raise events
-            for event in events:
-                self.on_event(turn, event)
+            for upstream_event in events:
+                for event in guard.see(upstream_event) if guard is not None else [upstream_event]:
+                    self.on_event(turn, event)
             if not self.ended(turn):
                 self.on_upstream_cut(turn, "the upstream answer ended without its finish")
         except UpstreamError as exc:

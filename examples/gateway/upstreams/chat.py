@@ -190,8 +190,11 @@ class ChatUpstream(Upstream):
     def finish(self, state: ReadState) -> list[Event]:
         if state.finish_reason is None:
             raise UpstreamCut("the upstream stream ended without a finish_reason")
-        if any(not call.name for call in state.calls.values()):
-            raise UpstreamError("bad_upstream_response", "the upstream sent a tool call without a name")
+        for call in state.calls.values():
+            if not call.name:  # a call without a name cannot run: fail, never emit a call named ""
+                raise UpstreamError("bad_upstream_response", f"the upstream's tool call {call.key} "
+                                    f"({call.upstream_id or 'no id'}) never got a function.name; a call without a "
+                                    "name cannot run")
         return [*self.start_pending(state), Finish(FINISH_REASONS.get(state.finish_reason, "stop"))]
 
     def translate_usage(self, usage: Json) -> Usage:

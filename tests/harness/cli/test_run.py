@@ -47,8 +47,8 @@ def outcomes(report: dict[str, Any] | None) -> dict[str, str]:
 def test_a_conformant_gateway_exits_0(tmp_path: Path) -> None:
     done, report = run(tmp_path, "--launch", gateway(), "-k", "one_call or text_only")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert set(outcomes(report).values()) == {"passed"} and len(outcomes(report)) == 19
-    assert done.stdout.splitlines()[-1] == "callproof run: 19 cases: 19 passed; report: report.json"
+    assert set(outcomes(report).values()) == {"passed"} and len(outcomes(report)) == 21
+    assert done.stdout.splitlines()[-1] == "callproof run: 21 cases: 21 passed; report: report.json"
 
 
 def test_a_must_failure_exits_1(tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ def test_a_gateway_that_never_starts_exits_2_and_still_writes_the_report(tmp_pat
                        "-k", "one_call")
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].startswith(
-        "callproof run: setup error in 10 case(s): the IUT did not start: it exited before it was ready "
+        "callproof run: setup error in 11 case(s): the IUT did not start: it exited before it was ready "
         "(exit status 1); its last stderr line: 'no config file'")
     assert set(outcomes(report).values()) == {"error"}
 
@@ -173,7 +173,7 @@ def test_an_answer_without_a_stream_passes_and_skips_no_group(tmp_path: Path, de
     done, report = run(tmp_path, "--launch", fakes.launch("hollow", defect), "-k", "one_call")
     assert done.returncode == 1, done.stdout + done.stderr
     cases = by_id(report)
-    assert len(cases) == 10 and {c["outcome"] for c in cases.values()} <= {"error", "failed"}
+    assert len(cases) == 11 and {c["outcome"] for c in cases.values()} <= {"error", "failed"}
     errors = {k for k, c in cases.items() if c["outcome"] == "error"}
     assert {"one_call::identity", "one_call::reassembly", "one_call::sequence", "one_call::equivalence",
             "one_call::ids"} <= errors

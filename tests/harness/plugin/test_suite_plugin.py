@@ -54,11 +54,11 @@ def test_two_iuts_at_once_is_a_usage_error(pytester: pytest.Pytester) -> None:
 def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-report", "out/report.json",
                                 "-k", "one_call or fault_http_429", "-v")
-    result.assert_outcomes(passed=13)
+    result.assert_outcomes(passed=14)
     result.stdout.fnmatch_lines(["*test_conformance?one_call::identity? PASSED*",
                                  "*test_conformance?fault_http_429::faults? PASSED*", "*report: out/report.json*"])
     report = report_of(pytester.path / "out" / "report.json")
-    assert report["summary"]["cases"] == 13 and report["summary"]["passed"] == 13 and report["complete"]
+    assert report["summary"]["cases"] == 14 and report["summary"]["passed"] == 14 and report["complete"]
     assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "front": "responses",
                                 "upstream_dialect": "chat", "policy": {"xml-tool-text": "passthrough"}}
     case = by_id(report)["fault_http_429::faults"]

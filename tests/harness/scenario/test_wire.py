@@ -24,6 +24,7 @@ PLAIN = [
     for scenario in SCENARIOS.values()
     for dialect in ("responses", "chat", "anthropic")
     if dialect not in scenario.raw and not scenario.faults and not scenario.breaks.get(dialect)
+    and scenario.plays_in(dialect)
 ]
 
 

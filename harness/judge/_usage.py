@@ -1,0 +1,111 @@
+"""GW-USAGE-001 (docs/spec/contracts.md §7.8): the token usage the upstream reported reaches the front, in the
+front's shape: Responses `response.usage` (input_tokens, output_tokens, total_tokens,
+input_tokens_details.cached_tokens), Chat `usage` (prompt_tokens, completion_tokens, total_tokens,
+prompt_tokens_details.cached_tokens), Anthropic message_start / message_delta `usage` (input_tokens without the
+cached ones, cache_read_input_tokens, output_tokens: the last value of each field counts)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue import Evidence
+
+from ._expected import expects_success
+from ._findings import Findings
+from ._gateway import FrontAnswer
+
+__all__ = ["check_usage", "front_usage", "has_usage_rules", "wanted_usage"]
+
+_RESPONSES_TERMINAL = ("response.completed", "response.incomplete")
+
+
+def has_usage_rules(scenario: Any) -> bool:
+    """Usage is judged where the scenario scripts some and the turn succeeds (a failed one reports none)."""
+    usage = scenario.usage
+    return bool(usage.input_tokens or usage.output_tokens) and expects_success(scenario.expect.status) \
+        and not scenario.expect.may_fail
+
+
+def wanted_usage(scenario: Any, front: Dialect) -> dict[str, int]:
+    """The scenario's usage in the front's field names (JSON paths under the usage object)."""
+    usage = scenario.usage
+    if front == "responses":
+        return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens,
+                "input_tokens_details.cached_tokens": usage.cached_tokens}
+    if front == "chat":
+        return {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens,
+                "prompt_tokens_details.cached_tokens": usage.cached_tokens}
+    return {"input_tokens": max(0, usage.input_tokens - usage.cached_tokens),
+            "cache_read_input_tokens": usage.cached_tokens, "output_tokens": usage.output_tokens}
+
+
+def front_usage(answer: FrontAnswer) -> tuple[dict[str, Any] | None, str]:
+    """The usage the front reported (the fields of `wanted_usage`, flattened), and where it was read; None when
+    the answer carries no usage at all."""
+    front = answer.front
+    if not answer.events:
+        body = answer.exchange.json()
+        if not isinstance(body, Mapping) or not isinstance(body.get("usage"), Mapping):
+            return None, "$.usage of the body"
+        return _flat(body["usage"]), "$.usage of the body"
+    payloads = []
+    for event in answer.events:
+        try:
+            payloads.append(json.loads(event.data))
+        except ValueError:
+            continue
+    found: dict[str, Any] | None = None
+    where = ""
+    for payload in (p for p in payloads if isinstance(p, Mapping)):
+        if front == "responses" and payload.get("type") in _RESPONSES_TERMINAL:
+            usage = (payload.get("response") or {}).get("usage")
+            where = f"$.response.usage of {payload['type']}"
+            found = _flat(usage) if isinstance(usage, Mapping) else None
+        elif front == "chat" and isinstance(payload.get("usage"), Mapping):
+            found, where = _flat(payload["usage"]), "$.usage of the chunk that carries it"
+        elif front == "anthropic" and payload.get("type") in ("message_start", "message_delta"):
+            holder = payload.get("message") if payload["type"] == "message_start" else payload
+            usage = (holder or {}).get("usage") if isinstance(holder, Mapping) else None
+            if isinstance(usage, Mapping):  # message_delta's fields replace message_start's
+                found = {**(found or {}), **{k: v for k, v in _flat(usage).items() if v is not None}}
+                where = "$.message.usage of message_start and $.usage of message_delta"
+    return found, where or {"responses": "the terminal event's response.usage", "chat": "a chunk's usage",
+                            "anthropic": "message_start / message_delta usage"}[front]
+
+
+def _flat(usage: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in usage.items():
+        if isinstance(value, Mapping):
+            out.update({f"{key}.{inner}": v for inner, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
+def check_usage(findings: Findings, scenario: Any, answer: FrontAnswer) -> None:
+    """GW-USAGE-001: every usage field of the front's shape holds the upstream's count (a missing cached count
+    counts as 0)."""
+    if answer.result.status not in ("completed", "incomplete"):
+        return  # the expected and fault rules judge a response that did not succeed
+    findings.check("GW-USAGE-001")
+    wanted = wanted_usage(scenario, answer.front)
+    got, where = front_usage(answer)
+    if got is None:
+        findings.fail("GW-USAGE-001", f"the upstream reported usage {_show(wanted)}; the front reported none "
+                      f"({where})", Evidence(path=where, expected=_show(wanted), actual=None))
+        return
+    for key, value in wanted.items():
+        actual = got.get(key, 0 if "cached" in key or key.startswith("cache_") else None)
+        if actual != value:
+            findings.fail("GW-USAGE-001", f"usage.{key} is {actual!r} at the front; the upstream's usage makes it "
+                          f"{value} ({where})", Evidence(path=f"usage.{key}", expected=value, actual=actual))
+
+
+def _show(usage: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in usage.items())
