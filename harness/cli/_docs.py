@@ -71,6 +71,8 @@ def _expect_summary(expect: Any) -> str:
         parts.append(f"Retry-After {expect.retry_after:g}")
     if expect.may_fail:
         parts.append("or failed (arguments not JSON: passed through byte for byte, or refused)")
+    if expect.may_reject:
+        parts.append("or a 4xx naming the built-in tool types (a gateway's rejection, without calling its upstream)")
     for call in expect.tool_calls:
         raw = call["arguments"]
         text_only = isinstance(raw, dict) and set(raw) == {"$text"}
