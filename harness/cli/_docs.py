@@ -80,6 +80,8 @@ def _expect_summary(expect: Any) -> str:
     if expect.text is not None:
         text = expect.text if len(expect.text) <= 60 else expect.text[:57] + "..."
         parts.append(f"text {json.dumps(text, ensure_ascii=False)}")
+    if expect.may_reject:
+        parts.append("or a 4xx naming the built-in tool types (a gateway's rejection, without calling its upstream)")
     return "; ".join(parts).replace("|", "\\|")
 
 

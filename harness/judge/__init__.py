@@ -30,6 +30,7 @@ from ._judgeable import (
     what_arrived,
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
+from ._rejection import check_rejection, is_rejection, rejected_reason, rejection_problem
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency
 from ._translation import check_translation
 from ._usage import check_usage, front_usage, has_usage_rules
@@ -58,12 +59,16 @@ __all__ = [
     "check_ids",
     "check_isolation",
     "check_streaming",
+    "check_rejection",
     "check_translation",
     "check_xml_policy",
     "check_usage",
     "front_usage",
     "has_malformed_arguments",
     "has_usage_rules",
+    "is_rejection",
+    "rejected_reason",
+    "rejection_problem",
     "content_marks",
     "content_times",
     "forwarding_latency",

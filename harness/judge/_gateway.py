@@ -19,12 +19,14 @@ from ._expected import call_value, expected_calls, expects_success
 from ._findings import Findings
 
 __all__ = [
+    "ERROR_SHAPES",
     "FrontAnswer",
     "UpstreamView",
     "check_equivalence",
     "check_faults",
     "check_ids",
     "check_isolation",
+    "error_shape_problem",
     "read_answer",
 ]
 
@@ -139,10 +141,10 @@ def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None
                           f"answered HTTP {status} ({answer.result.terminal})",
                           Evidence(path="HTTP status", expected=f">= 400 (upstream {http['status']})", actual=status))
         elif status is not None:
-            shape = _error_shape_problem(answer.front, answer.exchange.json())
+            shape = error_shape_problem(answer.front, answer.exchange.json())
             if shape is not None:
                 findings.fail("GW-FAULT-001", f"the front answered HTTP {status}, but its body is {shape}",
-                              Evidence(path="$", expected=_ERROR_SHAPES[answer.front],
+                              Evidence(path="$", expected=ERROR_SHAPES[answer.front],
                                        actual=short(answer.exchange.json())))
         if http["status"] == 429:
             findings.check("GW-FAULT-002")
@@ -175,13 +177,13 @@ def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None
 
 
 #: The error body each front's clients parse (docs/spec/contracts.md §7.10).
-_ERROR_SHAPES: dict[str, str] = {
+ERROR_SHAPES: dict[str, str] = {
     "responses": '{"error": {"message": ..., "type": ...}}', "chat": '{"error": {"message": ..., "type": ...}}',
     "anthropic": '{"type": "error", "error": {"type": ..., "message": ...}}',
 }
 
 
-def _error_shape_problem(front: Dialect, body: Any) -> str | None:
+def error_shape_problem(front: Dialect, body: Any) -> str | None:
     """What is wrong with an HTTP error body for a `front` client, or None: the SDKs read the message from
     `error.message` (and Anthropic's the `type: error` envelope)."""
     if not isinstance(body, Mapping):

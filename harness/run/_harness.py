@@ -33,7 +33,9 @@ from callproof.harness.judge import (
     dialect_mismatch,
     forwarding_latency,
     framing_variants,
+    is_rejection,
     read_answer,
+    rejection_problem,
 )
 from callproof.harness.scenario import (
     front_request,
@@ -225,7 +227,12 @@ class Harness:
                            terminal=answer.result.terminal)
         if answer.exchange.timed_out:
             run.details["timed_out"] = answer.exchange.error
-        run.unjudged = answer_problem(answer, run.scenario, upstream_called=bool(run.upstream.bodies))
+        called = bool(run.upstream.bodies)
+        run.unjudged = answer_problem(answer, run.scenario, upstream_called=called)
+        if is_rejection(answer, run.scenario, upstream_called=called):  # a refusal the scenario may allow
+            run.rejection = True
+            if rejection_problem(answer, run.scenario) is None:
+                run.unjudged, run.details["rejected"] = None, answer.exchange.status
         if not iut.alive():
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")

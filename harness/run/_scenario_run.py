@@ -40,5 +40,8 @@ class ScenarioRun:
     #: The fault kinds the mock applied to the answer the client read (client mode; chaos faults fire or not).
     wire_faults: tuple[str, ...] = ()
     plain: FrontAnswer | None = None
+    #: Gateway mode, a `may_reject` scenario: the front answered an HTTP error without calling its upstream (valid
+    #: when `unjudged` is None; GW-REQ-008 judges it in the translation case, the other cases are skipped).
+    rejection: bool = False
     charged: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)

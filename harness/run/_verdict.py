@@ -20,6 +20,7 @@ from callproof.harness.judge import (
     check_equivalence,
     check_faults,
     check_ids,
+    check_rejection,
     check_streaming,
     check_translation,
     check_usage,
@@ -27,6 +28,7 @@ from callproof.harness.judge import (
     excerpts,
     expected_outcome,
     policy_expect,
+    rejected_reason,
     timeline,
     what_arrived,
 )
@@ -44,7 +46,15 @@ def group_results(
     slack: float | None = None,
 ) -> tuple[RuleResult, ...]:
     """The results of the rules of `spec.group` on `run`; `plain` fetches the non-stream answer (equivalence);
-    `slack` is the calibrated slack of the causal timing rule (GW-STREAM-002)."""
+    `slack` is the calibrated slack of the causal timing rule (GW-STREAM-002). A rejection (`run.rejection`) is
+    judged by GW-REQ-008 alone, in the translation group; a valid one leaves the other groups nothing to judge."""
+    if run.rejection and run.answer is not None:
+        findings = Findings()
+        if spec.group == "translation":
+            check_rejection(findings, run.scenario, run.answer)
+            return findings.results()
+        if run.unjudged is None:
+            return ()
     if spec.group in STREAM_FAMILIES:
         assert run.answer is not None
         report = run.answer.report
@@ -132,6 +142,8 @@ def over_limit(spec: CaseSpec, why: str, seconds: float, details: dict[str, Any]
 def skip_reason(spec: CaseSpec, run: ScenarioRun) -> str:
     """Why no rule of the case's group applies to what the IUT did (a skipped case always says why)."""
     answer = run.answer
+    if run.rejection and run.unjudged is None and answer is not None:
+        return rejected_reason(answer, run.scenario)
     if spec.group in STREAM_FAMILIES and answer is not None and answer.report is None:
         return (f"the IUT answered {what_arrived(answer)} before streaming, a way to fail that this scenario "
                 f"allows: there is no stream for the {spec.group} rules")

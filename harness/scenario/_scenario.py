@@ -132,6 +132,9 @@ class Expect:
     retry_after: float | None = None
     #: A failed response is correct too (a call's arguments are not JSON: pass them through unchanged, or fail).
     may_fail: bool = False
+    #: Gateway mode: a 4xx rejection in the front's error shape naming the offending built-in tool types, sent
+    #: without calling the upstream, is correct too (GW-REQ-008, docs/spec/contracts.md §7.12).
+    may_reject: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,6 +352,7 @@ def _expect(source: str, where: str, expect: Mapping[str, Any]) -> Expect:
         http_status=expect.get("http_status"),
         retry_after=expect.get("retry_after"),
         may_fail=bool(expect.get("may_fail", False)),
+        may_reject=bool(expect.get("may_reject", False)),
     )
 
 

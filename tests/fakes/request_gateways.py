@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from starlette.responses import JSONResponse, Response
+
 from examples.gateway import Json, Request, ResponsesFront
 from examples.gateway.model import Message, Part, Result, Tool
 
@@ -75,6 +77,39 @@ class BuiltinToolsAsFunctions(ResponsesFront):
         return request
 
 
+def _builtin_types(body: Json) -> list[str]:
+    return [str(t.get("type")) for t in body.get("tools") or [] if t.get("type", "function") != "function"]
+
+
+class RejectsBuiltinTools(ResponsesFront):
+    """rejects_builtin_tools (correct, not a defect): a request with built-in tools is refused before any upstream
+    call, with HTTP 400 in the front's error shape naming their types (GW-REQ-008 passes on the rejection)."""
+
+    def parse_request(self, body: Json) -> Request:
+        types = _builtin_types(body)
+        if types:
+            raise ValueError(f"built-in tools {', '.join(types)} are not supported by this gateway's upstream")
+        return super().parse_request(body)
+
+
+class RejectsBuiltinToolsVaguely(ResponsesFront):
+    """rejects_builtin_tools_vaguely: a request with built-in tools is refused with HTTP 400 whose message names
+    none of them, so the caller cannot tell what to remove (GW-REQ-008)."""
+
+    def parse_request(self, body: Json) -> Request:
+        if _builtin_types(body):
+            raise ValueError("unsupported request")
+        return super().parse_request(body)
+
+
+class RejectsBuiltinToolsAs500(RejectsBuiltinTools):
+    """rejects_builtin_tools_as_500: a request with built-in tools is refused with HTTP 500, a server error for
+    the caller's request, though its message names them (GW-REQ-008)."""
+
+    def invalid_request(self, message: str) -> Response:
+        return JSONResponse({"error": {"message": message, "type": "server_error"}}, status_code=500)
+
+
 REQUEST_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_bare_string_input": DropsBareStringInput,
     "drops_string_content": DropsStringContent,
@@ -82,4 +117,7 @@ REQUEST_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_developer_messages": DropsDeveloperMessages,
     "serialises_tool_output_parts": SerialisesToolOutputParts,
     "builtin_tools_as_functions": BuiltinToolsAsFunctions,
+    "rejects_builtin_tools": RejectsBuiltinTools,
+    "rejects_builtin_tools_vaguely": RejectsBuiltinToolsVaguely,
+    "rejects_builtin_tools_as_500": RejectsBuiltinToolsAs500,
 }

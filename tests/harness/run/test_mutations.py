@@ -162,8 +162,9 @@ def test_every_harness_rule_is_shown_failing_by_a_fake() -> None:
 
 def test_every_defect_of_the_fakes_is_in_the_table() -> None:
     listed = {e["defect"] for e in TABLE["gateway"]}
-    # an IUT crash is an error, not a rule; a merely delayed gateway is correct (test_gateway_timing.py)
-    assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms"} == listed, \
+    # an IUT crash is an error, not a rule; a merely delayed gateway is correct (test_gateway_timing.py), and so is
+    # one that rejects built-in tools clearly (test_a_gateway_rejecting_built_in_tools_clearly_passes)
+    assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms", "rejects_builtin_tools"} == listed, \
         "tests.fakes.gateways defects without a table row, or rows without a defect"
     defects = {(dialect, name): cls for dialect, (_, named) in clients.dialect_defects().items()
                for name, cls in named.items()}
@@ -171,6 +172,26 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
         "client defects (of any dialect) without a table row, or rows without a defect"
     for cls in [*gateways.DEFECTS.values(), *defects.values()]:
         assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
+
+
+@pytest.mark.parametrize("upstream", ["chat", "anthropic"])
+def test_a_gateway_rejecting_built_in_tools_clearly_passes(upstream: Dialect) -> None:
+    """docs/spec/contracts.md §7.12: a 4xx in the front's error shape naming the built-in tools, sent without
+    calling the upstream, is a correct answer to builtin_tools_in_request: GW-REQ-008 passes on it in the
+    translation case; the scenario's other cases have no stream to judge and are skipped, saying why."""
+    config = RunConfig(launch=f"{fakes.launch('gateways', 'rejects_builtin_tools')} --upstream-dialect {upstream}",
+                       upstream_dialect=upstream, case_timeout=15)
+    with Harness(config) as harness:
+        results = [harness.judge(s) for s in harness.cases() if s.scenario == "builtin_tools_in_request"]
+    outcomes = {r.spec.group: r.outcome for r in results}
+    assert outcomes.pop("translation") == "passed", [(r.spec.id, r.message) for r in results]
+    translation = next(r for r in results if r.spec.group == "translation")
+    assert [(r.rule.id, r.outcome) for r in translation.results] == [("GW-REQ-008", "passed")]
+    assert outcomes and set(outcomes.values()) == {"skipped"}, [(r.spec.id, r.outcome, r.message) for r in results]
+    assert all(r.message == "the gateway rejected the request with HTTP 400, as the scenario allows; judged by "
+               "GW-REQ-008 in builtin_tools_in_request::translation" for r in results if r.outcome == "skipped")
+    # the other request shapes reach the upstream as before, and pass
+    assert _not_passed(config, "request_shapes") == []
 
 
 def _reference_gateway(dialect: Dialect, front: Dialect = "responses") -> RunConfig:
