@@ -142,7 +142,7 @@ def write_stream(out: BinaryIO, shape: Shape, *, seed: str = "bench") -> Written
             items.append(done)
     final = copy.deepcopy(base)
     final.update(id=response["id"], output=items)
-    final["usage"] = {"input_tokens": 142, "input_tokens_details": {"cached_tokens": 0},
+    final["usage"] = {"input_tokens": 142, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                       "output_tokens": argument_bytes // 4,
                       "output_tokens_details": {"reasoning_tokens": 0},
                       "total_tokens": 142 + argument_bytes // 4}

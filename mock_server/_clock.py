@@ -17,8 +17,20 @@ class Clock(Protocol):
     async def sleep_until(self, deadline: float) -> None: ...
 
 
+#: How long before a deadline `RealClock` stops sleeping and yields to the event loop until it is due, at most...
+SPIN_S = 0.0015
+#: ... and at most this share of the wait (a 5 ms gap yields for its last 1 ms, a 50 ms gap for its last 1.5 ms).
+SPIN_SHARE = 0.2
+
+
 class RealClock:
-    """The event loop's monotonic clock; sleeping to absolute deadlines keeps a long stream free of drift."""
+    """The event loop's monotonic clock; sleeping to absolute deadlines keeps a long stream free of drift.
+
+    A plain `asyncio.sleep` wakes late: epoll rounds its timeout up to the next millisecond, and a thread that slept
+    wakes as late as the scheduler lets it. So the clock sleeps until shortly before the deadline, then yields to
+    the event loop (other streams and I/O keep running) until the deadline has passed: the write is ready when it
+    is due. It costs at most 1.5 ms of CPU per scripted gap; on 50 ms gaps it halves the p95 gap error of a plain
+    sleep on a quiet machine and changes nothing under load (bench/README.md, timing)."""
 
     __slots__ = ()
 
@@ -27,8 +39,12 @@ class RealClock:
 
     async def sleep_until(self, deadline: float) -> None:
         delay = deadline - time.monotonic()
-        if delay > 0:
-            await asyncio.sleep(delay)
+        if delay <= 0:
+            return
+        spin = min(SPIN_S, delay * SPIN_SHARE)
+        await asyncio.sleep(delay - spin)
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0)
 
 
 class VirtualClock:

@@ -31,7 +31,7 @@ import math
 import random
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from callproof.harness.scenario import Fault, Scenario
@@ -104,6 +104,12 @@ class Plan:
     abort: bool = False
     faults: tuple[str, ...] = ()
     events: int = 0
+    #: `headers` as the ASGI server takes them (latin-1 bytes, a repeated name's last value), encoded once per plan.
+    raw_headers: tuple[tuple[bytes, bytes], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        encoded = tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in dict(self.headers).items())
+        object.__setattr__(self, "raw_headers", encoded)
 
     @property
     def streamed(self) -> bool:
