@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 import logging
 import random
 import re
@@ -16,10 +15,9 @@ from functools import partial
 from typing import Any
 
 import anyio._backends._asyncio  # noqa: F401 - see below
-import orjson
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -27,12 +25,13 @@ from starlette.types import Receive, Scope, Send
 from callproof.harness._version import __version__
 from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios
 
+from ._asgi import ScriptedDisconnect, json_plan, loads_body, read_body, send_plan
 from ._clock import Clock, RealClock
 from ._control import Handler, guarded, openai_error
 from ._journal import Journal, case_tag
 from ._legs import Sequences, choose_leg, session_of
 from ._plan_cache import PLAN_CACHE, plan_key
-from ._player import JSON_MEDIA_TYPE, Plan, error_plan, make_plan
+from ._player import Plan, error_plan, make_plan
 from ._registry import Registry
 from ._runtime import RuntimeControl
 from ._select import by_match, no_match
@@ -53,10 +52,6 @@ _SUFFIXES: tuple[tuple[str, Dialect], ...] = (
     ("/chat/completions", "chat"), ("/responses", "responses"), ("/messages", "anthropic"),
 )
 _METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-
-
-class ScriptedDisconnect(Exception):
-    """Raised inside a response stream to drop the connection without a terminal chunk (a `disconnect` fault)."""
 
 
 class _QuietAbort(logging.Filter):
@@ -157,7 +152,7 @@ class _Mock:
         """Every upstream request, as a plain ASGI app: the hot path skips Starlette's routing, Request and
         Response objects (a third of a short stream's cost), writing the plan's pre-encoded frames itself."""
         plan, request_id, start = await self._answer(scope, receive)
-        await self._respond(plan, request_id, start, send)
+        await send_plan(plan, request_id, start, send, self.clock, self.journal)
 
     async def _answer(self, scope: Scope, receive: Receive) -> tuple[Plan, int | None, float]:
         """The plan answering the request of `scope`, its journal id (None: the answer's writes are not journaled,
@@ -173,10 +168,10 @@ class _Mock:
             message = f"Invalid URL ({method} {path}): the mock serves .../responses, .../chat/completions"
             message += " and .../messages under any prefix, and its control API under /_callproof/"
             log(404)
-            return _json_plan(404, openai_error(message, "unknown_url")), None, start
+            return json_plan(404, openai_error(message, "unknown_url")), None, start
         renderer = self.renderers.get(dialect)
         if renderer is None:
-            plan = _json_plan(501, openai_error(f"The {dialect} dialect is not available.", "not_implemented"))
+            plan = json_plan(501, openai_error(f"The {dialect} dialect is not available.", "not_implemented"))
             log(501, dialect=dialect)
             return plan, None, start
         if method != "POST":
@@ -184,7 +179,7 @@ class _Mock:
                               headers=[("allow", "POST")])
             return plan, log(405, dialect=dialect), start
 
-        raw = await _read_body(receive, self.max_body_bytes)
+        raw = await read_body(receive, self.max_body_bytes)
         if raw is None:
             plan = error_plan(renderer, 413, f"Request body larger than the mock's limit of {self.max_body_bytes} "
                               "bytes; raise it with create_app(max_body_bytes=...).", headers=[("connection", "close")])
@@ -192,7 +187,7 @@ class _Mock:
         text = raw.decode("utf-8", "replace")
         case = case_tag(text)
         try:
-            body = _loads(raw)
+            body = loads_body(raw)
         except ValueError as exc:
             body = None
             problem = f"We could not parse the JSON body of your request ({exc})."
@@ -290,80 +285,6 @@ class _Mock:
     def _nearest(self, wanted: str) -> list[str]:
         return difflib.get_close_matches(wanted, list(self.scenarios), n=5, cutoff=0.4)
 
-    async def _respond(self, plan: Plan, request_id: int | None, start: float, send: Send) -> None:
-        """Plays `plan` from `start`: the headers at `first_byte`, then a complete body, or each write at its offset
-        (the last one carries the end of the body when nothing is scheduled after it: one write less per stream).
-        The headers are the ones Starlette's Response / StreamingResponse would send."""
-        clock, journal = self.clock, self.journal
-        await clock.sleep_until(start + plan.first_byte)
-        raw = list(plan.raw_headers)
-        if request_id is not None:
-            raw.append((b"x-callproof-request", str(request_id).encode()))
-        if not plan.streamed:
-            assert plan.body is not None
-            if request_id is not None:
-                journal.record_write(request_id, plan.body, clock.now())
-                journal.record_end(request_id, "completed", clock.now())
-            raw.append((b"content-length", str(len(plan.body)).encode("latin-1")))
-            raw.append((b"content-type", _content_type(plan.media_type)))
-            await send({"type": "http.response.start", "status": plan.status, "headers": raw})
-            await send({"type": "http.response.body", "body": plan.body})
-            return
-        assert request_id is not None
-        raw.append((b"content-type", _content_type(plan.media_type)))
-        outcome: Any = "cancelled"
-        try:
-            await send({"type": "http.response.start", "status": plan.status, "headers": raw})
-            writes = plan.writes
-            last = len(writes) - 1
-            end = start + plan.end_at
-            for i, write in enumerate(writes):
-                due = start + write.at
-                await clock.sleep_until(due)
-                journal.record_write(request_id, write.data, clock.now())
-                final = i == last and not plan.abort and end <= due
-                await send({"type": "http.response.body", "body": write.data, "more_body": not final})
-            if last >= 0 and not plan.abort and end <= start + writes[last].at:
-                outcome = "completed"
-                return
-            await clock.sleep_until(end)
-            if plan.abort:
-                outcome = "aborted"
-                raise ScriptedDisconnect(f"request {request_id}: scripted disconnect")
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            outcome = "completed"
-        finally:
-            journal.record_end(request_id, outcome, clock.now())
-
-
-_CONTENT_TYPES: dict[str, bytes] = {}
-
-
-def _loads(raw: bytes) -> Any:
-    """The request body's JSON: orjson where it decodes it (several times json.loads' speed), json.loads for what
-    it refuses (NaN, integers beyond 64 bits, lone surrogates, syntax errors: json.loads' values and messages)."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)
-
-
-def _content_type(media_type: str) -> bytes:
-    """The content-type header Starlette gives `media_type` (text types get charset=utf-8)."""
-    value = _CONTENT_TYPES.get(media_type)
-    if value is None:
-        text = media_type
-        if text.startswith("text/") and "charset=" not in text.lower():
-            text += "; charset=utf-8"
-        value = _CONTENT_TYPES[media_type] = text.encode("latin-1")
-    return value
-
-
-def _json_plan(status: int, body: Any) -> Plan:
-    """A complete JSON body, as Starlette's JSONResponse renders it."""
-    data = json.dumps(body, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode()
-    return Plan(status, (), JSON_MEDIA_TYPE, body=data)
-
 
 class _Upstream:
     """`_Mock.upstream` as an ASGI endpoint for a Starlette route (a bound method would be taken for a
@@ -397,27 +318,6 @@ def _route_path(scope: Scope) -> str:
 
 
 _CONTROL_PREFIX = CONTROL + "/"
-
-
-async def _read_body(receive: Receive, limit: int) -> bytes | None:
-    """The body, or None when it is over `limit` bytes (the rest is read and dropped so the 413 reaches the client).
-    A client that leaves before sending all of it raises ClientDisconnect (as Starlette's Request.stream does)."""
-    chunks: list[bytes] = []
-    size = 0
-    over = False
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            raise ClientDisconnect()
-        chunk: bytes = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            over = True
-            chunks = []
-        elif not over and chunk:
-            chunks.append(chunk)
-        if not message.get("more_body", False):
-            return None if over else b"".join(chunks)
 
 
 def create_app(
