@@ -45,28 +45,38 @@ async def send_plan(plan: Plan, request_id: int | None, start: float, send: Send
     assert request_id is not None
     raw.append((b"content-type", _content_type(plan.media_type)))
     outcome: Any = "cancelled"
+    ended = False
+
+    def end(how: Any) -> None:
+        # Recorded before the body's end goes out, so a client that has read the whole body finds its end journaled.
+        nonlocal outcome, ended
+        outcome, ended = how, True
+        journal.record_end(request_id, how, clock.now())
+
     try:
         await send({"type": "http.response.start", "status": plan.status, "headers": raw})
         writes = plan.writes
         last = len(writes) - 1
-        end = start + plan.end_at
+        finish = start + plan.end_at
         for i, write in enumerate(writes):
             due = start + write.at
             await clock.sleep_until(due)
             journal.record_write(request_id, write.data, clock.now())
-            final = i == last and not plan.abort and end <= due
+            final = i == last and not plan.abort and finish <= due
+            if final:
+                end("completed")
             await send({"type": "http.response.body", "body": write.data, "more_body": not final})
-        if last >= 0 and not plan.abort and end <= start + writes[last].at:
-            outcome = "completed"
+        if ended:
             return
-        await clock.sleep_until(end)
+        await clock.sleep_until(finish)
         if plan.abort:
-            outcome = "aborted"
+            end("aborted")
             raise ScriptedDisconnect(f"request {request_id}: scripted disconnect")
+        end("completed")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
-        outcome = "completed"
     finally:
-        journal.record_end(request_id, outcome, clock.now())
+        if not ended:
+            journal.record_end(request_id, outcome, clock.now())
 
 
 _CONTENT_TYPES: dict[str, bytes] = {}

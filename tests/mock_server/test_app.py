@@ -133,6 +133,18 @@ def test_the_journal_records_requests_redacted_with_case_and_every_write(mock: M
     assert end is not None and end.outcome == "completed" and end.time >= times[-1]
 
 
+@pytest.mark.parametrize("scenario", ["one_call", "t_gap"])
+def test_a_stream_is_journaled_as_ended_before_its_client_has_read_it_all(mock: Mock, scenario: str) -> None:
+    # The end record is written before the body's last bytes go out (the last write carries the chunked end when
+    # nothing is scheduled after it): a client that has the whole body never finds its request without an end.
+    for _ in range(20):
+        got = mock.post("responses", request_body("responses", scenario))
+        assert got.status == 200 and got.error is None
+        request_id = int(got.headers["x-callproof-request"])
+        end = mock.server.journal.end(request_id)
+        assert end is not None and end.outcome == "completed", (request_id, end)
+
+
 def test_control_api(mock: Mock) -> None:
     root = mock.server.root_url + "/_callproof"
     health = mock.client.get(root + "/health").json()
