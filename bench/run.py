@@ -189,8 +189,8 @@ MISSED = {
         "nothing else (~43 us a request); the mock's own work per request is ~12 us in process (the body's JSON, "
         "scenario selection, the plan cache lookup, the journal) plus two more headers. Against the Starlette "
         "ceiling of before, whose framework cost hid that work, the mock was 0.94x; Starlette is gone from both "
-        "sides now, and the mock serves 6x the requests it did then. What would close the gap is doing less per request "
-        "(no journal, no selection), which the mock is for."),
+        "sides now, and the mock serves 6x the requests it did then. What would close the gap is doing less per "
+        "request (no journal, no selection), which the mock is for."),
     "Timing: ": (
         "the mock and the bare asyncio server sleep to the same deadlines on the same event loop, so the p95 "
         "ratio is what this shared 2-vCPU machine's wake-up latency does to either within one run: the limit is "
