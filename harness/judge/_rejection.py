@@ -14,13 +14,14 @@ from callproof.harness.check import short
 
 from ._findings import Findings
 from ._gateway import ERROR_SHAPES, FrontAnswer, error_shape_problem
+from ._request_shapes import builtin_tools
 
 __all__ = ["builtin_tool_types", "check_rejection", "is_rejection", "rejected_reason", "rejection_problem"]
 
 
 def builtin_tool_types(scenario: Any) -> list[str]:
     """The types of the scenario request's built-in tools (any tool that is not a function tool), in order."""
-    types = [str(t.get("type")) for t in scenario.request.get("tools") or () if t.get("type", "function") != "function"]
+    types = [str(t.get("type")) for t in builtin_tools(scenario.request)]
     return list(dict.fromkeys(types))
 
 

@@ -14,7 +14,10 @@ from callproof.harness.check import short
 
 from ._findings import Findings
 
-__all__ = ["check_builtin_tools", "check_messages", "same_output", "system_prompts", "upstream_system"]
+__all__ = [
+    "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "system_prompts",
+    "upstream_system",
+]
 
 
 def text_of(content: Any) -> str:
@@ -111,8 +114,18 @@ def _tool_problem(dialect: str, tool: Any, functions: set[str], builtins: list[M
     return None
 
 
+def function_tools(request: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A Responses request's function tools (a tool without `type` is one)."""
+    return [t for t in request.get("tools") or () if t.get("type", "function") == "function"]
+
+
+def builtin_tools(request: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A Responses request's built-in tools: every tool that is not a function tool (web_search, file_search, ...)."""
+    return [t for t in request.get("tools") or () if t.get("type", "function") != "function"]
+
+
 def check_builtin_tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-    builtins = [t for t in front.get("tools") or () if t.get("type", "function") != "function"]
+    builtins = builtin_tools(front)
     if not builtins:
         return
     findings.check("GW-REQ-008")
@@ -122,7 +135,7 @@ def check_builtin_tools(findings: Findings, dialect: str, front: Mapping[str, An
     if not isinstance(tools, list):
         findings.fail("GW-REQ-008", f"`tools` is {short(tools)}, not a list", Evidence(path="upstream request $.tools"))
         return
-    functions = {str(t["name"]) for t in front.get("tools") or () if t.get("type", "function") == "function"}
+    functions = {str(t["name"]) for t in function_tools(front)}
     for index, tool in enumerate(tools):
         problem = _tool_problem(dialect, tool, functions, builtins)
         if problem is not None:

@@ -17,7 +17,14 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 
 from ._findings import Findings
-from ._request_shapes import check_builtin_tools, check_messages, same_output, system_prompts, upstream_system
+from ._request_shapes import (
+    check_builtin_tools,
+    check_messages,
+    function_tools,
+    same_output,
+    system_prompts,
+    upstream_system,
+)
 
 __all__ = ["check_translation"]
 
@@ -65,13 +72,8 @@ def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[An
     return found
 
 
-def _functions(front: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The front's function tools (its built-in tools are judged by GW-REQ-008)."""
-    return [t for t in front.get("tools") or () if t.get("type", "function") == "function"]
-
-
 def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
-    if not _functions(front):
+    if not function_tools(front):
         return
     findings.check("GW-REQ-002")
     if dialect == "anthropic" and front.get("tool_choice") == "none" and "tools" not in body:
@@ -81,7 +83,7 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
         findings.fail("GW-REQ-002", "the upstream request has no `tools` list", _where("$.tools"))
         return
     schema_field = {"chat": "parameters", "anthropic": "input_schema"}.get(dialect, "parameters")
-    for tool in _functions(front):
+    for tool in function_tools(front):
         name = tool["name"]
         if name not in found:
             findings.fail("GW-REQ-002", f"tool {name!r} is missing upstream (it has {sorted(found)})",
