@@ -102,6 +102,7 @@
 
   const fromHash = () => {
     try { reveal(decodeURIComponent(location.hash.slice(1))); } catch (error) { /* a malformed fragment */ }
+    document.body.dataset.revealed = location.hash;
   };
   window.addEventListener("hashchange", fromHash);
   if (location.hash) fromHash();

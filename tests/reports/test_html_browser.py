@@ -92,6 +92,18 @@ def _rgb(browser: Browser, selector: str) -> tuple[int, int, int]:
     return red, green, blue
 
 
+def _await_reveal(browser: Browser) -> None:
+    """Waits (up to 5 s) until the page has handled the current fragment: `hashchange` is a queued task, and a
+    filter typed before it runs would be reset by it (the race a loaded CI machine once lost)."""
+    handled = browser.js("""new Promise((resolve) => {
+        const until = Date.now() + 5000;
+        const poll = () => document.body.dataset.revealed === location.hash || Date.now() > until
+            ? resolve(document.body.dataset.revealed === location.hash) : setTimeout(poll, 5);
+        poll();
+    })""")
+    assert handled is True, "the page did not handle the fragment within 5 s"
+
+
 def _shown_counts(text: str) -> tuple[int, int]:
     match = re.search(r"(\d+) of (\d+)", text)
     assert match, text
@@ -117,6 +129,7 @@ def test_the_matrix_page_works_in_chromium(browser: Browser, reports: dict[str, 
     # A click on a cell goes to its case, in its report.
     browser.click("table.matrix tbody td.cell.o-failed a")
     assert re.fullmatch(r"#r0-\S+", str(browser.js("location.hash"))), browser.js("location.hash")
+    _await_reveal(browser)
 
     # The case filters of the first report: passed cases hidden by default; all shown; a search narrows; reset.
     failing = reports["failing"]["cases"]
@@ -143,7 +156,7 @@ def test_the_matrix_page_works_in_chromium(browser: Browser, reports: dict[str, 
     anchor = "r0-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", hidden["id"])
     assert _visible(browser, f"[id='{anchor}']") == [False]
     browser.js(f"location.hash = {json.dumps('#' + anchor)}")
-    browser.js("new Promise((resolve) => requestAnimationFrame(() => resolve(1)))")
+    _await_reveal(browser)
     assert _visible(browser, f"[id='{anchor}']") == [True]
 
     # The screenshot shows the matrix: its failed and passed cells' colours are in the pixels.
