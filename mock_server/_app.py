@@ -28,6 +28,7 @@ from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios
 from ._asgi import ScriptedDisconnect, json_plan, loads_body, read_body, send_plan
 from ._clock import Clock, RealClock
 from ._control import Handler, guarded, openai_error
+from ._hold import Holds, hold_endpoint
 from ._journal import Journal, case_tag
 from ._legs import Sequences, choose_leg, session_of
 from ._plan_cache import PLAN_CACHE, plan_key
@@ -114,6 +115,7 @@ class _Mock:
         self.registry = Registry(self.scenarios)
         self.sequences = Sequences()
         self.runtime = RuntimeControl(self.registry, self.sequences, journal, clock, max_body_bytes, self.plans)
+        self.holds = Holds()
 
     # -- control API --
 
@@ -142,6 +144,7 @@ class _Mock:
         self.journal.reset()
         self.played.clear()
         self.sequences.reset()
+        self.holds.reset()
         if self.registry.reset():
             self.plans.clear()  # keyed by id: a registered scenario's plans must not outlive it
         return JSONResponse({"status": "reset"})
@@ -249,6 +252,7 @@ class _Mock:
                 self.plans[key] = answer
                 if len(self.plans) > PLAN_CACHE:
                     self.plans.popitem(last=False)
+        await self.holds.wait(case)  # a held case waits for the rest of its group (docs/mock.md#holds)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
         begin = self.clock.now()
         request_id = log(answer.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
@@ -340,7 +344,7 @@ def create_app(
     of a scenario draws from Random(f"{seed}:{id}:{n}"), n counted from start or the last reset; `speed` divides
     every scripted delay; `clock` is a `VirtualClock` in timing tests. The journal is `app.state.journal`.
 
-    The control API (/_callproof/: health, scenarios, journal, reset) refuses cross-origin browser requests; with
+    The control API (/_callproof/: health, scenarios, journal, reset, hold) refuses cross-origin browser requests; with
     `control_token` its routes other than health need `Authorization: Bearer <token>`; `control=False` leaves only
     health (the other control paths then answer the upstream's 404)."""
     if speed <= 0:
@@ -356,6 +360,7 @@ def create_app(
         Route(f"{CONTROL}/scenarios", mock.guard(mock.list_scenarios), methods=["GET"]),
         Route(f"{CONTROL}/journal", mock.guard(mock.journal_lines), methods=["GET"]),
         Route(f"{CONTROL}/reset", mock.guard(mock.reset), methods=["POST"]),
+        Route(f"{CONTROL}/hold", mock.guard(hold_endpoint(mock.holds)), methods=["POST"]),
         Route(f"{CONTROL}/scenarios", mock.guard(mock.runtime.register), methods=["POST"]),
         Route(f"{CONTROL}/scenarios/{{scenario_id}}", mock.guard(mock.runtime.remove), methods=["DELETE"]),
         Route(f"{CONTROL}/sequences", mock.guard(mock.runtime.legs), methods=["GET"]),
@@ -372,4 +377,5 @@ def create_app(
     app.state.plans = mock.plans
     app.state.sequences = mock.sequences
     app.state.registry = mock.registry
+    app.state.holds = mock.holds
     return app

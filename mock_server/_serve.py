@@ -25,6 +25,7 @@ from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenari
 
 from ._app import DEFAULT_MAX_BODY_BYTES, create_app
 from ._clock import Clock, VirtualClock
+from ._hold import Holds
 from ._journal import Journal
 from ._threaded import ThreadedServer
 
@@ -80,8 +81,14 @@ class MockServer(ThreadedServer):
         self.clock = clock
         app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
                          max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock)
+        self._holds: Holds = app.state.holds
         super().__init__(app, host=host, port=port, name="callproof mock", graceful_timeout=graceful_timeout,
                          log_level=log_level)
+
+    def hold(self, cases: Iterable[str], timeout: float) -> None:
+        """Hold the requests tagged with `cases` before their first byte until every one has arrived, for at most
+        `timeout` seconds (docs/mock.md#holds): their streams are then in flight at once."""
+        self._holds.hold(cases, timeout)
 
 
 def serve_forever(

@@ -15,6 +15,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from .fronts import AnthropicFront, ChatFront, Front, ResponsesFront
 from .model import Event, Request, UpstreamError, UpstreamHTTPError
@@ -142,7 +143,7 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def serve(app: Starlette, host: str, port: int) -> None:
+def serve(app: ASGIApp, host: str, port: int) -> None:
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -1,5 +1,5 @@
 """Client mode's reading of the wire and its isolation case: what the mock streamed to the client for one case tag
-(from its journal), read in the client's dialect, and eight adapter runs at once against one mock (CLI-012)."""
+(from its journal), read in the client's dialect, and nine adapter runs at once against one mock (CLI-012)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from callproof.harness.judge import (
 from callproof.harness.scenario import Result, new_case_tag, result_of_adapter, result_of_body, result_of_events
 
 from ._client import ClientAdapter
+from ._overlap import hold_seconds, in_flight, not_overlapping
 from ._verdict import summary
 
 __all__ = ["Wire", "judge_client_isolation", "read_wire"]
@@ -75,6 +76,8 @@ def judge_client_isolation(
     result, or without a request under its case tag, makes the case an error unless a leak was found anyway."""
     start = time.monotonic()
     tags = [new_case_tag() for _ in scenarios]
+    held = hold_seconds(timeout)
+    mock.hold(tags, held)  # the streams overlap at the mock, however slowly the adapter processes start
     runs: list[AdapterRun | None] = [None] * len(scenarios)
     barrier = threading.Barrier(len(scenarios))
     base_url = str(mock.url)
@@ -100,7 +103,10 @@ def judge_client_isolation(
             problems.append(f"{scenario.id}: the adapter never called the mock with its case's request (the markers "
                             "of the first user message must travel as they came)")
         judged.append((scenario, result_of_adapter(run.result), wire, alone(scenario.id) or wire))
-    details = {"scenarios": [s.id for s in scenarios], "concurrent": len(scenarios)}
+    overlapped = in_flight(mock.journal, tags)
+    details = {"scenarios": [s.id for s in scenarios], "concurrent": len(scenarios), "overlapped": overlapped}
+    apart = None if problems else not_overlapping(len(scenarios), overlapped, held, "the client")
+    problems += [apart] if apart else []
     findings = Findings()
     if judged:
         check_client_isolation(findings, judged)

@@ -49,6 +49,7 @@ from ._client_play import judge_client_isolation, read_wire
 from ._config import RunConfig
 from ._exchange import Limits, exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
+from ._overlap import hold_seconds, in_flight, not_overlapping
 from ._plan import CLIENT_GROUPS, GATEWAY_GROUPS, ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import ScenarioRun
@@ -330,10 +331,13 @@ class Harness:
                               details={"setup_error": True})
         answers: list[tuple[Any, FrontAnswer | None, str | None]] = [(s, None, None) for s in chosen]
         barrier = threading.Barrier(len(chosen))
+        tags = [new_case_tag() for _ in chosen]
+        held = hold_seconds(self.config.case_timeout)
+        self.mock.hold(tags, held)  # the streams overlap at the upstream, however loaded the machine
 
         def one(index: int) -> None:
             scenario = chosen[index]
-            request = self._request(scenario, new_case_tag())
+            request = self._request(scenario, tags[index])
             barrier.wait(timeout=self.config.case_timeout)
             answer, problem = self._front(iut, request)
             answers[index] = (scenario, answer, problem)
@@ -353,9 +357,12 @@ class Harness:
         check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
         results = findings.results()
         failed = [r for r in results if r.outcome == "failed"]
-        details = {"scenarios": [s.id for s in chosen]}
+        overlapped = in_flight(self.mock.journal, tags)
+        details = {"scenarios": [s.id for s in chosen], "concurrent": len(chosen), "overlapped": overlapped}
         unjudged = [f"{s.id}: {why}" for s, a, _ in answers if a is not None
                     for why in [answer_problem(a, s)] if why is not None]
+        apart = None if unjudged else not_overlapping(len(chosen), overlapped, held, "the gateway")
+        unjudged += [apart] if apart else []
         if unjudged and not failed:  # no verdict without evidence: every concurrent answer must be judgeable
             return CaseResult(spec, "error", (), "\n".join(unjudged), time.monotonic() - start, details)
         message = "\n".join([summary(failed), *unjudged]) if failed else ""

@@ -46,8 +46,8 @@ GROUP_PREFIX = {
 #: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded), in either mode.
 ISOLATION = "concurrent"
 ISOLATION_SCENARIOS = (
-    "timing_ttft_and_gaps", "timing_explicit_delays", "parallel_two_calls", "interleaved_round_robin",
-    "text_before_call", "one_call", "parallel_two_tools", "unicode_per_code_point",
+    "timing_ttft_and_gaps", "timing_second_slow_call", "timing_explicit_delays", "parallel_two_calls",
+    "interleaved_round_robin", "text_before_call", "one_call", "parallel_two_tools", "unicode_per_code_point",
 )
 #: The families of the rules that judge a non-stream body, per front.
 _BODY_FAMILIES = {(front, RULES[r].family) for r in BODY_RULES for front in RULES[r].fronts}

@@ -16,10 +16,10 @@ import json
 import os
 import sys
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
-from starlette.applications import Starlette
 from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp
 
 from examples.gateway import (
     AnthropicFront,
@@ -41,6 +41,7 @@ from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
 from . import gateways_gaps
+from .concurrency import OneAtATime, SharedState, serialised
 from .limits import RunawayStream
 from .request_gateways import REQUEST_DEFECTS
 from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
@@ -221,22 +222,6 @@ class FirstNameFragment(ChatUpstream):
 
     def merge_name(self, name: str, fragment: str) -> str:
         return name or fragment
-
-
-class SharedState(ResponsesFront):
-    """shared_state: the output items and the calls by upstream key live in process-wide state that every
-    response streaming at the same time uses, so concurrent responses mix their calls and items (GW-ISO-001).
-    A request alone (nothing else streaming) starts from fresh state and is correct."""
-
-    _streaming: ClassVar[list[Any]] = []  # the turns that are not closed yet
-
-    def new_turn(self, request: Request) -> Turn:
-        turn = super().new_turn(request)
-        live = [other for other in self._streaming if not other.closed]
-        if live:
-            turn.items, turn.calls = live[0].items, live[0].calls
-        self._streaming[:] = [*live, turn]
-        return turn
 
 
 class DropsTextDeltas(ResponsesFront):
@@ -442,7 +427,8 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "empty_arguments_passthrough": EmptyArgumentsPassthrough,
     "no_sequence_numbers": NoSequenceNumbers,
     "first_name_fragment": FirstNameFragment,
-    "shared_state": SharedState,
+    "shared_state": SharedState,  # concurrency.py
+    "one_at_a_time": OneAtATime,
     "non_stream_drops_calls": NonStreamDropsCalls,
     "drops_text_deltas": DropsTextDeltas,
     "last_message_only": LastMessageOnly,
@@ -471,10 +457,12 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
 }
 
 
-def gateway_app(upstream: str, dialect: str = "chat", defect: str | None = None) -> Starlette:
+def gateway_app(upstream: str, dialect: str = "chat", defect: str | None = None) -> ASGIApp:
     """The reference gateway of `dialect` with `defect` (None: none): its class replaces the front of its dialect,
     or the upstream."""
     broken = DEFECTS[defect] if defect else None
+    if broken is OneAtATime:
+        return serialised(create_app(upstream, dialect=dialect))
     if broken is not None and issubclass(broken, Upstream):
         return create_app(upstream, dialect=dialect, upstream_class=broken)
     return create_app(upstream, dialect=dialect, fronts=[broken] if broken is not None else [])

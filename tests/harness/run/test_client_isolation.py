@@ -1,4 +1,4 @@
-"""Client mode's isolation case (CLI-012): eight adapter runs at once against one mock, each with its own case tag.
+"""Client mode's isolation case (CLI-012): nine adapter runs at once against one mock, each with its own case tag.
 The reference clients pass in every dialect; an in-process client that keeps its calls in a module-level list is
 caught; one that rewrites the case tag leaves nothing to judge (an error, never a pass)."""
 
@@ -13,6 +13,7 @@ import pytest
 from callproof.harness._types import DIALECTS, Dialect
 from callproof.harness.judge import CaseSpec
 from callproof.harness.run import Harness, RunConfig
+from callproof.harness.run._plan import ISOLATION_SCENARIOS
 from tests.fakes import clients
 
 ISOLATION = CaseSpec("concurrent", "isolation")
@@ -61,7 +62,8 @@ def test_the_reference_client_passes_isolation(dialect: Dialect) -> None:
     result = _judge("tests.fakes.clients:run", dialect)
     assert (result.outcome, result.message) == ("passed", "")
     assert [r.rule.id for r in result.results if r.outcome == "passed"] == ["CLI-012"]
-    assert result.details["concurrent"] == 8
+    assert result.details["concurrent"] == len(ISOLATION_SCENARIOS)
+    assert result.details["overlapped"] >= 2  # held at the mock until every run had called it
 
 
 def test_a_module_level_accumulator_fails_cli_012() -> None:
