@@ -35,7 +35,8 @@ def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
 def _journal(spans: dict[str, list[tuple[float, float | None]]]) -> Journal:
     """A journal with a request per (start, end) span of each case (end None: still open), plus an unrelated one."""
     journal = Journal()
-    for case, runs in [*spans.items(), ("other", [(0.0, 100.0)])]:
+    other: list[tuple[float, float | None]] = [(0.0, 100.0)]
+    for case, runs in [*spans.items(), ("other", other)]:
         for start, end in runs:
             request = journal.record_request(time=start, method="POST", path="/v1/responses", headers=(), body={},
                                              status=200, case=case, start=start)
@@ -66,9 +67,9 @@ def test_fewer_than_two_streams_at_once_is_no_evidence() -> None:
     assert hold_seconds(30) == 10 and hold_seconds(15) == 5
 
 
-def _gateway(defect: str | None, front: str = "responses") -> Any:
-    config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect chat", front=front,
-                       upstream_dialect="chat", case_timeout=6)
+def _gateway(defect: str | None) -> Any:
+    config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect chat", upstream_dialect="chat",
+                       case_timeout=6)
     with Harness(config) as harness:
         return harness.judge(ISOLATION)
 
