@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _int, _obj, iter_sse, unusable_call
+from .clients import _http_error, _int, _obj, unusable_call
+from .sse import iter_sse
 
 __all__ = ["DEFECTS", "AnthropicReferenceClient"]
 

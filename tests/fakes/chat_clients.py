@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _obj, iter_sse, unusable_call
+from .clients import _http_error, _obj, unusable_call
+from .sse import iter_sse
 
 __all__ = ["DEFECTS", "ChatReferenceClient"]
 

@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,52 +27,9 @@ import httpx
 
 from callproof.harness._types import DIALECTS
 
-__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "iter_sse", "main", "run"]
+from .sse import iter_sse
 
-_EOL = re.compile(rb"\r\n|\r|\n")
-
-
-def _lines(chunks: Iterable[bytes]) -> Iterator[str]:
-    """Lines of a byte stream split at LF, CRLF or a lone CR, each decoded on its own (WHATWG SSE section 9.2.5)."""
-    buf = bytearray()
-    scan = 0
-    first = True
-    for chunk in chunks:
-        buf += chunk
-        while (match := _EOL.search(buf, scan)) is not None:
-            if match.group() == b"\r" and match.end() == len(buf):  # the LF of a CRLF may be in the next chunk
-                break
-            line = bytes(buf[: match.start()])
-            if first:
-                line, first = line.removeprefix(b"\xef\xbb\xbf"), False
-            yield line.decode("utf-8", "replace")
-            del buf[: match.end()]
-            scan = 0
-        else:
-            scan = len(buf)
-    if buf.endswith(b"\r"):
-        yield bytes(buf[:-1]).decode("utf-8", "replace")
-    # Anything else left is an unterminated line: the spec discards it with its event block.
-
-
-def iter_sse(chunks: Iterable[bytes], on_comment: Callable[[str], None]) -> Iterator[tuple[str, str]]:
-    """(event type, data) for each dispatched event; comment lines (`: ...`) go to `on_comment`."""
-    event, data = "", list[str]()
-    for line in _lines(chunks):
-        if not line:
-            if data:
-                yield event or "message", "\n".join(data)
-            event, data = "", []
-        elif line.startswith(":"):
-            on_comment(line)
-        else:
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name == "data":
-                data.append(value)
-            elif name == "event":
-                event = value
-
+__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "main", "run"]
 
 def _obj(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):

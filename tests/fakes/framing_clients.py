@@ -11,38 +11,17 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .anthropic_clients import AnthropicReferenceClient
 from .chat_clients import ChatReferenceClient
-from .clients import Item, ReferenceClient, _lines
+from .clients import Item, ReferenceClient
+from .sse import field, iter_sse
 
 __all__ = ["ANTHROPIC_DEFECTS", "CHAT_DEFECTS", "DEFECTS"]
-
-def _naive(chunks: Iterable[bytes], on_comment: Callable[[str], None], *,
-           lines: Callable[[Iterable[bytes]], Iterable[str]] = _lines, join: Callable[[list[str]], str] = "\n".join,
-           data_fields: tuple[str, ...] = ("data",)) -> Iterator[tuple[str, str]]:
-    """An SSE parser with knobs for the usual mistakes: how the stream is cut into `lines`, the `join` of an
-    event's data lines, and the `data_fields` whose values count as data."""
-    event, data = "", list[str]()
-    for line in lines(chunks):
-        if not line:
-            if data:
-                yield event or "message", join(data)
-            event, data = "", []
-        elif line.startswith(":"):
-            on_comment(line)
-        else:
-            name, _, value = line.partition(":")
-            value = value.removeprefix(" ")
-            if name in data_fields:
-                data.append(value)
-            elif name == "event":
-                event = value
-
 
 def _lf_lines(chunks: Iterable[bytes]) -> Iterator[str]:
     """Lines split at LF only: a lone CR ends nothing, and a CRLF leaves its CR in the line."""
@@ -53,32 +32,17 @@ def _lf_lines(chunks: Iterable[bytes]) -> Iterator[str]:
         yield from (line.decode("utf-8", "replace") for line in done)
 
 
-def _space_only(chunks: Iterable[bytes], on_comment: Callable[[str], None]) -> Iterator[tuple[str, str]]:
-    """Field lines are read only as `data: ` or `event: `, with the space; any other line is skipped."""
-    event, data = "", list[str]()
-    for line in _lines(chunks):
-        if not line:
-            if data:
-                yield event or "message", "\n".join(data)
-            event, data = "", []
-        elif line.startswith("data: "):
-            data.append(line[6:])
-        elif line.startswith("event: "):
-            event = line[7:]
-        elif line.startswith(":"):
-            on_comment(line)
+def _spaced_field(line: str) -> tuple[str, str]:
+    """Reads a line as a field only as `data: ` or `event: `, with the space; any other line is no field."""
+    for name in ("data", "event"):
+        if line.startswith(f"{name}: "):
+            return name, line[len(name) + 2:]
+    return "", ""
 
 
-def _last_data_line(chunks: Iterable[bytes], on_comment: Callable[[str], None]) -> Iterator[tuple[str, str]]:
-    return _naive(chunks, on_comment, join=lambda data: data[-1])
-
-
-def _lf_only(chunks: Iterable[bytes], on_comment: Callable[[str], None]) -> Iterator[tuple[str, str]]:
-    return _naive(chunks, on_comment, lines=_lf_lines)
-
-
-def _fields_as_data(chunks: Iterable[bytes], on_comment: Callable[[str], None]) -> Iterator[tuple[str, str]]:
-    return _naive(chunks, on_comment, data_fields=("data", "id", "retry"))
+def _id_and_retry_as_data(line: str) -> tuple[str, str]:
+    name, value = field(line)
+    return ("data" if name in ("id", "retry") else name), value
 
 
 class RequiresDataSpace(ReferenceClient):
@@ -86,7 +50,7 @@ class RequiresDataSpace(ReferenceClient):
     seems to end without its terminal event. Caught by CLI-010 (framing no_space)."""
 
     def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-        return _space_only(chunks, self.on_comment)
+        return iter_sse(chunks, self.on_comment, read_field=_spaced_field)
 
 
 class LastDataLineOnly(ReferenceClient):
@@ -94,7 +58,7 @@ class LastDataLineOnly(ReferenceClient):
     a fragment of its JSON. Caught by CLI-010 (framing multiline_data)."""
 
     def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-        return _last_data_line(chunks, self.on_comment)
+        return iter_sse(chunks, self.on_comment, join=lambda data: data[-1])
 
 
 class LfOnlyLines(ReferenceClient):
@@ -102,7 +66,7 @@ class LfOnlyLines(ReferenceClient):
     ever dispatched. Caught by CLI-010 (framing cr_only, crlf)."""
 
     def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-        return _lf_only(chunks, self.on_comment)
+        return iter_sse(chunks, self.on_comment, split=_lf_lines)
 
 
 class FieldsAsData(ReferenceClient):
@@ -110,7 +74,7 @@ class FieldsAsData(ReferenceClient):
     invalid JSON. Caught by CLI-010 (framing comments_and_fields)."""
 
     def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-        return _fields_as_data(chunks, self.on_comment)
+        return iter_sse(chunks, self.on_comment, read_field=_id_and_retry_as_data)
 
 
 class DoneOrder(ReferenceClient):
@@ -158,7 +122,7 @@ class ChatLfOnlyLines(ChatReferenceClient):
     """The Chat client with an SSE parser that splits lines at LF only. Caught by CLI-010 (framing cr_only, crlf)."""
 
     def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-        return _lf_only(chunks, self.on_comment)
+        return iter_sse(chunks, self.on_comment, split=_lf_lines)
 
 
 class AnthropicRequiresDataSpace(AnthropicReferenceClient):
@@ -166,7 +130,7 @@ class AnthropicRequiresDataSpace(AnthropicReferenceClient):
     no_space)."""
 
     def events(self, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
-        return _space_only(chunks, self.on_comment)
+        return iter_sse(chunks, self.on_comment, read_field=_spaced_field)
 
 
 #: Defect name -> the broken Responses client (merged into clients.DEFECTS by `clients.dialect_defects`).
