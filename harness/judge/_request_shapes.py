@@ -6,7 +6,7 @@ defines) and every message, whatever its form (GW-REQ-009).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from callproof.harness.catalogue import Evidence
@@ -15,8 +15,8 @@ from callproof.harness.check import short
 from ._findings import Findings
 
 __all__ = [
-    "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "system_prompts",
-    "upstream_system",
+    "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "strings_in",
+    "system_prompts", "upstream_system",
 ]
 
 
@@ -27,6 +27,18 @@ def text_of(content: Any) -> str:
     if isinstance(content, list):
         return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
     return ""
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, at any depth (object values and list items)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
 
 
 def _texts(content: Any) -> list[str] | None:
@@ -166,14 +178,6 @@ def _upstream_messages(dialect: str, body: Mapping[str, Any]) -> list[tuple[str,
             and m.get("type", "message") == "message" and m.get("role") in ("user", "assistant")]
 
 
-def _anywhere(text: str, value: Any) -> bool:
-    if isinstance(value, str):
-        return text in value
-    if isinstance(value, Mapping):
-        value = list(value.values())
-    return isinstance(value, list) and any(_anywhere(text, v) for v in value)
-
-
 def check_messages(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
     """GW-REQ-009: each front user and assistant message with text is in an upstream message of its role, in order
     (an upstream message may hold several: Anthropic joins consecutive messages of one role)."""
@@ -194,7 +198,7 @@ def check_messages(findings: Findings, dialect: str, front: Mapping[str, Any], b
         if found is not None:
             at = found
             continue
-        if (role, text, path) == marked and not _anywhere(text, body):
+        if (role, text, path) == marked and not any(text in s for s in strings_in(body)):
             continue  # the marked text lost or rewritten: GW-REQ-001's failure, not reported twice
         elsewhere = any(r == role and text in t for r, t in upstream)
         problem = "arrives out of order" if elsewhere else f"is in no upstream {role} message"

@@ -10,7 +10,7 @@ path in the upstream body where the translation went wrong.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from callproof.harness.catalogue import Evidence
@@ -22,6 +22,7 @@ from ._request_shapes import (
     check_messages,
     function_tools,
     same_output,
+    strings_in,
     system_prompts,
     upstream_system,
 )
@@ -31,17 +32,6 @@ __all__ = ["check_translation"]
 
 def _where(path: str) -> Evidence:
     return Evidence(path=f"upstream request {path}")
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
 
 
 def _json_equal(text: Any, value: Any) -> bool:
@@ -280,7 +270,7 @@ def check_translation(
     if not isinstance(body, Mapping):
         findings.fail("GW-REQ-001", f"the upstream request body is not a JSON object: {short(body)}", _where("$"))
         return
-    if not any(user_text in s for s in _strings(body)):
+    if not any(user_text in s for s in strings_in(body)):
         findings.fail("GW-REQ-001", f"the user's text {short(user_text)} does not appear intact in the upstream "
                       "request", _where("$"))
     for check in (_tools, _tool_choice, _parallel, _instructions, _history, _max_tokens, check_builtin_tools,
