@@ -15,15 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["FRAMING_STYLES", "reframe"]
+from callproof.harness.scenario import FRAMING_STYLES
 
-#: Style -> what it does on the wire, for error messages and docs.
-FRAMING_STYLES: dict[str, str] = {
-    "no_space": "`data:`/`event:` without a space after the colon",
-    "multiline_data": "one event's data split over several `data:` lines",
-    "cr_only": "lines ended by a lone CR",
-    "comments_and_fields": "comment lines and `id:`/`retry:` fields in the event blocks",
-}
+__all__ = ["FRAMING_STYLES", "reframe"]
 
 _NO_SPACE = re.compile(rb"(?m)^(data|event): ")
 

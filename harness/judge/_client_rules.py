@@ -14,7 +14,7 @@ from typing import Any
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.judge import AdapterRun
-from callproof.harness.scenario import Call, Result
+from callproof.harness.scenario import FRAMING_STYLES, Call, Result
 
 from ._arguments import has_malformed_arguments, is_malformed
 from ._expected import call_value, expects_success
@@ -27,13 +27,6 @@ __all__ = [
 
 #: The faults that only reframe a stream (valid SSE, the same events): a client must report the same result.
 FRAMING_FAULTS = frozenset({"keepalive", "fragment", "crlf", "framing"})
-#: `framing` fault style -> what went over the wire (docs/spec/sse.md §5.1, §5.2; mock_server/_framing.py).
-_STYLES = {
-    "no_space": "`data:`/`event:` without the space after the colon",
-    "multiline_data": "each event's data split over several `data:` lines (joined with LF)",
-    "cr_only": "lines ended by a lone CR",
-    "comments_and_fields": "comment lines and `id:`/`retry:` fields in every event block",
-}
 
 
 def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result,
@@ -180,7 +173,7 @@ def framing_variants(scenario: Any, applied: Sequence[str] = ()) -> list[str]:
         seen.add(fault.kind)
         if fault.kind == "framing":
             style = str(fault.params.get("style", ""))
-            names.append(f"{style} ({_STYLES.get(style, 'a framing the standard allows')})")
+            names.append(f"{style} ({FRAMING_STYLES.get(style, 'a framing the standard allows')})")
         elif fault.kind == "keepalive":
             names.append(f"keepalive (a `:` comment after every {fault.params.get('every_events', 1)} event(s))")
         elif fault.kind == "fragment":
@@ -198,9 +191,7 @@ def _check_framing(findings: Findings, variants: list[str], result: Result, wire
     problems: list[str] = []
     if result.error is not None:
         problems.append(f"reported error {short(result.error)}")
-    got = [(c.name, c.parsed()) for c in result.calls]
-    wanted = [(c.name, c.parsed()) for c in wire.calls]
-    if got != wanted:
+    if _shape(result) != _shape(wire):
         problems.append(f"reported calls {short([c.to_json() for c in result.calls])}, the wire held "
                         f"{short([c.to_json() for c in wire.calls])}")
     if wire.text and result.text != wire.text:

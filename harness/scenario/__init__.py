@@ -14,6 +14,7 @@ from ._outcome import (
 )
 from ._request import ANTHROPIC_MAX_TOKENS, DEFAULT_MODEL, front_request, marked_input, markers, new_case_tag
 from ._scenario import (
+    FRAMING_STYLES,
     ChatEnding,
     Chunked,
     Expect,
@@ -36,6 +37,7 @@ from ._wire import result_of_body, result_of_events
 
 __all__ = [
     "ANTHROPIC_MAX_TOKENS",
+    "FRAMING_STYLES",
     "Call",
     "ChatEnding",
     "Chunk",
