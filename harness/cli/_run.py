@@ -164,12 +164,13 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
         first = setup[0]["message"].splitlines()[0]
         print(f"callproof run: setup error in {len(setup)} case(s): {first}", file=sys.stderr)
         return ExitCode.USAGE
-    nothing = nothing_judged(Case.from_json(c) for c in cases)
+    judged = [Case.from_json(c) for c in cases]
+    nothing = nothing_judged(judged)
     if nothing is not None:
         print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)
         return ExitCode.FAILED
-    blocking = [c for c in cases if Case.from_json(c).blocking]
-    stale = stale_entries(load_baseline(args.baseline), (Case.from_json(c) for c in cases)) \
+    blocking = [c for c in judged if c.blocking]
+    stale = stale_entries(load_baseline(args.baseline), judged) \
         if args.strict_baseline and args.baseline is not None else []
     for line in stale:
         print(f"callproof run: {line}", file=sys.stderr)
