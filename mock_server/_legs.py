@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from callproof.harness.scenario import Leg, Requires, Scenario
+from callproof.harness.scenario import Leg, Requires, Scenario, strings_in
 
 from ._player import Plan, error_plan
 from .dialects import Renderer
@@ -93,7 +93,7 @@ def missing(requires: Requires | None, dialect: str, body: Mapping[str, Any]) ->
         found = ", ".join(sorted(present)) or "none"
         problems.append(f"a tool result for call id {', '.join(map(repr, absent))} ({form}; the request carries "
                         f"results for: {found})")
-    strings = list(_strings(body))
+    strings = list(strings_in(body))
     lacking = [t for t in requires.text if not any(t in s for s in strings)]
     if lacking:
         problems.append(f"the text {', '.join(map(repr, lacking))}")
@@ -119,17 +119,6 @@ def _tool_results(dialect: str, body: Mapping[str, Any]) -> Iterator[str]:
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     yield str(block.get("tool_use_id"))
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
 
 
 @dataclass(frozen=True, slots=True)

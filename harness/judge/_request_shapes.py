@@ -6,17 +6,18 @@ defines) and every message, whatever its form (GW-REQ-009).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.scenario import strings_in
 
 from ._findings import Findings
 
 __all__ = [
-    "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "strings_in",
-    "system_prompts", "upstream_system",
+    "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "system_prompts",
+    "upstream_system",
 ]
 
 
@@ -27,18 +28,6 @@ def text_of(content: Any) -> str:
     if isinstance(content, list):
         return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
     return ""
-
-
-def strings_in(value: Any) -> Iterator[str]:
-    """Every string in a JSON value, at any depth (object values and list items)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from strings_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_in(item)
 
 
 def _texts(content: Any) -> list[str] | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.scenario import strings_in
 
 from ._findings import Findings
 from ._request_shapes import (
@@ -22,7 +23,6 @@ from ._request_shapes import (
     check_messages,
     function_tools,
     same_output,
-    strings_in,
     system_prompts,
     upstream_system,
 )

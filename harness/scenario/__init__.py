@@ -12,7 +12,15 @@ from ._outcome import (
     result_of_adapter,
     status_matches,
 )
-from ._request import ANTHROPIC_MAX_TOKENS, DEFAULT_MODEL, front_request, marked_input, markers, new_case_tag
+from ._request import (
+    ANTHROPIC_MAX_TOKENS,
+    DEFAULT_MODEL,
+    front_request,
+    marked_input,
+    markers,
+    new_case_tag,
+    strings_in,
+)
 from ._scenario import (
     FRAMING_STYLES,
     ChatEnding,
@@ -74,5 +82,6 @@ __all__ = [
     "result_of_body",
     "result_of_events",
     "status_matches",
+    "strings_in",
     "strip_markers",
 ]

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from callproof.harness._types import Dialect
 
-__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "markers", "marked_input", "new_case_tag"]
+__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "markers", "marked_input", "new_case_tag",
+           "strings_in"]
 
 DEFAULT_MODEL = "callproof-model"
 #: Anthropic requires `max_tokens`: the value sent when the scenario sets no `max_output_tokens`.
@@ -221,3 +222,16 @@ def front_request(
     if dialect == "chat" and body["stream"]:
         body["stream_options"] = {"include_usage": True}
     return body
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, at any depth (object values and list items): where a request's text may be,
+    whatever its dialect's shape."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
