@@ -30,12 +30,12 @@ from ._clock import Clock, RealClock
 from ._control import Handler, guarded, openai_error
 from ._hold import Holds, hold_endpoint
 from ._journal import Journal, case_tag
-from ._legs import Sequences, choose_leg, session_of
 from ._plan_cache import PLAN_CACHE, plan_key
 from ._player import Plan, error_plan, make_plan
 from ._registry import Registry
 from ._runtime import RuntimeControl
 from ._select import by_match, no_match
+from ._sequences import Sequences, choose_leg, session_of
 from .dialects import RENDERERS, Dialect, RenderContext, Renderer
 
 # anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a

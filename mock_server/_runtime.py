@@ -16,8 +16,8 @@ from callproof.harness.scenario import ScenarioError
 from ._clock import Clock
 from ._control import openai_error
 from ._journal import Journal
-from ._legs import Sequences
 from ._registry import Registry, parse_registration, registration_summary
+from ._sequences import Sequences
 
 __all__ = ["RuntimeControl"]
 

@@ -1,5 +1,5 @@
 """callproof.reports: every report format, rendered from the report alone (schemas/report.schema.json): the typed
-`Report` (callproof.harness.report) or its JSON.
+`Report` (callproof.harness.report_model) or its JSON.
 
     report = read_report(Path("report.json"))      # or the report.jsonl of a run cut off mid-way; load_report
                                                    # gives the same report as its JSON
@@ -14,7 +14,7 @@ The public API; the modules behind it are private and may change without notice.
 
 from __future__ import annotations
 
-from callproof.harness.report import (
+from callproof.harness.report_model import (
     Report,
     ReportError,
     read_report,

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any
 
-from callproof.harness.report import Report
+from callproof.harness.report_model import Report
 
 from ._text import ReportLike, as_report
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from callproof.harness.report import Case, Report
+from callproof.harness.report_model import Case, Report
 
 from ._text import DOCS_URL, ReportLike, as_report, code, escape, plural, rule_link
 

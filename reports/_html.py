@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
-from callproof.harness.report import Case, Report
+from callproof.harness.report_model import Case, Report
 
 from ._html_case import case_detail, first_to_open
 from ._text import LEVELS, ReportLike, as_report, e, must_failures, plural, rule_chips, slug

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import RULES
-from callproof.harness.report import ABSENT, Case, ReportEvidence, RuleOutcome, TimelineEvent
+from callproof.harness.report_model import ABSENT, Case, ReportEvidence, RuleOutcome, TimelineEvent
 
 from ._text import e, json_text, plural, rule_chips, slug
 

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from callproof.harness.report import Case, ReportEvidence, RuleOutcome
+from callproof.harness.report_model import Case, ReportEvidence, RuleOutcome
 
 from ._text import ReportLike, as_report, evidence_text, fails_run
 

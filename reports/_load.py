@@ -1,12 +1,12 @@
 """`load_report`: a report file as its validated JSON (the renderers take it as it is, or the typed `Report` that
-`callproof.harness.report.read_report` gives)."""
+`callproof.harness.report_model.read_report` gives)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from callproof.harness.report import read_report
+from callproof.harness.report_model import read_report
 
 __all__ = ["load_report"]
 

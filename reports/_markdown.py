@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from callproof.harness._types import JSONValue
-from callproof.harness.report import Case, Report, ReportEvidence, Target
+from callproof.harness.report_model import Case, Report, ReportEvidence, Target
 
 from ._text import (
     DOCS_URL,

@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, metadata
 from typing import Any, TypeAlias
 
 from callproof.harness._types import JSONValue
-from callproof.harness.report import ABSENT, Case, Report, ReportEvidence, RuleOutcome
+from callproof.harness.report_model import ABSENT, Case, Report, ReportEvidence, RuleOutcome
 
 __all__ = [
     "DOCS_URL",

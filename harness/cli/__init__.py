@@ -11,14 +11,27 @@ from typing import NoReturn
 
 from callproof.harness._version import __version__
 
-from . import _check, _diff, _fuzz, _mock, _record, _report, _rules, _run, _scenarios
+from . import (
+    _check_command,
+    _diff_command,
+    _fuzz_command,
+    _mock_command,
+    _record_command,
+    _report_command,
+    _rules_command,
+    _run_command,
+    _scenarios_command,
+)
 from ._exit import ExitCode
 
 __all__ = ["ExitCode", "main"]
 
 #: The subcommands by name, in --help order.
-_COMMANDS = {"check": _check, "mock": _mock, "scenarios": _scenarios, "run": _run, "fuzz": _fuzz, "report": _report,
-             "diff": _diff, "rules": _rules, "record": _record}
+_COMMANDS = {
+    "check": _check_command, "mock": _mock_command, "scenarios": _scenarios_command, "run": _run_command,
+    "fuzz": _fuzz_command, "report": _report_command, "diff": _diff_command, "rules": _rules_command,
+    "record": _record_command,
+}
 
 
 class _Parser(argparse.ArgumentParser):

@@ -12,16 +12,16 @@ and the user's message; and sizes (number of calls, argument length).
 
 Modules: `_generate` (a scenario from a sequence of choices), `_strategies` (the choices from hypothesis),
 `_scenario_file` (generated scenarios as scenario files, through the users' loader), `_search` (run, judge, shrink),
-`_outcome` (the values). hypothesis is imported at module level: the command line imports this package only for
+`_session` (the values). hypothesis is imported at module level: the command line imports this package only for
 `callproof fuzz`.
 """
 
 from __future__ import annotations
 
 from ._generate import expect_of, gen_scenario, named_scenario
-from ._outcome import FuzzError, FuzzFailure, FuzzOptions, FuzzOutcome
 from ._scenario_file import failure_file, parse_generated, scenario_file
 from ._search import FUZZ_GROUPS, failure_of, fuzz
+from ._session import FuzzError, FuzzFailure, FuzzOptions, FuzzOutcome
 from ._strategies import scenario_documents
 
 __all__ = [

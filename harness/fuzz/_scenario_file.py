@@ -11,7 +11,7 @@ from typing import Any
 from callproof.harness.scenario import Scenario, parse_scenario_file
 
 from ._generate import Json
-from ._outcome import FuzzFailure, FuzzOptions
+from ._session import FuzzFailure, FuzzOptions
 
 __all__ = ["failure_file", "parse_generated", "scenario_file"]
 

@@ -21,8 +21,8 @@ from callproof.harness.run import CLIENT_GROUPS, Harness, IUTError
 from callproof.harness.scenario import Scenario
 
 from ._generate import Json
-from ._outcome import FuzzError, FuzzFailure, FuzzOptions, FuzzOutcome
 from ._scenario_file import parse_generated
+from ._session import FuzzError, FuzzFailure, FuzzOptions, FuzzOutcome
 from ._strategies import scenario_documents
 
 __all__ = ["FUZZ_GROUPS", "failure_of", "fuzz"]

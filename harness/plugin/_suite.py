@@ -19,7 +19,7 @@ from typing import IO, Any
 import pytest
 
 from callproof.harness.judge import CaseResult, CaseSpec
-from callproof.harness.report import (
+from callproof.harness.report_model import (
     Baseline,
     BaselineError,
     BaselineMark,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._config import ConfigError, Dialect, Mode, RunConfig
-from ._exchange import exchange
 from ._harness import CLIENT_GROUPS, GATEWAY_GROUPS, Harness, run_scenarios
+from ._http_exchange import exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
 from ._preflight import output_problem, setup_problem, workers_problem
-from ._report import build_report, case_of, scenario_set_hash
+from ._reporting import build_report, case_of, scenario_set_hash
 from ._stop import interrupted_by, interruptible, iut_groups
 
 __all__ = [

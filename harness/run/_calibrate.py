@@ -17,7 +17,7 @@ import httpx
 from callproof.harness.judge import DEFAULT_SLACK
 from callproof.harness.scenario import markers, new_case_tag
 
-from ._exchange import exchange
+from ._http_exchange import exchange
 
 __all__ = ["PROBE_SCENARIO", "Calibration", "calibrate", "machine"]
 

@@ -47,7 +47,7 @@ from ._calibrate import Calibration, calibrate, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._client_play import judge_client_isolation, read_wire
 from ._config import RunConfig
-from ._exchange import Limits, exchange
+from ._http_exchange import Limits, exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
 from ._overlap import hold_seconds, in_flight, not_overlapping
 from ._plan import CLIENT_GROUPS, GATEWAY_GROUPS, ISOLATION_SCENARIOS, plan_cases, run_scenarios

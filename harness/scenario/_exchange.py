@@ -1,5 +1,5 @@
 """One HTTP exchange with the implementation under test, as a value: the request and every chunk of the answer
-with the `time.monotonic()` it was read at (the mock's journal uses the same clock). `run._exchange` records it.
+with the `time.monotonic()` it was read at (the mock's journal uses the same clock). `run._http_exchange` records it.
 """
 
 from __future__ import annotations

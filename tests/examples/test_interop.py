@@ -18,7 +18,7 @@ import pytest
 
 from callproof.harness._types import Dialect
 from callproof.harness.judge import CaseSpec
-from callproof.harness.report._baseline import load_baseline
+from callproof.harness.report_model._baseline import load_baseline
 from callproof.harness.run import Harness, RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]

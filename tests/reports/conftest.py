@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import xmlschema
 
-from callproof.harness.report import Case, Summary
+from callproof.harness.report_model import Case, Summary
 from callproof.reports import load_report
 
 DATA = Path(__file__).resolve().parent / "data"

@@ -15,6 +15,6 @@ def test_import_loads_no_runner_server_or_test_tool() -> None:
     code = "import json, sys; import callproof.reports; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     loaded = set(json.loads(done.stdout))
-    assert "callproof.reports" in loaded and "callproof.harness.report" in loaded
+    assert "callproof.reports" in loaded and "callproof.harness.report_model" in loaded
     found = sorted(m for m in loaded for heavy in HEAVY if m == heavy or m.startswith(heavy + "."))
     assert not found, f"import callproof.reports loads {found}; import them inside the function that needs them"

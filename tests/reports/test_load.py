@@ -13,7 +13,7 @@ import pytest
 import xmlschema
 
 from callproof.harness import CallproofError
-from callproof.harness.report import Case, Summary
+from callproof.harness.report_model import Case, Summary
 from callproof.reports import (
     ReportError,
     badge_json,

@@ -15,7 +15,7 @@ import pytest
 
 from callproof.harness.judge import CaseSpec
 from callproof.harness.run import ConfigError, Harness, RunConfig
-from callproof.harness.run._exchange import Limits, exchange
+from callproof.harness.run._http_exchange import Limits, exchange
 from tests import fakes
 
 EVENT = b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"ab"}\n\n'

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from callproof.harness.judge import CaseResult, CaseSpec, Findings
-from callproof.harness.report import Case, Summary, format_baseline, load_baseline
+from callproof.harness.report_model import Case, Summary, format_baseline, load_baseline
 from callproof.harness.run import RunConfig
 from callproof.harness.run._repeat import combine_repeats
-from callproof.harness.run._report import case_of
+from callproof.harness.run._reporting import case_of
 from callproof.reports import diff_reports, render_html, render_junit, render_markdown
 
 SPEC = CaseSpec("timing_ttft_and_gaps", "streaming")

@@ -107,7 +107,7 @@ def _cases(report: Path, wanted: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def _merge(first: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
-    from callproof.harness.report import Case, Summary
+    from callproof.harness.report_model import Case, Summary
 
     report: dict[str, Any] = json.loads(first.read_text(encoding="utf-8"))
     report["command"] = ["python", "tests/reports/data/make_fixtures.py"]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from callproof.harness.report import Case, RuleOutcome
-from callproof.harness.report._baseline import BaselineError, format_baseline, load_baseline, stale_entries
+from callproof.harness.report_model import Case, RuleOutcome
+from callproof.harness.report_model._baseline import BaselineError, format_baseline, load_baseline, stale_entries
 
 
 def _write(tmp_path: Path, text: str) -> Path:

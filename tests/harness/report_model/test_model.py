@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from callproof.harness.catalogue import RULES, Evidence, RuleResult, Violation
-from callproof.harness.report import (
+from callproof.harness.report_model import (
     ABSENT,
     Case,
     Report,

@@ -10,7 +10,7 @@ from callproof.harness.catalogue import CATALOGUE, FRONTS, PROFILES
 from callproof.harness.check import catalogue_markdown
 
 from ._exit import ExitCode
-from ._options import Subparsers
+from ._flags import Subparsers
 
 __all__ = ["add_parser", "run"]
 

@@ -18,7 +18,7 @@ from callproof.harness.scenario import Scenario, ScenarioError, load_scenarios, 
 from callproof.harness.scenario._import import import_capture, read_capture, scenario_file
 
 from ._exit import ExitCode
-from ._options import Subparsers
+from ._flags import Subparsers
 
 __all__ = ["add_corpus_options", "add_parser", "corpus", "run"]
 

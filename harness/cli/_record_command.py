@@ -8,8 +8,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ._exit import ExitCode
-from ._mock import _port, server_module
-from ._options import Subparsers
+from ._flags import Subparsers
+from ._mock_command import _port, server_module
 
 __all__ = ["add_parser", "run"]
 

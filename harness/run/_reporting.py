@@ -1,4 +1,4 @@
-"""A run's verdicts as the report model (callproof.harness.report): a judged case becomes a `Case`, the cases of
+"""A run's verdicts as the report model (callproof.harness.report_model): a judged case becomes a `Case`, the cases of
 a run a `Report`. Cases travel as their JSON form (`Case.to_json`) from pytest-xdist workers to the controller,
 which alone assembles and writes the report.
 """
@@ -12,7 +12,7 @@ from typing import Any
 from callproof.harness._version import __version__
 from callproof.harness.check import escape_surrogates
 from callproof.harness.judge import CaseResult
-from callproof.harness.report import BaselineMark, Case, Report, RuleOutcome, Target, TimelineEvent
+from callproof.harness.report_model import BaselineMark, Case, Report, RuleOutcome, Target, TimelineEvent
 
 from ._config import RunConfig
 

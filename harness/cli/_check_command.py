@@ -13,7 +13,7 @@ from callproof.harness.catalogue import FRONTS, PROFILES, Profile
 from callproof.harness.check import check_capture, format_report
 
 from ._exit import ExitCode
-from ._options import Subparsers
+from ._flags import Subparsers
 
 __all__ = ["add_parser", "run"]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from callproof.harness.run import ConfigError, IUTError
 
 from ._exit import ExitCode
-from ._options import Subparsers, add_options, run_config
+from ._flags import Subparsers, add_options, run_config
 
 if TYPE_CHECKING:
     from callproof.harness.fuzz import FuzzOptions, FuzzOutcome

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from callproof import reports
-from callproof.harness.report import Report
+from callproof.harness.report_model import Report
 
 from ._exit import ExitCode
-from ._options import Subparsers
+from ._flags import Subparsers
 
 __all__ = ["FORMATS", "add_parser", "emit", "render", "run", "write_formats"]
 

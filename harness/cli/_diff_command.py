@@ -9,8 +9,8 @@ from pathlib import Path
 from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, read_report
 
 from ._exit import ExitCode
-from ._options import Subparsers
-from ._report import emit
+from ._flags import Subparsers
+from ._report_command import emit
 
 __all__ = ["add_parser", "run"]
 

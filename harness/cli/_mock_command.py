@@ -10,8 +10,8 @@ from types import ModuleType
 from callproof.harness.scenario import ScenarioError
 
 from ._exit import ExitCode
-from ._options import Subparsers
-from ._scenarios import add_corpus_options, corpus
+from ._flags import Subparsers
+from ._scenarios_command import add_corpus_options, corpus
 
 __all__ = ["add_parser", "run"]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from callproof.harness.report import (
+from callproof.harness.report_model import (
     BaselineError,
     Case,
     format_baseline,
@@ -38,8 +38,8 @@ from callproof.harness.run import (
 )
 
 from ._exit import ExitCode
-from ._options import Subparsers, add_options, pytest_argv, run_config
-from ._report import write_formats
+from ._flags import Subparsers, add_options, pytest_argv, run_config
+from ._report_command import write_formats
 
 __all__ = ["add_parser", "run"]
 
