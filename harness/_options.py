@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from callproof.harness._types import DIALECTS
 from callproof.harness.catalogue import PROFILES
-from callproof.harness.scenario import DEFAULT_MODEL
+from callproof.harness.request import DEFAULT_MODEL
 
 __all__ = [
     "IUT_OPTIONS",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import difflib
 import logging
 import random
-import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from functools import partial
@@ -23,7 +22,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from callproof.harness._version import __version__
-from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios
+from callproof.harness.scenario import RequestFacts, Scenario, bundled_scenarios, scenario_marker
 
 from ._asgi import ScriptedDisconnect, json_plan, loads_body, read_body, send_plan
 from ._clock import Clock, RealClock
@@ -47,7 +46,6 @@ _LOG = logging.getLogger("callproof.mock")
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 CONTROL = "/_callproof"
-_MARKER = re.compile(r"\[callproof:scenario=([^\]\s]+)\]")
 _MODEL_PREFIX = "callproof/"
 _SUFFIXES: tuple[tuple[str, Dialect], ...] = (
     ("/chat/completions", "chat"), ("/responses", "responses"), ("/messages", "anthropic"),
@@ -85,9 +83,9 @@ def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, An
     header = headers.get("x-callproof-scenario", "").strip()
     if header:
         return header, "header x-callproof-scenario"
-    match = _MARKER.search(text)
-    if match:
-        return match.group(1), "marker [callproof:scenario=...]"
+    marked = scenario_marker(text)
+    if marked:
+        return marked, "marker [callproof:scenario=...]"
     model = body.get("model")
     if isinstance(model, str) and model.startswith(_MODEL_PREFIX) and len(model) > len(_MODEL_PREFIX):
         return model[len(_MODEL_PREFIX) :], "model callproof/<id>"

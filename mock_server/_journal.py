@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,19 +22,19 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias
 
+from callproof.harness.scenario import case_marker
+
 __all__ = ["REDACTED", "SECRET_HEADERS", "Journal", "JournalEnd", "JournalRequest", "JournalWrite", "case_tag"]
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie"})
 REDACTED = "[redacted]"
 _SECRET_RAW = frozenset(name.encode("latin-1") for name in SECRET_HEADERS)
 _REDACTED_RAW = REDACTED.encode("latin-1")
-_CASE = re.compile(r"\[callproof:case=([A-Za-z0-9_.:-]+)\]")
 
 
 def case_tag(text: str) -> str | None:
     """The case id of the first `[callproof:case=<uuid>]` marker in `text`."""
-    match = _CASE.search(text)
-    return match.group(1) if match else None
+    return case_marker(text)
 
 
 def redact(headers: Iterable[tuple[str, str]]) -> dict[str, str]:

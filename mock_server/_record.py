@@ -34,7 +34,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from callproof.harness._errors import InputError
-from callproof.harness.scenario._import import Capture, import_capture, read_capture, request_match, scenario_file
+from callproof.harness.capture import Capture, import_capture, read_capture, request_match, scenario_file
 
 from ._app import dialect_of
 from ._serve import is_loopback

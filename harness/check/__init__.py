@@ -4,7 +4,7 @@ and the text output of `callproof check`."""
 from __future__ import annotations
 
 from ._anthropic import BODY_RULES as _ANTHROPIC_BODY_RULES
-from ._capture import check_capture, detect_front, payload_dialect
+from ._capture import capture_kind, capture_text, check_capture, detect_front, nul_offset, payload_dialect
 from ._chat import BODY_RULES as _CHAT_BODY_RULES
 from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
 from ._format import catalogue_markdown, format_report, summary_line
@@ -25,6 +25,8 @@ __all__ = [
     "SSEParser",
     "Sink",
     "StreamChecker",
+    "capture_kind",
+    "capture_text",
     "catalogue_markdown",
     "check_body",
     "check_bytes",
@@ -36,6 +38,7 @@ __all__ = [
     "format_report",
     "json_path",
     "loads_json",
+    "nul_offset",
     "parse_sse",
     "schema_store",
     "short",

@@ -1,4 +1,7 @@
-"""Read a captured response (raw SSE text or a JSON body) from a file or stdin and check it."""
+"""Read a captured response (raw SSE text or a JSON body) from a file or stdin and check it. The checks every
+reader of a capture makes first (`callproof check` here, the capture import of `callproof.harness.capture`) are
+here too: what a capture starts with once a byte order mark and whitespace are skipped, whether it is binary, and
+whether it is a JSON body or an SSE stream."""
 
 from __future__ import annotations
 
@@ -11,7 +14,10 @@ from callproof.harness.catalogue import Front, Profile
 from ._check import CheckReport, StreamChecker, check_body
 from ._sse import parse_sse
 
-__all__ = ["CHUNK", "MAX_BODY_BYTES", "check_capture", "detect_front"]
+__all__ = [
+    "CHUNK", "MAX_BODY_BYTES", "capture_kind", "capture_text", "check_capture", "detect_front", "nul_offset",
+    "payload_dialect",
+]
 
 CHUNK = 64 * 1024
 #: A non-stream body is parsed whole; larger ones are refused rather than exhausting memory.
@@ -21,6 +27,22 @@ _ANTHROPIC_TYPES = frozenset((
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
     "message_delta", "message_stop", "ping", "message",
 ))
+
+
+def capture_text(data: bytes) -> bytes:
+    """`data` without a UTF-8 byte order mark and the whitespace before its content (empty: nothing captured)."""
+    return data.removeprefix(_BOM).lstrip()
+
+
+def nul_offset(data: bytes) -> int | None:
+    """The offset of the first NUL byte in `data` (a binary file, not a capture), or None."""
+    at = data.find(b"\x00")
+    return None if at == -1 else at
+
+
+def capture_kind(data: bytes) -> Literal["sse", "json"]:
+    """A JSON body when the content (see `capture_text`) starts with `{` or `[`, else an SSE stream."""
+    return "json" if capture_text(data)[:1] in (b"{", b"[") else "sse"
 
 
 def payload_dialect(payload: object) -> Front | None:
@@ -72,12 +94,11 @@ def check_capture(
     if not head:
         raise InputError(f"{name} is empty (0 bytes): nothing to check; capture the response body, "
                          "e.g. `curl -sN URL -d @request.json > capture.sse`")
-    nul = head.find(b"\x00")
-    if nul != -1:
+    nul = nul_offset(head)
+    if nul is not None:
         raise InputError(f"{name} looks binary (NUL byte at offset {nul}); callproof check reads raw SSE text "
                          "or a JSON response body")
-    body = head.removeprefix(_BOM).lstrip()
-    kind: Literal["sse", "json"] = "json" if body[:1] in (b"{", b"[") else "sse"
+    kind = capture_kind(head)
     if kind == "json":
         rest = stream.read(MAX_BODY_BYTES + 1 - len(head))
         data = head + rest

@@ -13,9 +13,9 @@ from typing import cast
 
 from callproof.harness._errors import InputError
 from callproof.harness._types import DIALECTS, Dialect
+from callproof.harness.capture import import_capture, read_capture, scenario_file
 from callproof.harness.run import run_scenarios
 from callproof.harness.scenario import Scenario, ScenarioError, load_scenarios, parse_scenario_file
-from callproof.harness.scenario._import import import_capture, read_capture, scenario_file
 
 from ._exit import ExitCode
 from ._flags import Subparsers

@@ -14,7 +14,8 @@ from typing import Any
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.judge import AdapterRun
-from callproof.harness.scenario import FRAMING_STYLES, Call, Result
+from callproof.harness.outcome import Call, Result
+from callproof.harness.scenario import FRAMING_STYLES
 
 from ._arguments import has_malformed_arguments, is_malformed
 from ._expected import call_value, expects_success

@@ -9,7 +9,7 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
-from callproof.harness.scenario import Call, Result, status_matches
+from callproof.harness.outcome import Call, Result, status_matches
 
 from ._findings import Findings
 

@@ -13,7 +13,7 @@ from typing import Any
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
-from callproof.harness.scenario import Exchange, Result, result_of_body, result_of_events, status_matches
+from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
 
 from ._expected import call_value, expected_calls, expects_success
 from ._findings import Findings

@@ -19,7 +19,7 @@ from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
-from callproof.harness.scenario import Result
+from callproof.harness.outcome import Result
 
 from ._expected import expected_calls
 from ._findings import Findings

@@ -17,7 +17,8 @@ from typing import Any
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RuleResult
 from callproof.harness.judge import Findings, expected_calls, expected_outcome, protocol_problem
-from callproof.harness.scenario import DEFAULT_MODEL, front_request, new_case_tag, result_of_adapter
+from callproof.harness.outcome import result_of_adapter
+from callproof.harness.request import DEFAULT_MODEL, front_request, new_case_tag
 
 __all__ = ["ScenarioCase", "ScenarioMismatch", "scenario_case"]
 

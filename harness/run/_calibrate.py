@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 
 from callproof.harness.judge import DEFAULT_SLACK
-from callproof.harness.scenario import markers, new_case_tag
+from callproof.harness.request import new_case_tag
+from callproof.harness.scenario import markers
 
 from ._http_exchange import exchange
 

@@ -20,7 +20,8 @@ from callproof.harness.judge import (
     check_client_isolation,
     responses_call_item_ids,
 )
-from callproof.harness.scenario import Result, new_case_tag, result_of_adapter, result_of_body, result_of_events
+from callproof.harness.outcome import Result, result_of_adapter, result_of_body, result_of_events
+from callproof.harness.request import new_case_tag
 
 from ._client import ClientAdapter
 from ._overlap import hold_seconds, in_flight, not_overlapping

@@ -14,7 +14,7 @@ from callproof.harness._errors import CallproofError
 from callproof.harness._options import IUT_OPTIONS, OPTIONS, policy_pair, policy_values
 from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
 from callproof.harness.catalogue import PROFILES, Profile
-from callproof.harness.scenario import DEFAULT_MODEL
+from callproof.harness.request import DEFAULT_MODEL
 
 __all__ = ["ConfigError", "Dialect", "Mode", "RunConfig"]
 

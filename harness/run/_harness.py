@@ -37,11 +37,8 @@ from callproof.harness.judge import (
     read_answer,
     rejection_problem,
 )
-from callproof.harness.scenario import (
-    front_request,
-    new_case_tag,
-    result_of_adapter,
-)
+from callproof.harness.outcome import result_of_adapter
+from callproof.harness.request import front_request, new_case_tag
 
 from ._calibrate import Calibration, calibrate, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from callproof.harness.check import SSEParser
-from callproof.harness.scenario import Chunk, Exchange
+from callproof.harness.outcome import Chunk, Exchange
 
 __all__ = ["Limits", "exchange"]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView
-from callproof.harness.scenario import Result
+from callproof.harness.outcome import Result
 
 __all__ = ["ScenarioRun"]
 

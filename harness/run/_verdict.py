@@ -32,7 +32,7 @@ from callproof.harness.judge import (
     timeline,
     what_arrived,
 )
-from callproof.harness.scenario import front_request
+from callproof.harness.request import front_request
 
 from ._config import RunConfig
 from ._plan import GROUP_PREFIX

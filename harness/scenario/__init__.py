@@ -1,26 +1,25 @@
-"""The scenario model and loader, the request the harness sends for a scenario, an HTTP exchange as a value,
-and the outcome (text, calls, status) read from a stream, a body or an adapter."""
+"""The scenario model and its loader: dialect-neutral scripted model turns and sequences of them, the `match` block
+that selects one, and the `[callproof:...]` markers a request carries to select one and tie it to its case."""
 
 from __future__ import annotations
 
-from ._exchange import Chunk, Exchange
-from ._match import JsonPredicate, Match, RequestFacts, TextMatch, request_facts, strip_markers
-from ._outcome import (
-    Call,
-    Result,
-    Status,
-    result_of_adapter,
-    status_matches,
+from ._faults import (
+    FAULTS,
+    FaultKind,
+    FaultParam,
+    FaultSpec,
+    ParamValue,
+    cut_kinds,
+    fault_param,
+    framing_variant,
+    http_error_fault,
+    is_framing,
+    raw_http_error,
 )
-from ._request import (
-    ANTHROPIC_MAX_TOKENS,
-    DEFAULT_MODEL,
-    front_request,
-    marked_input,
-    markers,
-    new_case_tag,
-    strings_in,
-)
+from ._legs import Leg, Requires
+from ._loader import bundled_scenarios, load_scenarios, parse_scenario_file
+from ._markers import case_marker, markers, scenario_marker, strip_markers
+from ._match import JsonPredicate, Match, RequestFacts, TextMatch, request_facts, strings_in
 from ._scenario import (
     FRAMING_STYLES,
     ChatEnding,
@@ -28,60 +27,53 @@ from ._scenario import (
     Expect,
     Fault,
     FunctionCall,
-    Leg,
     Output,
     RawFrame,
-    Requires,
     Scenario,
     ScenarioError,
     Step,
     Timing,
     Usage,
-    bundled_scenarios,
-    load_scenarios,
-    parse_scenario_file,
 )
-from ._wire import result_of_body, result_of_events
 
 __all__ = [
-    "ANTHROPIC_MAX_TOKENS",
-    "FRAMING_STYLES",
-    "Call",
     "ChatEnding",
-    "Chunk",
     "Chunked",
-    "DEFAULT_MODEL",
-    "Exchange",
     "Expect",
+    "FAULTS",
+    "FRAMING_STYLES",
     "Fault",
+    "FaultKind",
+    "FaultParam",
+    "FaultSpec",
     "FunctionCall",
     "JsonPredicate",
     "Leg",
     "Match",
     "Output",
+    "ParamValue",
     "RawFrame",
     "RequestFacts",
     "Requires",
-    "Result",
     "Scenario",
     "ScenarioError",
-    "Status",
     "Step",
     "TextMatch",
     "Timing",
     "Usage",
     "bundled_scenarios",
-    "front_request",
+    "case_marker",
+    "cut_kinds",
+    "fault_param",
+    "framing_variant",
+    "http_error_fault",
+    "is_framing",
     "load_scenarios",
-    "marked_input",
     "markers",
-    "new_case_tag",
     "parse_scenario_file",
+    "raw_http_error",
     "request_facts",
-    "result_of_adapter",
-    "result_of_body",
-    "result_of_events",
-    "status_matches",
+    "scenario_marker",
     "strings_in",
     "strip_markers",
 ]

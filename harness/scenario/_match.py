@@ -6,11 +6,13 @@ selectors (header, marker, model) and before the default."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from callproof.harness._types import Dialect
+
+from ._markers import strip_markers
 
 __all__ = [
     "JsonPredicate",
@@ -22,11 +24,10 @@ __all__ = [
     "last_user_text",
     "parse_path",
     "request_facts",
-    "strip_markers",
+    "strings_in",
     "tool_names",
 ]
 
-_MARKERS = re.compile(r"\s*\[callproof:[a-z]+=[^\]\s]*\]")
 _STEP = re.compile(r"""\.([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\['([^']*)'\]|\["([^"]*)"\]""")
 _MISSING = object()
 
@@ -185,11 +186,6 @@ def compile_match(raw: Mapping[str, Any]) -> Match:
 # -- the facts of a request --
 
 
-def strip_markers(text: str) -> str:
-    """`text` without callproof markers ([callproof:scenario=...], [callproof:case=...]), trimmed."""
-    return _MARKERS.sub("", text).strip()
-
-
 def _text_of(content: Any) -> str | None:
     """The text of a message's content: a string, or the text parts of a list joined."""
     if isinstance(content, str):
@@ -237,3 +233,16 @@ def request_facts(dialect: Dialect, body: Mapping[str, Any]) -> RequestFacts:
     model = body.get("model")
     return RequestFacts(dialect=dialect, body=body, user_text=last_user_text(dialect, body),
                         model=model if isinstance(model, str) else None, tools=tool_names(body))
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, at any depth (object values and list items): where a request's text may be,
+    whatever its dialect's shape."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)

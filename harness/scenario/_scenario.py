@@ -1,44 +1,36 @@
-"""Scenarios: dialect-neutral scripted model turns, loaded from JSON files validated by
-schemas/scenario.schema.json and checked for what a schema cannot say (fragments that join to their string,
-valid fragment order, unique ids). See scenarios/README.md for the terminology."""
+"""Scenarios: dialect-neutral scripted model turns, as values (see scenarios/README.md for the terminology);
+`_loader` reads them from JSON files validated by schemas/scenario.schema.json."""
 
 from __future__ import annotations
 
-import base64
-import dataclasses
-import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.resources import files
-from pathlib import Path
-from typing import Any, Literal
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Literal
 
 from callproof.harness._errors import CallproofError
 from callproof.harness._types import Dialect
-from callproof.harness.catalogue import RULES
 
-from ._legs import Leg, Requires, leg_source, requires_of
-from ._match import Match, MatchError, compile_match
+from ._legs import Leg
+from ._match import Match
+
+if TYPE_CHECKING:
+    from ._faults import FaultKind
 
 __all__ = [
-    "FRAMING_STYLES",
     "ChatEnding",
     "Chunked",
+    "Ending",
     "Expect",
+    "FRAMING_STYLES",
     "Fault",
     "FunctionCall",
-    "Leg",
+    "Output",
     "RawFrame",
-    "Requires",
     "Scenario",
     "ScenarioError",
     "Step",
     "Timing",
     "Usage",
-    "bundled_scenarios",
-    "load_scenarios",
 ]
 
 Ending = Literal["completed", "length", "content_filter", "failed"]
@@ -107,9 +99,10 @@ class Timing:
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """One fault; `params` holds its kind-specific fields as written in the scenario."""
+    """One fault; `params` holds its kind-specific fields as written in the scenario (harness/scenario/_faults.py
+    declares each kind's)."""
 
-    kind: str
+    kind: FaultKind
     probability: float = 1.0
     params: Mapping[str, Any] = field(default_factory=dict)
 
@@ -193,262 +186,3 @@ class Scenario:
     @property
     def calls(self) -> tuple[FunctionCall, ...]:
         return tuple(o for o in self.output if isinstance(o, FunctionCall))
-
-
-# -- loading ---------------------------------------------------------------------------------------------
-
-
-def _schema_validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(files("callproof.schemas").joinpath("scenario.schema.json").read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
-
-
-def _fail(source: str, where: str, message: str, fix: str) -> ScenarioError:
-    return ScenarioError(f"{source}: {where}: {message}; {fix}")
-
-
-def _chunk(
-    source: str, where: str, value: str, rule: Mapping[str, Any] | None, default_size: int | None
-) -> tuple[str, ...]:
-    if rule is None:
-        rule = {"size": default_size} if default_size else {"whole": True}
-    if "fragments" in rule:
-        fragments = tuple(rule["fragments"])
-        if "".join(fragments) != value:
-            raise _fail(source, where, f"fragments join to {''.join(fragments)!r}, not {value!r}",
-                        "make the fragments concatenate exactly to the string")
-        return fragments
-    if "size" in rule and value:
-        size = int(rule["size"])
-        return tuple(value[i : i + size] for i in range(0, len(value), size))
-    return (value,) if value else ()
-
-
-def _steps(source: str, where: str, order: Any, output: tuple[Output, ...]) -> tuple[Step, ...]:
-    counts = [len(o.fragments) for o in output]
-    if order is None or order == "sequential":
-        return tuple(Step(i, j) for i, n in enumerate(counts) for j in range(n))
-    if order == "round-robin":
-        steps: list[Step] = []
-        calls = [i for i, o in enumerate(output) if isinstance(o, FunctionCall)]
-        # Items before the first call stream first; the calls interleave; items after them follow.
-        first, last = (calls[0], calls[-1]) if calls else (len(output), len(output) - 1)
-        steps += [Step(i, j) for i in range(first) for j in range(counts[i])]
-        for j in range(max((counts[i] for i in calls), default=0)):
-            steps += [Step(i, j) for i in calls if j < counts[i]]
-        between = [i for i in range(first, last + 1) if i not in calls]
-        steps += [Step(i, j) for i in between for j in range(counts[i])]
-        steps += [Step(i, j) for i in range(last + 1, len(output)) for j in range(counts[i])]
-        return tuple(steps)
-    explicit = tuple(Step(int(pair[0]), int(pair[1])) for pair in order)
-    expected = {Step(i, j) for i, n in enumerate(counts) for j in range(n)}
-    if set(explicit) != expected or len(explicit) != len(expected):
-        missing = sorted((s.output, s.fragment) for s in expected - set(explicit))
-        extra = sorted((s.output, s.fragment) for s in set(explicit) - expected)
-        raise _fail(source, f"{where}.order",
-                    f"the explicit order misses {missing} and has unknown or repeated {extra}",
-                    "list every [output index, fragment index] pair exactly once")
-    for i in range(len(output)):
-        mine = [s.fragment for s in explicit if s.output == i]
-        if mine != sorted(mine):
-            raise _fail(source, f"{where}.order", f"fragments of output {i} are out of order: {mine}",
-                        "an item's own fragments stream in order; only items interleave")
-    return explicit
-
-
-def _generated(value: Any) -> Any:
-    """Expand a `{"$generate": {repeat, times, prefix?, suffix?}}` object to its string; other values as they are."""
-    if isinstance(value, dict) and set(value) == {"$generate"}:
-        spec = value["$generate"]
-        return f"{spec.get('prefix', '')}{spec['repeat'] * spec['times']}{spec.get('suffix', '')}"
-    return value
-
-
-def _expected_call(source: str, where: str, raw: Mapping[str, Any]) -> Mapping[str, Any]:
-    generated = _generated(raw["arguments"])
-    if generated is raw["arguments"]:
-        return raw
-    try:
-        return {**raw, "arguments": json.loads(generated)}
-    except ValueError as exc:
-        raise _fail(source, f"{where}.arguments", f"the generated text is not JSON ({exc})",
-                    "make prefix + repeat * times + suffix one JSON value") from None
-
-
-def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> Output:
-    if raw["type"] in ("text", "reasoning"):
-        return Chunked(raw["type"], raw["text"], _chunk(source, f"{where}.chunk", raw["text"], raw.get("chunk"), 8))
-    arguments = _generated(raw["arguments"])
-    return FunctionCall(
-        name=raw["name"],
-        call_id=raw.get("call_id", default_id),  # absent: a stable id; null: the call has none
-        arguments=arguments,
-        fragments=_chunk(source, f"{where}.chunk", arguments, raw.get("chunk"), 8),
-        name_fragments=_chunk(source, f"{where}.name_chunk", raw["name"], raw.get("name_chunk"), None),
-        id_on=raw.get("id_on", "first"),
-        name_on_later=raw.get("name_on_later", "omit"),
-        arguments_before_name=bool(raw.get("arguments_before_name", False)),
-        arguments_in_done_only=bool(raw.get("arguments_in_done_only", False)),
-        name_never_sent=bool(raw.get("name_never_sent", False)),
-    )
-
-
-def _raw_frame(item: Any) -> RawFrame:
-    if isinstance(item, str):
-        return RawFrame(item.encode("utf-8"))
-    if "base64" in item:
-        return RawFrame(base64.b64decode(item["base64"]), float(item.get("delay_ms", 0)))
-    return RawFrame(item["text"].encode("utf-8"), float(item.get("delay_ms", 0)))
-
-
-def _match(source: str, index: int, raw: Mapping[str, Any] | None) -> Match | None:
-    if raw is None:
-        return None
-    try:
-        return compile_match(raw)
-    except MatchError as exc:
-        raise ScenarioError(f"{source}: $.scenarios[{index}].match.{exc.where}: {exc.message}") from None
-
-
-def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any], leg: int | None = None) -> Scenario:
-    where = f"scenarios[{index}] ({raw['id']})" + (f".legs[{leg}]" if leg is not None else "")
-    if "legs" in raw:
-        return _sequence(source, feature, index, raw)
-    stem = raw["id"] if leg is None else f"{raw['id']}_{leg}"
-    output = tuple(
-        _output(source, f"{where}.output[{i}]", o, f"call_{stem}_{i}") for i, o in enumerate(raw["output"])
-    )
-    for dialect, rules in raw.get("breaks", {}).items():
-        unknown = [r for r in rules if r not in RULES]
-        if unknown:
-            raise _fail(source, f"{where}.breaks.{dialect}", f"unknown rule ids {unknown}",
-                        "name rules from `callproof rules`")
-    timing = raw.get("timing", {})
-    return Scenario(
-        id=raw["id"],
-        feature=feature,
-        description=raw["description"],
-        output=output,
-        steps=_steps(source, where, raw.get("order"), output),
-        request=raw["request"],
-        expect=_expect(source, where, raw["expect"]),
-        tags=tuple(raw.get("tags", ())),
-        spec=raw.get("spec"),
-        usage=Usage(**raw.get("usage", {})),
-        ending=raw.get("ending", "completed"),
-        error=raw.get("error"),
-        timing=Timing(**{**timing, "delays_ms": tuple(timing.get("delays_ms", ()))}),
-        faults=tuple(
-            Fault(f["kind"], float(f.get("probability", 1.0)),
-                  {k: v for k, v in f.items() if k not in ("kind", "probability")})
-            for f in raw.get("faults", ())
-        ),
-        raw={d: tuple(_raw_frame(x) for x in frames) for d, frames in raw.get("raw", {}).items()},
-        breaks={d: tuple(rules) for d, rules in raw.get("breaks", {}).items()},
-        match=_match(source, index, raw.get("match")),
-        raw_body=raw.get("raw_body", {}),
-        dialects=tuple(raw.get("dialects", ())),
-        chat=ChatEnding(**raw.get("chat", {})),
-    )
-
-
-def _expect(source: str, where: str, expect: Mapping[str, Any]) -> Expect:
-    return Expect(
-        status=expect["status"],
-        text=expect.get("text"),
-        tool_calls=tuple(
-            _expected_call(source, f"{where}.expect.tool_calls[{i}]", call)
-            for i, call in enumerate(expect.get("tool_calls", ()))
-        ),
-        http_status=expect.get("http_status"),
-        retry_after=expect.get("retry_after"),
-        may_fail=bool(expect.get("may_fail", False)),
-        may_reject=bool(expect.get("may_reject", False)),
-    )
-
-
-def _sequence(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> Scenario:
-    """A scenario with legs: each leg loaded as a scenario of its own; the scenario plays as its last leg (with
-    its own expect) wherever one answer stands for it."""
-    legs = tuple(
-        Leg(i, _scenario(source, feature, index, leg_source(raw, leg, i), leg=i), requires_of(leg))
-        for i, leg in enumerate(raw["legs"])
-    )
-    where = f"scenarios[{index}] ({raw['id']})"
-    return dataclasses.replace(legs[-1].scenario, description=raw["description"],
-                               expect=_expect(source, where, raw["expect"]), legs=legs)
-
-
-#: What a scenario with legs leaves to its legs.
-_BESIDE_LEGS = ("output", "order", "usage", "ending", "error", "timing", "faults", "raw", "raw_body", "breaks")
-
-
-def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
-    """The scenarios of one file's text; `source` names it in errors."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise ScenarioError(f"{source}: not valid JSON: {exc}; fix the syntax (a trailing comma?)") from None
-    error = jsonschema.exceptions.best_match(_schema_validator().iter_errors(doc))
-    if error is not None:
-        where = error.json_path
-        path = list(error.absolute_path)
-        if len(path) >= 2 and path[0] == "scenarios" and isinstance(path[1], int):
-            sid = doc["scenarios"][path[1]].get("id") if isinstance(doc["scenarios"][path[1]], dict) else None
-            if isinstance(sid, str):
-                where = f"{where} (scenario {sid!r})"
-        message = error.message
-        if error.schema is False:  # a playable field beside `legs` (the schema's then-branch)
-            node = doc
-            for step in path:
-                node = node[step]
-            extra = [k for k in node if k in _BESIDE_LEGS] if isinstance(node, dict) else []
-            message = f"{', '.join(extra) or 'this field'} cannot stand beside legs: move it into the legs"
-        raise ScenarioError(
-            f"{source}: {where}: {message}; see schemas/scenario.schema.json and scenarios/README.md"
-        )
-    stem = Path(source).stem
-    if doc["feature"] != stem:
-        raise _fail(source, "$.feature", f"feature is {doc['feature']!r}", f"name the file {doc['feature']}.json or "
-                    f"set feature to {stem!r}")
-    return tuple(_scenario(source, doc["feature"], i, s) for i, s in enumerate(doc["scenarios"]))
-
-
-def _collect(sources: Iterable[tuple[str, str]]) -> dict[str, Scenario]:
-    found: dict[str, Scenario] = {}
-    origin: dict[str, str] = {}
-    for source, text in sources:
-        for index, scenario in enumerate(parse_scenario_file(text, source)):
-            if scenario.id in found:
-                raise ScenarioError(
-                    f"{source}: $.scenarios[{index}].id: scenario id {scenario.id!r} is already defined in feature "
-                    f"{found[scenario.id].feature!r} ({origin[scenario.id]}); ids are unique across all files: "
-                    "rename one of them"
-                )
-            found[scenario.id] = scenario
-            origin[scenario.id] = source
-    return found
-
-
-def _read(paths: Iterable[Path]) -> Iterable[tuple[str, str]]:
-    for path in paths:
-        for file in sorted(path.rglob("*.json")) if path.is_dir() else [path]:
-            try:
-                yield str(file), file.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise ScenarioError(f"{file}: cannot read: {exc.strerror or exc}") from None
-
-
-def load_scenarios(paths: Iterable[Path]) -> dict[str, Scenario]:
-    """Scenarios from files or directories (every *.json inside), by id; ids must be unique."""
-    return _collect(_read(paths))
-
-
-def bundled_scenarios() -> dict[str, Scenario]:
-    """The corpus shipped in callproof.scenarios."""
-    root = files("callproof.scenarios")
-    return _collect(
-        (f"scenarios/{entry.name}", entry.read_text(encoding="utf-8"))
-        for entry in sorted(root.iterdir(), key=lambda e: e.name)
-        if entry.name.endswith(".json")
-    )

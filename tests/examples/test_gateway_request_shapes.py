@@ -15,7 +15,8 @@ from pydantic import TypeAdapter
 from callproof.harness._types import Dialect
 from callproof.harness.judge._findings import Findings
 from callproof.harness.judge._translation import check_translation
-from callproof.harness.scenario import bundled_scenarios, front_request
+from callproof.harness.request import front_request
+from callproof.harness.scenario import bundled_scenarios
 from examples.gateway import FRONTS, UPSTREAMS
 
 SCENARIOS = [s for s in bundled_scenarios().values() if s.feature == "request_shapes"]

@@ -14,7 +14,7 @@ import pytest
 
 from callproof.harness._types import DIALECTS, Dialect
 from callproof.harness.check import parse_sse
-from callproof.harness.scenario import result_of_events
+from callproof.harness.outcome import result_of_events
 from callproof.mock_server import bundled_scenarios, make_plan
 from callproof.mock_server._framing import FRAMING_STYLES, reframe
 from callproof.mock_server.dialects import RENDERERS, RenderContext

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from callproof.harness.scenario._scenario import Chunked, Fault, Scenario
+from callproof.harness.scenario import Chunked, Fault, Scenario
 from callproof.mock_server import Plan, VirtualClock, load_scenarios, make_plan
 from callproof.mock_server._player import play
 from callproof.mock_server.dialects._render import Dialect, Frame, RenderContext, Rendered

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from callproof.harness.fuzz import expect_of, parse_generated, scenario_documents
-from callproof.harness.scenario._scenario import FunctionCall
+from callproof.harness.scenario import FunctionCall
 from callproof.mock_server import Scenario, load_scenarios
 from tests import fakes
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from callproof.harness.judge import AdapterRun
 from callproof.harness.judge._client_rules import check_client, check_client_isolation, framing_variants
 from callproof.harness.judge._findings import Findings
-from callproof.harness.scenario._outcome import Call, Result
+from callproof.harness.outcome import Call, Result
 from callproof.mock_server import bundled_scenarios
 
 SCENARIO = bundled_scenarios()["parallel_two_calls"]

@@ -20,8 +20,9 @@ from callproof.harness.judge import (
     expected_outcome,
     read_answer,
 )
+from callproof.harness.outcome import Call, Chunk, Exchange, Result
 from callproof.harness.run._plan import gateway_groups, plan_cases
-from callproof.harness.scenario import Call, Chunk, Exchange, Result, bundled_scenarios
+from callproof.harness.scenario import bundled_scenarios
 from callproof.mock_server.dialects import RENDERERS
 from callproof.mock_server.dialects._render import RenderContext
 

@@ -11,7 +11,8 @@ import pytest
 
 from callproof.harness._types import Dialect
 from callproof.harness.judge import Findings, check_faults, dialect_mismatch, read_answer
-from callproof.harness.scenario import Chunk, Exchange, bundled_scenarios
+from callproof.harness.outcome import Chunk, Exchange
+from callproof.harness.scenario import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()
 SSE = {"content-type": "text/event-stream"}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from callproof.harness.judge import AdapterRun, adapter_problem, answer_problem, read_answer
-from callproof.harness.scenario import Chunk, Exchange
+from callproof.harness.outcome import Chunk, Exchange
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()

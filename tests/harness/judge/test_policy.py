@@ -7,7 +7,7 @@ import pytest
 
 from callproof.harness.judge import XmlCall, check_xml_policy, expected_outcome, policy_expect, xml_tool_calls
 from callproof.harness.judge._findings import Findings
-from callproof.harness.scenario._outcome import Call, Result
+from callproof.harness.outcome import Call, Result
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()

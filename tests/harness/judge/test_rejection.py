@@ -11,7 +11,7 @@ import pytest
 
 from callproof.harness._types import Dialect
 from callproof.harness.judge import Findings, check_rejection, is_rejection, read_answer, rejection_problem
-from callproof.harness.scenario import Chunk, Exchange
+from callproof.harness.outcome import Chunk, Exchange
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()

@@ -13,7 +13,7 @@ import pytest
 
 from callproof.harness.judge._findings import Findings
 from callproof.harness.judge._translation import check_translation
-from callproof.harness.scenario._request import front_request
+from callproof.harness.request import front_request
 from callproof.mock_server import load_scenarios
 
 DATA = Path(__file__).parent / "data"

@@ -7,9 +7,9 @@ from typing import Any
 
 from callproof.harness.catalogue import RuleResult
 from callproof.harness.judge import CaseSpec, Findings, read_answer
+from callproof.harness.outcome import Chunk, Exchange
 from callproof.harness.run._scenario_run import ScenarioRun
 from callproof.harness.run._verdict import verdict
-from callproof.harness.scenario import Chunk, Exchange
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()

@@ -16,14 +16,7 @@ import jsonschema
 import pytest
 
 from callproof.harness import check_bytes
-from callproof.harness.scenario._scenario import (
-    Chunked,
-    FunctionCall,
-    Scenario,
-    ScenarioError,
-    bundled_scenarios,
-    load_scenarios,
-)
+from callproof.harness.scenario import Chunked, FunctionCall, Scenario, ScenarioError, bundled_scenarios, load_scenarios
 
 BAD = Path(__file__).parent / "data" / "bad"
 CORPUS = files("callproof.scenarios")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from callproof.harness import check_body, check_bytes
-from callproof.harness.scenario._scenario import Scenario, load_scenarios
+from callproof.harness.scenario import Scenario, load_scenarios
 from callproof.mock_server.dialects._chat import ChatRenderer
 from callproof.mock_server.dialects._render import RenderContext, Rendered
 

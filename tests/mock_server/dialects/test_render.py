@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from callproof.harness import check_body, check_bytes
-from callproof.harness.scenario._scenario import Scenario, bundled_scenarios
+from callproof.harness.scenario import Scenario, bundled_scenarios
 from callproof.mock_server.dialects import RENDERERS
 from callproof.mock_server.dialects._render import RenderContext, Renderer
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from callproof.harness import check_body, check_bytes
-from callproof.harness.scenario._scenario import FunctionCall, Scenario, load_scenarios
+from callproof.harness.scenario import FunctionCall, Scenario, load_scenarios
 from callproof.mock_server.dialects._render import RenderContext, Rendered
 from callproof.mock_server.dialects._responses import ResponsesRenderer
 

@@ -5,8 +5,8 @@ mode) or client (client mode) speaks: a Responses body with user input as explic
 Completions body with `messages`, or an Anthropic Messages body with `system` and content blocks. Earlier calls and
 their results take each dialect's form (`function_call` / `function_call_output` items, assistant `tool_calls` /
 `role: tool` messages, `tool_use` / `tool_result` blocks), call ids kept. The scenario marker and a per-case marker
-travel in the first user message's text, so the mock can select the scenario and tie each upstream request to its
-front request.
+travel in the first user message's text (`scenario.markers` writes them), so the mock can select the scenario and tie
+each upstream request to its front request.
 
 Input forms (docs/spec/contracts.md §7.12) take each dialect's nearest equivalent: a bare string `input` is a
 Responses string input and a user message with string content in Chat and Anthropic; a message with `form: string`
@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from callproof.harness._types import Dialect
+from callproof.harness.scenario import markers
 
-__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "markers", "marked_input", "new_case_tag",
-           "strings_in"]
+__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "marked_input", "new_case_tag"]
 
 DEFAULT_MODEL = "callproof-model"
 #: Anthropic requires `max_tokens`: the value sent when the scenario sets no `max_output_tokens`.
@@ -40,11 +40,6 @@ Json = dict[str, Any]
 def new_case_tag() -> str:
     """A fresh case tag: unique across processes, so pytest-xdist workers never share one."""
     return uuid.uuid4().hex
-
-
-def markers(scenario: str, case: str) -> str:
-    """The text that selects `scenario` in the mock and ties the upstream request to case `case`."""
-    return f"[callproof:scenario={scenario}] [callproof:case={case}]"
 
 
 def marked_input(scenario_id: str, request: Mapping[str, Any], case: str) -> list[Mapping[str, Any]]:
@@ -223,15 +218,3 @@ def front_request(
         body["stream_options"] = {"include_usage": True}
     return body
 
-
-def strings_in(value: Any) -> Iterator[str]:
-    """Every string in a JSON value, at any depth (object values and list items): where a request's text may be,
-    whatever its dialect's shape."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from strings_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_in(item)

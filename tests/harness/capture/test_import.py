@@ -1,4 +1,4 @@
-"""The capture import core (harness/scenario/_import.py): a stream or a body of each dialect read back into a
+"""The capture import core (harness/capture/_import.py): a stream or a body of each dialect read back into a
 scenario that loads, with fragments exactly as chunked, the order across items, the ending, usage and call ids;
 bad input is one InputError."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from callproof.harness._errors import InputError
 from callproof.harness._types import Dialect
+from callproof.harness.capture import import_capture, read_capture, request_match, scenario_file
 from callproof.harness.scenario import FunctionCall, Scenario, bundled_scenarios, parse_scenario_file
-from callproof.harness.scenario._import import import_capture, read_capture, request_match, scenario_file
 
 CAPTURES = Path(__file__).resolve().parents[3] / "examples" / "captures"
 

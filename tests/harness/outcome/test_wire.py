@@ -1,4 +1,4 @@
-"""The result a client holds, read from a stream or a body of each dialect (harness/scenario/_wire.py): every
+"""The result a client holds, read from a stream or a body of each dialect (harness/outcome/_wire.py): every
 bundled scenario rendered by the mock in every dialect reads back as the scenario expects, and the edge cases of
 each dialect (cut streams, length, errors, index-less chunks) read as a careful client would."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from callproof.harness.check import parse_sse
 from callproof.harness.judge import Findings, expected_outcome
-from callproof.harness.scenario import Call, Result, result_of_body, result_of_events
-from callproof.harness.scenario._scenario import Scenario, bundled_scenarios
+from callproof.harness.outcome import Call, Result, result_of_body, result_of_events
+from callproof.harness.scenario import Scenario, bundled_scenarios
 from callproof.mock_server.dialects import RENDERERS
 from callproof.mock_server.dialects._render import RenderContext
 

@@ -6,6 +6,7 @@ chunked, the order across items, ending, error, usage, call ids): every other di
 dialect replays the capture verbatim (`raw.<dialect>` frames for a stream, `raw_body.<dialect>` for a body), since a
 renderer invents ids and fields of its own; `raw=False` leaves that out, so the structured parts render there too.
 A stream that does not read as its dialect keeps only the raw frames. An HTTP error becomes an `http_error` fault.
+`read_capture` makes the first checks of `callproof check` (harness.check: byte order mark, binary, JSON or SSE).
 Pure: callproof record (mock_server/_record.py) and `callproof scenarios import` call it."""
 
 from __future__ import annotations
@@ -18,17 +19,25 @@ from typing import Any, Literal
 
 from callproof.harness._errors import InputError
 from callproof.harness._types import Dialect
-from callproof.harness.check import SSEEvent, check_body, check_bytes, detect_front, parse_sse
+from callproof.harness.check import (
+    SSEEvent,
+    capture_kind,
+    capture_text,
+    check_body,
+    check_bytes,
+    detect_front,
+    nul_offset,
+    parse_sse,
+)
+from callproof.harness.outcome import result_of_body, result_of_events
+from callproof.harness.scenario import request_facts
 
 from ._import_parse import Structured, Unstructured, structure_body, structure_events
-from ._match import last_user_text, tool_names
-from ._wire import result_of_body, result_of_events
 
 __all__ = ["Capture", "HTTP_ERROR_STATUSES", "import_capture", "read_capture", "request_match", "scenario_file"]
 
 #: The statuses an `http_error` fault can script (schemas/scenario.schema.json#/$defs/fault).
 HTTP_ERROR_STATUSES = frozenset((400, 401, 403, 404, 408, 413, 429, 500, 502, 503, 529))
-_BOM = b"\xef\xbb\xbf"
 _ERROR_STATUS = {
     "rate_limit_error": 429, "rate_limit_exceeded": 429, "requests": 429, "overloaded_error": 529,
     "authentication_error": 401, "invalid_api_key": 401, "permission_error": 403, "not_found_error": 404,
@@ -50,15 +59,15 @@ class Capture:
 
 def read_capture(data: bytes, name: str, front: Dialect | None = None) -> Capture:
     """`data` as a capture; InputError (one line) when it is empty or neither SSE nor JSON."""
-    text = data.removeprefix(_BOM).lstrip()
+    text = capture_text(data)
     if not text:
         raise InputError(f"{name} is empty: nothing to import; capture a response body, e.g. "
                          "`curl -sN URL -d @request.json > capture.sse`")
-    nul = data.find(b"\x00")
-    if nul != -1:
+    nul = nul_offset(data)
+    if nul is not None:
         raise InputError(f"{name} looks binary (a NUL byte at offset {nul}); import reads an SSE stream or a JSON "
                          "response body")
-    if text[:1] in (b"{", b"["):
+    if capture_kind(data) == "json":
         try:
             body = json.loads(text)
         except ValueError as exc:
@@ -181,7 +190,6 @@ def import_capture(
     error status, or an error body, becomes an `http_error` fault); `chunks` are the body's writes as they arrived
     (ms since the response headers, bytes), kept as raw frames with their delays and measured for `timing`;
     `request` is the request that caused it (its text, tools and stream flag become the scenario's request)."""
-    dialect = capture.dialect
     scenario: dict[str, Any] = {"id": scenario_id, "description": description[:100], "tags": list(tags)}
     timing: dict[str, Any] = {}
     if first_byte_ms:
@@ -191,45 +199,65 @@ def import_capture(
         status = error[0]
     structured: Structured | None = None
     if status >= 400:
-        if status not in HTTP_ERROR_STATUSES:
-            raise InputError(f"HTTP status {status} cannot be scripted (an http_error fault takes "
-                             f"{', '.join(map(str, sorted(HTTP_ERROR_STATUSES)))})")
-        fault: dict[str, Any] = {"kind": "http_error", "status": status}
-        message = error[1] if error is not None else (_error_status(capture.body) or (0, ""))[1]
-        if message:
-            fault["message"] = message
-        if retry_after is not None:
-            fault["retry_after"] = retry_after
-        scenario.update(output=[], faults=[fault])
+        scenario.update(output=[], faults=[_http_error(capture, status, error, retry_after)])
     else:
-        try:
-            structured = (structure_events(capture.events, dialect) if capture.kind == "sse"
-                          else structure_body(capture.body, dialect))
-        except Unstructured as exc:
-            if not raw and capture.kind == "sse":
-                raise InputError(f"the stream does not read as {dialect} ({exc}); import it with its raw "
-                                 "frames") from None
-            scenario["comment"] = f"not structured: {exc}"
-            scenario["output"] = []
-        else:
-            scenario.update(structured.scenario_parts())
-            if chunks and capture.kind == "sse" and structured.content:
-                timing["delays_ms"] = _delays(structured, capture.events, chunks)
-        if raw or structured is None:
-            if capture.kind == "sse":
-                scenario["raw"] = {dialect: _frames(chunks or _blocks(capture.data))}
-            else:
-                scenario["raw_body"] = {dialect: capture.body}
-        breaks = _breaks(capture)
-        if breaks:
-            scenario["breaks"] = breaks
+        structured = _replay(capture, scenario, timing, chunks, raw)
     if timing:
         scenario["timing"] = timing
-    scenario["request"] = _request(dialect, request, capture.kind == "sse")
+    scenario["request"] = _request(capture.dialect, request, capture.kind == "sse")
     scenario["expect"] = _expect(capture, status, structured)
     if retry_after is not None and status >= 400:
         scenario["expect"]["retry_after"] = retry_after
     return scenario
+
+
+def _http_error(
+    capture: Capture, status: int, error: tuple[int, str] | None, retry_after: float | None
+) -> dict[str, Any]:
+    """The `http_error` fault of a capture that came with an error status or is an error body (`error`)."""
+    if status not in HTTP_ERROR_STATUSES:
+        raise InputError(f"HTTP status {status} cannot be scripted (an http_error fault takes "
+                         f"{', '.join(map(str, sorted(HTTP_ERROR_STATUSES)))})")
+    fault: dict[str, Any] = {"kind": "http_error", "status": status}
+    message = error[1] if error is not None else (_error_status(capture.body) or (0, ""))[1]
+    if message:
+        fault["message"] = message
+    if retry_after is not None:
+        fault["retry_after"] = retry_after
+    return fault
+
+
+def _replay(
+    capture: Capture, scenario: dict[str, Any], timing: dict[str, Any],
+    chunks: Sequence[tuple[float, bytes]] | None, raw: bool,
+) -> Structured | None:
+    """Adds to `scenario` (and `timing`) what replays an answer that is not an error: its structured parts (None
+    when it does not read as its dialect), its raw frames or body, the rules it breaks."""
+    dialect = capture.dialect
+    structured: Structured | None
+    try:
+        structured = (structure_events(capture.events, dialect) if capture.kind == "sse"
+                      else structure_body(capture.body, dialect))
+    except Unstructured as exc:
+        if not raw and capture.kind == "sse":
+            raise InputError(f"the stream does not read as {dialect} ({exc}); import it with its raw "
+                             "frames") from None
+        scenario["comment"] = f"not structured: {exc}"
+        scenario["output"] = []
+        structured = None
+    else:
+        scenario.update(structured.scenario_parts())
+        if chunks and capture.kind == "sse" and structured.content:
+            timing["delays_ms"] = _delays(structured, capture.events, chunks)
+    if raw or structured is None:
+        if capture.kind == "sse":
+            scenario["raw"] = {dialect: _frames(chunks or _blocks(capture.data))}
+        else:
+            scenario["raw_body"] = {dialect: capture.body}
+    breaks = _breaks(capture)
+    if breaks:
+        scenario["breaks"] = breaks
+    return structured
 
 
 # -- the request --
@@ -247,7 +275,7 @@ def _input(dialect: Dialect, body: Mapping[str, Any]) -> list[dict[str, str]]:
         text = content if isinstance(content, str) else "".join(
             str(p.get("text", "")) for p in content or () if isinstance(p, Mapping) and isinstance(p.get("text"), str))
         items.append({"role": str(message["role"]), "text": text})
-    return items or [{"role": "user", "text": last_user_text(dialect, body)}]
+    return items or [{"role": "user", "text": request_facts(dialect, body).user_text}]
 
 
 def _tools(body: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -281,10 +309,11 @@ def _request(dialect: Dialect, body: Mapping[str, Any] | None, stream: bool) -> 
 def request_match(dialect: Dialect, body: Mapping[str, Any]) -> dict[str, Any]:
     """The `match` block that selects a recorded exchange again: the last user text, the model, the tool names,
     the dialect and the stream flag."""
-    match: dict[str, Any] = {"user_text": {"equals": last_user_text(dialect, body)}}
+    facts = request_facts(dialect, body)
+    match: dict[str, Any] = {"user_text": {"equals": facts.user_text}}
     if isinstance(body.get("model"), str):
         match["model"] = body["model"]
-    match["tools"] = sorted(tool_names(body))
+    match["tools"] = sorted(facts.tools)
     match["dialect"] = dialect
     stream = {"path": "$.stream", "equals": body["stream"]} if "stream" in body else {"path": "$.stream",
                                                                                       "exists": False}

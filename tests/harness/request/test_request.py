@@ -1,4 +1,4 @@
-"""The request the harness sends for a scenario, in each dialect (harness/scenario/_request.py): every bundled
+"""The request the harness sends for a scenario, in each dialect (harness/request/_request.py): every bundled
 scenario's request validates against the official SDKs' request types, and each dialect carries the neutral
 request's history, tools, tool_choice, parallel flag and limits in its own form."""
 
@@ -12,7 +12,8 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from callproof.harness.scenario import ANTHROPIC_MAX_TOKENS, bundled_scenarios, front_request, markers
+from callproof.harness.request import ANTHROPIC_MAX_TOKENS, front_request
+from callproof.harness.scenario import bundled_scenarios, markers
 
 SCENARIOS = bundled_scenarios()
 #: The arbiters of the request shapes: the official SDKs' TypedDicts (stream and non-stream forms).

@@ -1,0 +1,8 @@
+"""The request the harness sends for one case of a scenario, in the dialect of the front or client under test,
+with the scenario's markers in its first user message (docs/spec/contracts.md §3)."""
+
+from __future__ import annotations
+
+from ._request import ANTHROPIC_MAX_TOKENS, DEFAULT_MODEL, front_request, marked_input, new_case_tag
+
+__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "marked_input", "new_case_tag"]
