@@ -1,7 +1,7 @@
 """The recording proxy of `callproof record`: every request is forwarded to the upstream (same path and query, its
 headers but the hop-by-hop ones) and the answer streamed back as it arrives, byte for byte; each POST exchange of a
 dialect endpoint (.../responses, .../chat/completions, .../messages) is then written as one scenario file through
-the capture import (`callproof.harness.scenario._import`): the answer's frames and their measured delays, its
+the capture import (`callproof.harness.capture`): the answer's frames and their measured delays, its
 structure, and a `match` built from the request, so the mock replays it for the same request with no marker.
 
 Headers never reach the files (the scenario holds the request's text, model, tools and stream flag, and the answer's
