@@ -7,7 +7,8 @@ from callproof.harness.scenario import Scenario, ScenarioError, bundled_scenario
 from ._app import create_app
 from ._clock import Clock, RealClock, SwitchClock, VirtualClock
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
-from ._player import Plan, Write, make_plan
+from ._planning import make_plan
+from ._player import Plan, Write
 from ._record import RecordServer, record_forever
 from ._respx import route_to_mock
 from ._serve import ExposedControlError, MockServer, is_loopback, serve_forever

@@ -30,7 +30,8 @@ from ._control import Handler, guarded, openai_error
 from ._hold import Holds, hold_endpoint
 from ._journal import Journal, case_tag
 from ._plan_cache import PLAN_CACHE, plan_key
-from ._player import Plan, error_plan, make_plan
+from ._planning import make_plan
+from ._player import Plan, error_plan
 from ._registry import Registry
 from ._runtime import RuntimeControl
 from ._select import by_match, no_match

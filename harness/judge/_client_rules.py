@@ -15,7 +15,7 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.judge import AdapterRun
 from callproof.harness.outcome import Call, Result
-from callproof.harness.scenario import FRAMING_STYLES
+from callproof.harness.scenario import framing_variant, is_framing
 
 from ._arguments import has_malformed_arguments, is_malformed
 from ._expected import call_value, expects_success
@@ -23,12 +23,8 @@ from ._findings import Findings
 from ._usage import has_usage_rules
 
 __all__ = [
-    "FRAMING_FAULTS", "check_client", "check_client_isolation", "framing_variants", "responses_call_item_ids",
+    "check_client", "check_client_isolation", "framing_variants", "responses_call_item_ids",
 ]
-
-#: The faults that only reframe a stream (valid SSE, the same events): a client must report the same result.
-FRAMING_FAULTS = frozenset({"keepalive", "fragment", "crlf", "framing"})
-
 
 def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result,
                  item_ids: Sequence[str | None] = (), applied: Sequence[str] = ()) -> None:
@@ -163,24 +159,17 @@ def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Ca
 
 def framing_variants(scenario: Any, applied: Sequence[str] = ()) -> list[str]:
     """The SSE framings a scenario's faults played (certain ones, and chaos ones the mock `applied`), each named
-    with what it does on the wire."""
+    with what it does on the wire (the fault table's framing kinds: valid SSE, the same events, so a client must
+    report the same result)."""
     names: list[str] = []
     seen: set[str] = set()
     for fault in scenario.faults:
-        if fault.kind not in FRAMING_FAULTS or fault.kind in seen:
+        if not is_framing(fault.kind) or fault.kind in seen:
             continue
         if fault.probability < 1 and fault.kind not in applied:
             continue
         seen.add(fault.kind)
-        if fault.kind == "framing":
-            style = str(fault.params.get("style", ""))
-            names.append(f"{style} ({FRAMING_STYLES.get(style, 'a framing the standard allows')})")
-        elif fault.kind == "keepalive":
-            names.append(f"keepalive (a `:` comment after every {fault.params.get('every_events', 1)} event(s))")
-        elif fault.kind == "fragment":
-            names.append(f"fragment ({fault.params.get('bytes', 1)}-byte writes, UTF-8 and line ends split)")
-        else:
-            names.append("crlf (CRLF line ends)")
+        names.append(framing_variant(fault))
     return names
 
 

@@ -14,6 +14,7 @@ from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
 from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
+from callproof.harness.scenario import cut_kinds, http_error_fault
 
 from ._expected import call_value, expected_calls, expects_success
 from ._findings import Findings
@@ -30,7 +31,6 @@ __all__ = [
     "read_answer",
 ]
 
-_CUT_FAULTS = frozenset(("disconnect", "truncate", "malformed", "stream_error"))
 _INCOMPLETE_REASON = {"length": "max_output_tokens", "content_filter": "content_filter"}
 #: How each front ends a failed response (GW-FAULT-003's expectation).
 _FAILED_END: dict[str, str] = {
@@ -115,18 +115,14 @@ def check_ids(findings: Findings, scenario: Any, result: Result) -> None:
 
 
 def _http_fault(scenario: Any) -> Mapping[str, Any] | None:
-    for fault in scenario.faults:
-        if fault.kind == "http_error" and fault.probability >= 1:
-            return dict(fault.params)
-    return None
-
-
-def fault_kinds(scenario: Any) -> frozenset[str]:
-    return frozenset(f.kind for f in scenario.faults if f.probability >= 1)
+    """The parameters of the certain fault that answers with an HTTP error instead of a stream (the fault table's
+    `http_error` kinds), or None."""
+    fault = http_error_fault(scenario.faults)
+    return None if fault is None else dict(fault.params)
 
 
 def has_fault_rules(scenario: Any) -> bool:
-    return bool(_http_fault(scenario) or fault_kinds(scenario) & _CUT_FAULTS
+    return bool(_http_fault(scenario) or cut_kinds(scenario.faults)
                 or scenario.ending in ("failed", "length", "content_filter"))
 
 
@@ -156,10 +152,11 @@ def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None
             elif wanted is not None and (retry is None or not _same_seconds(retry, float(wanted))):
                 findings.fail("GW-FAULT-002", f"Retry-After is {retry!r} at the front; the upstream sent {wanted:g}",
                               Evidence(path="header retry-after", expected=f"{wanted:g}", actual=retry))
-    if fault_kinds(scenario) & _CUT_FAULTS or scenario.ending == "failed":
+    cut = cut_kinds(scenario.faults)  # the faults that cut the stream short (the fault table's `cuts_stream`)
+    if cut or scenario.ending == "failed":
         findings.check("GW-FAULT-003")
         if answer.result.status == "completed":
-            what = sorted(fault_kinds(scenario) & _CUT_FAULTS) or ["a failed ending"]
+            what = sorted(cut) or ["a failed ending"]
             findings.fail("GW-FAULT-003", f"the upstream failed mid-stream ({', '.join(what)}) and the front still "
                           f"ended normally, with {answer.result.terminal}",
                           Evidence(event_type=answer.result.terminal, expected=_FAILED_END[answer.front],

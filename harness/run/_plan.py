@@ -18,7 +18,7 @@ from callproof.harness.judge import (
     has_malformed_arguments,
     has_usage_rules,
 )
-from callproof.harness.scenario import ScenarioError, bundled_scenarios, load_scenarios
+from callproof.harness.scenario import ScenarioError, bundled_scenarios, http_error_fault, load_scenarios
 
 __all__ = [
     "CLIENT_GROUPS",
@@ -59,8 +59,7 @@ def gateway_groups(scenario: Any, front: Dialect = "responses") -> list[str]:
     """The rule groups that apply to a scenario in gateway mode with a `front` front (decided before it runs)."""
     groups: list[str] = []
     streamed = scenario.request.get("stream", True) is not False
-    http_error = any(f.kind == "http_error" and f.probability >= 1 for f in scenario.faults)
-    if not http_error:
+    if http_error_fault(scenario.faults) is None:  # an HTTP error instead of a stream: no stream to judge
         groups += [f for f in STREAM_FAMILIES if (front, f) in _FRONT_FAMILIES
                    and (streamed or (front, f) in _BODY_FAMILIES)]
     groups.append("expected")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._faults import (
     FAULTS,
+    FRAMING_STYLES,
     FaultKind,
     FaultParam,
     FaultSpec,
@@ -21,7 +22,6 @@ from ._loader import bundled_scenarios, load_scenarios, parse_scenario_file
 from ._markers import case_marker, markers, scenario_marker, strip_markers
 from ._match import JsonPredicate, Match, RequestFacts, TextMatch, request_facts, strings_in
 from ._scenario import (
-    FRAMING_STYLES,
     ChatEnding,
     Chunked,
     Expect,

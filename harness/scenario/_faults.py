@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ._scenario import FRAMING_STYLES, Fault
+if TYPE_CHECKING:
+    from ._scenario import Fault
 
 __all__ = [
     "FAULTS",
+    "FRAMING_STYLES",
     "FaultKind",
     "FaultParam",
     "FaultSpec",
@@ -38,6 +40,14 @@ FaultKind = Literal[
     "http_error", "stream_error", "disconnect", "truncate", "malformed", "stall", "keepalive", "fragment", "crlf",
     "framing", "slow_first_byte",
 ]
+#: The `framing` fault's styles (docs/spec/sse.md §5.1, §5.2), each with what it puts on the wire: the mock reframes
+#: a stream by them (mock_server/_framing.py), CLI-010 names them in its messages.
+FRAMING_STYLES: Mapping[str, str] = {
+    "no_space": "`data:`/`event:` without the space after the colon",
+    "multiline_data": "each event's data split over several `data:` lines (joined with LF)",
+    "cr_only": "lines ended by a lone CR",
+    "comments_and_fields": "comment lines and `id:`/`retry:` fields in every event block",
+}
 #: A parameter's value once read: the type its `FaultParam` declares (None: not given and no default).
 ParamValue = int | float | str | None
 

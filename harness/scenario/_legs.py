@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._faults import raw_http_error
+
 if TYPE_CHECKING:
     from ._scenario import Scenario
 
@@ -60,12 +62,12 @@ def leg_source(scenario: Mapping[str, Any], leg: Mapping[str, Any], index: int) 
 
 
 def _derived_expect(leg: Mapping[str, Any]) -> dict[str, Any]:
-    for fault in leg.get("faults", ()):
-        if fault["kind"] == "http_error" and fault.get("probability", 1) >= 1:
-            expect: dict[str, Any] = {"status": "error", "http_status": fault["status"]}
-            if "retry_after" in fault:
-                expect["retry_after"] = fault["retry_after"]
-            return expect
+    fault = raw_http_error(leg.get("faults", ()))  # the fault table's `http_error` kinds
+    if fault is not None:
+        expect: dict[str, Any] = {"status": "error", "http_status": fault["status"]}
+        if "retry_after" in fault:
+            expect["retry_after"] = fault["retry_after"]
+        return expect
     expect = {"status": _STATUS_OF_ENDING[leg.get("ending", "completed")]}
     texts = [o["text"] for o in leg["output"] if o["type"] == "text"]
     if texts:

@@ -21,7 +21,6 @@ __all__ = [
     "Chunked",
     "Ending",
     "Expect",
-    "FRAMING_STYLES",
     "Fault",
     "FunctionCall",
     "Output",
@@ -105,16 +104,6 @@ class Fault:
     kind: FaultKind
     probability: float = 1.0
     params: Mapping[str, Any] = field(default_factory=dict)
-
-
-#: The `framing` fault's styles (docs/spec/sse.md §5.1, §5.2), each with what it puts on the wire: the mock reframes
-#: a stream by them (mock_server/_framing.py), CLI-010 names them in its messages.
-FRAMING_STYLES: Mapping[str, str] = {
-    "no_space": "`data:`/`event:` without the space after the colon",
-    "multiline_data": "each event's data split over several `data:` lines (joined with LF)",
-    "cr_only": "lines ended by a lone CR",
-    "comments_and_fields": "comment lines and `id:`/`retry:` fields in every event block",
-}
 
 
 @dataclass(frozen=True, slots=True)
