@@ -4,7 +4,9 @@ the ones that fill a `RunConfig` field from either.
 
 A table entry is named by its `RunConfig`-style identifier (`client_cmd`): the command line spells it `--client-cmd`
 (or its own `flags`), pytest `--callproof-client-cmd` with dest `callproof_client_cmd`. This module is data only:
-the pytest plugin imports it on start-up, so it loads nothing of the runner.
+the pytest plugin imports it on start-up, so it loads nothing of the runner. The report-format flags of `callproof
+run` (`--md OUT.md`, ...) are made from the format registry, `callproof.reports.FORMATS`: that loads the renderers
+(about 15 ms on top of the plugin's start-up), still nothing of the runner.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any, Literal
 from callproof.harness._types import DIALECTS
 from callproof.harness.catalogue import PROFILES
 from callproof.harness.request import DEFAULT_MODEL
+from callproof.reports import FORMATS as REPORT_FORMATS
+from callproof.reports import ReportFormat, run_formats
 
 __all__ = [
     "IUT_OPTIONS",
@@ -27,6 +31,7 @@ __all__ = [
     "Kind",
     "Option",
     "Surface",
+    "format_options",
     "header_pair",
     "option",
     "options_for",
@@ -176,6 +181,13 @@ def _option(name: str, help: str, surfaces: frozenset[Surface], **kw: Any) -> Op
     return Option(name, help, surfaces, **kw)
 
 
+def format_options(formats: Iterable[ReportFormat]) -> tuple[Option, ...]:
+    """The `callproof run` flag of each report format with a `run` entry (`--md OUT.md`), in the order of those
+    entries: the options come from the format registry (callproof.reports.FORMATS), never a list of their own."""
+    return tuple(Option(f.option, f.run.help, _RUN, metavar=f.metavar, type=Path)
+                 for f in run_formats(formats) if f.run is not None)
+
+
 #: Every option, in --help order. The IUT options are mutually exclusive: the commands require exactly one.
 OPTIONS: tuple[Option, ...] = (
     _option("launch", "gateway command to start, with {upstream}, {upstream_root} and {port} placeholders "
@@ -231,10 +243,7 @@ OPTIONS: tuple[Option, ...] = (
     _option("report", "write the JSON report here (OUT.jsonl beside it is written as cases finish); `callproof run` "
             "writes report.json unless told", _RUN_PYTEST, metavar="OUT.json", type=Path, default=Path("report.json"),
             field=None, pytest_default=None),
-    Option("md", "also write the Markdown report (PR comment)", _RUN, metavar="OUT.md", type=Path),
-    Option("junit", "also write JUnit XML", _RUN, metavar="OUT.xml", type=Path),
-    Option("html", "also write the self-contained HTML report", _RUN, metavar="OUT.html", type=Path),
-    Option("badge", "also write an SVG badge", _RUN, metavar="OUT.svg", type=Path),
+    *format_options(REPORT_FORMATS),  # --md OUT.md, ...: one per format of the registry that `run` writes
     Option("verbose", "one line per case", _RUN, kind="true", default=False, flags=("-v", "--verbose")),
     Option("max_examples", "scenarios to generate at most (default 100)", _FUZZ, metavar="N", type=positive_int,
            default=100),

@@ -8,6 +8,7 @@
     render_html([report, other])                   # a standalone page; several reports side by side
     badge_svg(report), badge_json(report)          # "callproof | 97% pass"
     diff_text(diff_reports(base, head))            # what newly fails between two runs
+    FORMATS                                        # every format: name, renderer, file extension, run flag
 
 The public API; the modules behind it are private and may change without notice.
 """
@@ -25,15 +26,20 @@ from callproof.harness.report_model import (
 
 from ._badge import badge_json, badge_svg
 from ._diff import ReportDiff, diff_markdown, diff_reports, diff_text
+from ._formats import FORMATS, Renderer, ReportFormat, RunOutput, run_formats
 from ._html import render_html
 from ._junit import render_junit
 from ._load import load_report
 from ._markdown import render_markdown
 
 __all__ = [
+    "FORMATS",
+    "Renderer",
     "Report",
     "ReportDiff",
     "ReportError",
+    "ReportFormat",
+    "RunOutput",
     "badge_json",
     "badge_svg",
     "diff_markdown",
@@ -44,6 +50,7 @@ __all__ = [
     "render_html",
     "render_junit",
     "render_markdown",
+    "run_formats",
     "write_jsonl_case",
     "write_jsonl_footer",
     "write_jsonl_header",

@@ -1,10 +1,10 @@
 """`callproof report`: convert a JSON or JSON Lines report to another format; and the report files `callproof run`
-writes beside its JSON. Every format is rendered from the JSON alone (callproof.reports)."""
+writes beside its JSON. Every format is rendered from the JSON alone, as its row of the format registry
+(`callproof.reports.FORMATS`) says: the `--format` choices are the registry's names."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,10 +16,7 @@ from callproof.harness.report_model import Report
 from ._exit import ExitCode
 from ._flags import Subparsers
 
-__all__ = ["FORMATS", "add_parser", "emit", "render", "run", "write_formats"]
-
-#: `callproof report --format` values and what they render.
-FORMATS = ("md", "html", "junit", "badge", "badge-json", "json")
+__all__ = ["add_parser", "emit", "render", "run", "write_formats"]
 
 
 def add_parser(subparsers: Subparsers) -> None:
@@ -29,26 +26,17 @@ def add_parser(subparsers: Subparsers) -> None:
                     "in another format. Several reports with --format html give a side-by-side matrix.",
     )
     parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT", help="report.json or report.jsonl")
-    parser.add_argument("--format", choices=FORMATS, required=True, help="output format")
+    parser.add_argument("--format", choices=[f.name for f in reports.FORMATS], required=True, help="output format")
     parser.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
 
 
 def render(fmt: str, loaded: Sequence[Report | Mapping[str, Any]]) -> str:
-    """One format of one report (HTML takes several: a matrix)."""
-    if fmt == "html":
-        return reports.render_html(loaded)
-    if len(loaded) != 1:
-        raise ValueError(f"--format {fmt} takes one report; only html compares several")
-    one = loaded[0]
-    if fmt == "md":
-        return reports.render_markdown(one)
-    if fmt == "junit":
-        return reports.render_junit(one)
-    if fmt == "badge":
-        return reports.badge_svg(one)
-    if fmt == "badge-json":
-        return json.dumps(reports.badge_json(one), indent=2) + "\n"
-    return json.dumps(one.to_json() if isinstance(one, Report) else one, indent=2, ensure_ascii=False) + "\n"
+    """One format of one report (a format that compares `several`, HTML, takes several: a matrix)."""
+    chosen = {f.name: f for f in reports.FORMATS}[fmt]
+    if not chosen.several and len(loaded) != 1:
+        several = " and ".join(f.name for f in reports.FORMATS if f.several)
+        raise ValueError(f"--format {fmt} takes one report; only {several} compares several")
+    return chosen.renderer(loaded)
 
 
 def emit(text: str, output: Path | None) -> None:
@@ -71,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_formats(data: Report | Mapping[str, Any], outputs: Mapping[str, Path | None]) -> list[Path]:
-    """Write each requested format (`md`, `junit`, `html`, `badge`) of a finished run's report."""
+    """Write each requested format (by name: `md`, `junit`, ...) of a finished run's report, in the given order."""
     written: list[Path] = []
     for fmt, path in outputs.items():
         if path is not None:

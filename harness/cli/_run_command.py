@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from callproof import reports
 from callproof.harness.report_model import (
     BaselineError,
     Case,
@@ -44,9 +45,6 @@ from ._report_command import write_formats
 __all__ = ["add_parser", "run"]
 
 _PYTEST_USAGE = {pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR}
-#: The files a run writes, by flag.
-_OUTPUTS = {"--report": "report", "--md": "md", "--junit": "junit", "--html": "html", "--badge": "badge",
-            "--write-baseline": "write_baseline"}
 
 
 def add_parser(subparsers: Subparsers) -> None:
@@ -78,8 +76,11 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
-    return [(flag, getattr(args, name)) for flag, name in _OUTPUTS.items()] + [
-        ("--report", args.report.with_suffix(".jsonl"))]
+    """The files a run writes, by flag: the JSON report, each format of the registry it was asked for, the
+    baseline, and the JSON Lines file beside the report."""
+    formats = [(f.flag, getattr(args, f.option)) for f in reports.run_formats(reports.FORMATS)]
+    return [("--report", args.report), *formats, ("--write-baseline", args.write_baseline),
+            ("--report", args.report.with_suffix(".jsonl"))]
 
 
 def _workers(args: argparse.Namespace) -> int:
@@ -131,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _formats(args: argparse.Namespace) -> dict[str, Path | None]:
-    return {"md": args.md, "junit": args.junit, "html": args.html, "badge": args.badge}
+    """The file of each format of the registry `callproof run` can write (None: not asked for), in flag order."""
+    return {f.name: getattr(args, f.option) for f in reports.run_formats(reports.FORMATS)}
 
 
 def _interrupted(args: argparse.Namespace) -> int:
