@@ -31,6 +31,7 @@ from typing import Any
 from bench._common import Row, exchange, n, ratio, row, serve
 from bench._streams import Shape, events_per_call, stream_bytes
 from callproof.harness import StreamChecker
+from callproof.harness.scenario import markers
 
 SCENARIOS = Path(__file__).resolve().parent / "data" / "scale.json"
 IDS = ("perf_scale_one_call", "perf_scale_parallel", "perf_scale_interleaved", "perf_scale_text_and_call")
@@ -80,7 +81,7 @@ async def _load(host: str, port: int, cases: list[tuple[str, str]]) -> dict[str,
         reader, writer = await asyncio.open_connection(host, port)
         try:
             for tag, scenario in queue:
-                text = f"[callproof:scenario={scenario}] [callproof:case={tag}] Look it up."
+                text = f"{markers(scenario, tag)} Look it up."
                 body = json.dumps({"model": "callproof-bench", "stream": True, "input": text}).encode()
                 writer.write(f"POST /v1/responses HTTP/1.1\r\nHost: {host}:{port}\r\n"
                              f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
