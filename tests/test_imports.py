@@ -45,6 +45,16 @@ def test_import_reports_loads_no_framework_and_no_mock() -> None:
     assert _loaded_after("callproof.reports") == []
 
 
+#: The core floors (pyproject.toml's `core-is-pure` contract), beside `callproof.harness` itself.
+CORE = ("callproof.harness.capture", "callproof.harness.catalogue", "callproof.harness.check",
+        "callproof.harness.judge", "callproof.harness.outcome", "callproof.harness.report_model",
+        "callproof.harness.request", "callproof.harness.scenario")
+
+
+def test_import_core_floors_loads_no_framework_and_no_mock() -> None:
+    assert _loaded_after(", ".join(CORE)) == []
+
+
 def function_level_imports(root: Path) -> list[tuple[str, int, str, bool]]:
     """(file, line, module, commented) of each import of a callproof module (absolute or relative) inside a function
     body of the package sources; `commented` when its line or the line before carries a `#` comment."""
