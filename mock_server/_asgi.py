@@ -5,14 +5,15 @@ answer; this module sends it, as Starlette's Response and StreamingResponse woul
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import orjson
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Send
 
+from callproof.harness._types import JSONData, JSONValue
+
 from ._clock import Clock
-from ._journal import Journal
+from ._journal import Journal, Outcome
 from ._player import JSON_MEDIA_TYPE, Plan
 
 __all__ = ["ScriptedDisconnect", "json_plan", "loads_body", "read_body", "send_plan"]
@@ -44,10 +45,10 @@ async def send_plan(plan: Plan, request_id: int | None, start: float, send: Send
         return
     assert request_id is not None
     raw.append((b"content-type", _content_type(plan.media_type)))
-    outcome: Any = "cancelled"
+    outcome: Outcome = "cancelled"
     ended = False
 
-    def end(how: Any) -> None:
+    def end(how: Outcome) -> None:
         # Recorded before the body's end goes out, so a client that has read the whole body finds its end journaled.
         nonlocal outcome, ended
         outcome, ended = how, True
@@ -82,7 +83,7 @@ async def send_plan(plan: Plan, request_id: int | None, start: float, send: Send
 _CONTENT_TYPES: dict[str, bytes] = {}
 
 
-def loads_body(raw: bytes) -> Any:
+def loads_body(raw: bytes) -> JSONData:
     """The request body's JSON: orjson where it decodes it (several times json.loads' speed), json.loads for what
     it refuses (NaN, integers beyond 64 bits, lone surrogates, syntax errors: json.loads' values and messages)."""
     try:
@@ -102,7 +103,7 @@ def _content_type(media_type: str) -> bytes:
     return value
 
 
-def json_plan(status: int, body: Any) -> Plan:
+def json_plan(status: int, body: JSONValue) -> Plan:
     """A complete JSON body, as Starlette's JSONResponse renders it."""
     data = json.dumps(body, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")).encode()
     return Plan(status, (), JSON_MEDIA_TYPE, body=data)

@@ -22,6 +22,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias
 
+from callproof.harness._types import Dialect, JSONData
 from callproof.harness.scenario import case_marker
 
 __all__ = ["REDACTED", "SECRET_HEADERS", "Journal", "JournalEnd", "JournalRequest", "JournalWrite", "case_tag"]
@@ -69,9 +70,9 @@ class JournalRequest:
     method: str
     path: str
     headers: Mapping[str, str]
-    body: Any
+    body: JSONData
     status: int
-    dialect: str | None = None
+    dialect: Dialect | None = None
     stream: bool = False
     scenario: str | None = None
     case: str | None = None
@@ -130,7 +131,7 @@ Outcome: TypeAlias = Literal["completed", "aborted", "cancelled"]
 #: A request: JournalRequest's fields in order. From `log_request`, the headers are flat raw bytes (name, value, ...)
 #: and the body is the raw bytes (or None); from `record_request`, the headers are a mapping, the body as given.
 _RawRequest: TypeAlias = tuple[
-    int, float, float, str, str, tuple[bytes, ...] | Mapping[str, str], Any, int, str | None, bool, str | None,
+    int, float, float, str, str, tuple[bytes, ...] | Mapping[str, str], JSONData, int, Dialect | None, bool, str | None,
     str | None, tuple[str, ...], float, str | None, int | None,
 ]
 #: A write: (request, time, data); an end: (request, time, outcome).
@@ -139,7 +140,7 @@ _RawEnd: TypeAlias = tuple[int, float, Outcome]
 _Raw: TypeAlias = _RawRequest | _RawWrite | _RawEnd
 
 
-def _decode_body(raw: bytes | None) -> Any:
+def _decode_body(raw: bytes | None) -> JSONData:
     """A raw request body as JournalRequest.body: the JSON object, else the text."""
     if raw is None:
         return None
@@ -233,8 +234,8 @@ class Journal:
     # -- recording (server side) --
 
     def record_request(
-        self, *, time: float, method: str, path: str, headers: Iterable[tuple[str, str]], body: Any, status: int,
-        dialect: str | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
+        self, *, time: float, method: str, path: str, headers: Iterable[tuple[str, str]], body: JSONData, status: int,
+        dialect: Dialect | None = None, stream: bool = False, scenario: str | None = None, case: str | None = None,
         faults: tuple[str, ...] = (), start: float | None = None, how: str | None = None, leg: int | None = None,
     ) -> JournalRequest:
         with self._lock:
@@ -246,7 +247,7 @@ class Journal:
 
     def log_request(
         self, *, time: float, method: str, path: str, raw_headers: Iterable[tuple[bytes, bytes]],
-        raw_body: bytes | None, status: int, dialect: str | None = None, stream: bool = False,
+        raw_body: bytes | None, status: int, dialect: Dialect | None = None, stream: bool = False,
         scenario: str | None = None, case: str | None = None, faults: tuple[str, ...] = (), start: float | None = None,
         how: str | None = None, leg: int | None = None,
     ) -> int:

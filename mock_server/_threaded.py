@@ -8,9 +8,10 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Literal, Self
 
 import uvicorn
+from starlette.applications import Starlette
 
 __all__ = ["ThreadedServer"]
 
@@ -20,7 +21,7 @@ class ThreadedServer:
     `graceful_timeout` seconds), then forces it; both safe to call again. A context manager: the block runs with the
     server started. `root_url` is where it listens, `url` the same with /v1 (an OpenAI client's base_url)."""
 
-    def __init__(self, app: Any, *, host: str, port: int, name: str, lifespan: Literal["on", "off"] = "off",
+    def __init__(self, app: Starlette, *, host: str, port: int, name: str, lifespan: Literal["on", "off"] = "off",
                  graceful_timeout: int = 1, log_level: str = "warning") -> None:
         self.app = app
         self.host = host

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from callproof.harness._types import JSONData
+
 __all__ = ["AdapterRun", "protocol_problem"]
 
 
@@ -20,7 +22,7 @@ class AdapterRun:
     timed_out: bool = False
 
 
-def protocol_problem(value: Any) -> str | None:
+def protocol_problem(value: JSONData) -> str | None:
     """Why `value` is not a result object of the adapter protocol, or None."""
     if not isinstance(value, dict):
         return f"the result is a JSON {type(value).__name__}, not an object"

@@ -5,11 +5,11 @@ arguments silently (a repaired call runs a tool with arguments the model never p
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.outcome import Result
+from callproof.harness.scenario import Scenario
 
 from ._findings import Findings
 
@@ -27,13 +27,13 @@ def is_malformed(arguments: str) -> bool:
     return False
 
 
-def has_malformed_arguments(scenario: Any) -> bool:
+def has_malformed_arguments(scenario: Scenario) -> bool:
     """Whether the scenario completes with a call whose arguments are not JSON (truncated calls of an incomplete
     turn are the fault rules' matter)."""
     return scenario.expect.status == "completed" and any(is_malformed(c.arguments) for c in scenario.calls)
 
 
-def check_arguments(findings: Findings, scenario: Any, result: Result) -> None:
+def check_arguments(findings: Findings, scenario: Scenario, result: Result) -> None:
     """GW-ARGS-001 on the front's result: failed, or each malformed upstream call there with its exact text."""
     findings.check("GW-ARGS-001")
     if result.status in ("failed", "error"):

@@ -15,7 +15,7 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.judge import AdapterRun
 from callproof.harness.outcome import Call, Result
-from callproof.harness.scenario import framing_variant, is_framing
+from callproof.harness.scenario import Scenario, framing_variant, is_framing
 
 from ._arguments import has_malformed_arguments, is_malformed
 from ._expected import call_value, expects_success
@@ -26,7 +26,8 @@ __all__ = [
     "check_client", "check_client_isolation", "framing_variants", "responses_call_item_ids",
 ]
 
-def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Result | None, wire: Result,
+
+def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result: Result | None, wire: Result,
                  item_ids: Sequence[str | None] = (), applied: Sequence[str] = ()) -> None:
     """CLI-001..011 and CLI-013 for one adapter run; `result` is None when the adapter broke the protocol.
     `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the fault kinds
@@ -88,7 +89,7 @@ def check_client(findings: Findings, scenario: Any, run: AdapterRun, result: Res
         _check_usage(findings, scenario, run.result["usage"])
 
 
-def _check_malformed(findings: Findings, scenario: Any, result: Result) -> None:
+def _check_malformed(findings: Findings, scenario: Scenario, result: Result) -> None:
     """CLI-008: a call whose arguments are not JSON is reported as an error or left out, never handed on (as it
     came, or repaired into some JSON the model never produced)."""
     findings.check("CLI-008")
@@ -110,7 +111,7 @@ def _check_malformed(findings: Findings, scenario: Any, result: Result) -> None:
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_tokens")
 
 
-def _check_usage(findings: Findings, scenario: Any, usage: Any) -> None:
+def _check_usage(findings: Findings, scenario: Scenario, usage: Mapping[str, Any]) -> None:
     """CLI-009: an adapter that reports `usage` reports the stream's: input (cached included), output, cached."""
     findings.check("CLI-009")
     wanted = {"input_tokens": scenario.usage.input_tokens, "output_tokens": scenario.usage.output_tokens,
@@ -157,7 +158,7 @@ def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Ca
                                                                       actual=call.call_id))
 
 
-def framing_variants(scenario: Any, applied: Sequence[str] = ()) -> list[str]:
+def framing_variants(scenario: Scenario, applied: Sequence[str] = ()) -> list[str]:
     """The SSE framings a scenario's faults played (certain ones, and chaos ones the mock `applied`), each named
     with what it does on the wire (the fault table's framing kinds: valid SSE, the same events, so a client must
     report the same result)."""
@@ -252,7 +253,7 @@ def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | N
             and item.get("status", "completed") == "completed"]
 
 
-def check_client_isolation(findings: Findings, runs: Sequence[tuple[Any, Result, Result, Result]]) -> None:
+def check_client_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Result, Result, Result]]) -> None:
     """CLI-012: each of several concurrent adapter runs (scenario, its result, its own wire, the client's result
     for the scenario alone) reports what the client reports alone, and no call or text of another run's stream.
     Comparing with the run alone keeps a client's own bugs (the same alone) out of this rule."""

@@ -6,10 +6,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from callproof.harness._types import JSONValue
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.outcome import Call, Result, status_matches
+from callproof.harness.scenario import Expect
 
 from ._findings import Findings
 
@@ -20,7 +21,7 @@ def expects_success(status: str) -> bool:
     return status in ("completed", "incomplete")
 
 
-def call_value(call: Call) -> Any:
+def call_value(call: Call) -> JSONData:
     """A call's arguments as the scenario's expect writes them: parsed JSON, or {"$text": ...} for a text that is
     not JSON (which must then come through byte for byte)."""
     try:
@@ -38,7 +39,7 @@ def expected_calls(expect_calls: Sequence[Mapping[str, Any]]) -> list[tuple[str,
     return out
 
 
-def expected_outcome(findings: Findings, expect: Any, result: Result, *, where: str = "the final result") -> None:
+def expected_outcome(findings: Findings, expect: Expect, result: Result, *, where: str = "the final result") -> None:
     """EXP-001..004 on `result` against a scenario's `Expect`."""
     findings.check("EXP-004")
     refused = expect.may_fail and result.status in ("failed", "error")
@@ -76,5 +77,5 @@ def expected_outcome(findings: Findings, expect: Any, result: Result, *, where: 
                           Evidence(path=f"{where}.text", expected=expect.text, actual=result.text))
 
 
-def _is_text(arguments: Any) -> bool:
+def _is_text(arguments: JSONData) -> bool:
     return isinstance(arguments, Mapping) and set(arguments) == {"$text"}

@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from callproof.harness._types import Dialect
+from callproof.harness._types import Dialect, JSONData
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
 from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
-from callproof.harness.scenario import cut_kinds, http_error_fault
+from callproof.harness.scenario import Expect, Scenario, cut_kinds, http_error_fault
 
 from ._expected import call_value, expected_calls, expects_success
 from ._findings import Findings
@@ -88,7 +88,7 @@ def read_answer(exchange: Exchange, profile: Profile, front: Dialect = "response
     return FrontAnswer(exchange, tuple(events), checker.close(), result_of_events(events, front), front)
 
 
-def check_ids(findings: Findings, scenario: Any, result: Result) -> None:
+def check_ids(findings: Findings, scenario: Scenario, result: Result) -> None:
     """GW-ID-001: the upstream's ids come through as call_ids; missing or repeated ones become unique ids."""
     wanted = expected_calls(scenario.expect.tool_calls)
     if not wanted or not expects_success(scenario.expect.status) or not result.calls:
@@ -114,19 +114,19 @@ def check_ids(findings: Findings, scenario: Any, result: Result) -> None:
             seen.add(call.call_id)
 
 
-def _http_fault(scenario: Any) -> Mapping[str, Any] | None:
+def _http_fault(scenario: Scenario) -> Mapping[str, Any] | None:
     """The parameters of the certain fault that answers with an HTTP error instead of a stream (the fault table's
     `http_error` kinds), or None."""
     fault = http_error_fault(scenario.faults)
     return None if fault is None else dict(fault.params)
 
 
-def has_fault_rules(scenario: Any) -> bool:
+def has_fault_rules(scenario: Scenario) -> bool:
     return bool(_http_fault(scenario) or cut_kinds(scenario.faults)
                 or scenario.ending in ("failed", "length", "content_filter"))
 
 
-def check_faults(findings: Findings, scenario: Any, answer: FrontAnswer) -> None:
+def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> None:
     """GW-FAULT-001..004."""
     http = _http_fault(scenario)
     status = answer.exchange.status
@@ -180,7 +180,7 @@ ERROR_SHAPES: dict[str, str] = {
 }
 
 
-def error_shape_problem(front: Dialect, body: Any) -> str | None:
+def error_shape_problem(front: Dialect, body: JSONData) -> str | None:
     """What is wrong with an HTTP error body for a `front` client, or None: the SDKs read the message from
     `error.message` (and Anthropic's the `type: error` envelope)."""
     if not isinstance(body, Mapping):
@@ -200,7 +200,7 @@ def _same_seconds(header: str, seconds: float) -> bool:
         return False
 
 
-def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, expect: Any = None) -> None:
+def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, expect: Expect | None = None) -> None:
     """GW-EQ-001: the non-stream answer holds what the stream held. With the scenario's `expect`, the message says
     which half differs from the expected outcome (the broken one)."""
     findings.check("GW-EQ-001")
@@ -228,7 +228,7 @@ def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, 
     findings.fail("GW-EQ-001", message, evidence)
 
 
-def _as_expected(expect: Any, result: Result) -> bool:
+def _as_expected(expect: Expect, result: Result) -> bool:
     """Whether a result ended as the scenario expects: status, and for a success its calls and text."""
     if not status_matches(expect.status, result.status):
         return False
@@ -238,7 +238,7 @@ def _as_expected(expect: Any, result: Result) -> bool:
     return calls == expected_calls(expect.tool_calls) and (expect.text is None or result.text == expect.text)
 
 
-def check_isolation(findings: Findings, runs: Sequence[tuple[Any, Result]]) -> None:
+def check_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Result]]) -> None:
     """GW-ISO-001: each of several concurrent cases holds its own scenario's calls and text."""
     findings.check("GW-ISO-001")
     for scenario, result in runs:

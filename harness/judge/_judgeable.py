@@ -9,10 +9,10 @@ is *unjudgeable*: its cases are `error` (or `failed`, where a MUST rule found a 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS, Dialect
 from callproof.harness.check import payload_dialect
+from callproof.harness.scenario import Scenario
 
 from ._adapter import AdapterRun
 from ._expected import expects_success
@@ -68,7 +68,7 @@ def dialect_mismatch(answer: FrontAnswer, front_url: str) -> str | None:
             f"{DIALECT_NAMES[answer.front]} endpoint (usually {FRONT_PATHS[answer.front]})")
 
 
-def answer_problem(answer: FrontAnswer, scenario: Any, *, upstream_called: bool = True) -> str | None:
+def answer_problem(answer: FrontAnswer, scenario: Scenario, *, upstream_called: bool = True) -> str | None:
     """Why the front's answer to `scenario` cannot be judged, naming what arrived; None when it can.
 
     Unjudgeable: an answer cut off by the case timeout (even after some events: the stream was not complete, so

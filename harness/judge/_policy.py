@@ -15,11 +15,11 @@ import dataclasses
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.outcome import Result
+from callproof.harness.scenario import Expect, Scenario
 
 from ._expected import expected_calls
 from ._findings import Findings
@@ -78,29 +78,30 @@ def xml_tool_calls(text: str) -> tuple[tuple[XmlCall, ...], str]:
     return tuple(calls), "".join(kept)
 
 
-def _under_policy(scenario: Any) -> bool:
+def _under_policy(scenario: Scenario) -> bool:
     return XML_TAG in scenario.tags and scenario.expect.text is not None
 
 
-def policy_expect(scenario: Any, policies: Mapping[str, str]) -> Any:
+def policy_expect(scenario: Scenario, policies: Mapping[str, str]) -> Expect:
     """The scenario's `expect` under the run's policies: under `xml-tool-text=convert`, a scenario tagged
     `xml-tool-text` expects the calls its text's markup holds, after any calls of its own, and no text check here
     (GW-XML-001 judges the visible text, which may keep the whitespace around the markup)."""
-    if policies.get(_POLICY) != "convert" or not _under_policy(scenario):
+    text = scenario.expect.text
+    if policies.get(_POLICY) != "convert" or not _under_policy(scenario) or text is None:
         return scenario.expect
-    calls, _ = xml_tool_calls(scenario.expect.text)
+    calls, _ = xml_tool_calls(text)
     converted = tuple({"name": c.name, "arguments": c.arguments} for c in calls)
     return dataclasses.replace(scenario.expect, tool_calls=(*scenario.expect.tool_calls, *converted), text=None)
 
 
-def check_xml_policy(findings: Findings, scenario: Any, result: Result, policies: Mapping[str, str]) -> None:
+def check_xml_policy(findings: Findings, scenario: Scenario, result: Result, policies: Mapping[str, str]) -> None:
     """GW-XML-001: the tool-call markup in the upstream's text is treated as `--policy xml-tool-text` declares."""
-    if not _under_policy(scenario):
+    verbatim = scenario.expect.text
+    if not _under_policy(scenario) or verbatim is None:
         return
     findings.check("GW-XML-001")
     mode = policies.get(_POLICY, "passthrough")
     flag = f"--policy xml-tool-text={mode}"
-    verbatim: str = scenario.expect.text
     own = [name for name, _ in expected_calls(scenario.expect.tool_calls)]
     names = [c.name for c in result.calls]
     if mode == "passthrough":

@@ -7,10 +7,10 @@ types, answered without calling the upstream, is a correct answer, judged by GW-
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.scenario import Scenario
 
 from ._findings import Findings
 from ._gateway import ERROR_SHAPES, FrontAnswer, error_shape_problem
@@ -19,13 +19,13 @@ from ._request_shapes import builtin_tools
 __all__ = ["builtin_tool_types", "check_rejection", "is_rejection", "rejected_reason", "rejection_problem"]
 
 
-def builtin_tool_types(scenario: Any) -> list[str]:
+def builtin_tool_types(scenario: Scenario) -> list[str]:
     """The types of the scenario request's built-in tools (any tool that is not a function tool), in order."""
     types = [str(t.get("type")) for t in builtin_tools(scenario.request)]
     return list(dict.fromkeys(types))
 
 
-def is_rejection(answer: FrontAnswer, scenario: Any, *, upstream_called: bool) -> bool:
+def is_rejection(answer: FrontAnswer, scenario: Scenario, *, upstream_called: bool) -> bool:
     """Whether `answer` is the front refusing a `may_reject` scenario: an HTTP error (not a timeout) sent without
     a request to the upstream. Valid or not: `rejection_problem` says what it lacks. An HTTP error after calling
     the upstream is no rejection (the upstream's answer was passed on), judged as any other answer."""
@@ -34,7 +34,7 @@ def is_rejection(answer: FrontAnswer, scenario: Any, *, upstream_called: bool) -
             and not upstream_called)
 
 
-def rejection_problem(answer: FrontAnswer, scenario: Any) -> tuple[str, Evidence] | None:
+def rejection_problem(answer: FrontAnswer, scenario: Scenario) -> tuple[str, Evidence] | None:
     """What a rejection lacks (a 4xx status, the front's error shape, a message naming a built-in tool type of
     the request), with the evidence; None for a valid rejection."""
     status = answer.exchange.status or 0
@@ -55,7 +55,7 @@ def rejection_problem(answer: FrontAnswer, scenario: Any) -> tuple[str, Evidence
     return None
 
 
-def check_rejection(findings: Findings, scenario: Any, answer: FrontAnswer) -> None:
+def check_rejection(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> None:
     """GW-REQ-008 on a rejection (`is_rejection`): passes for a 4xx in the front's error shape naming a built-in
     tool type; fails naming what is missing."""
     findings.check("GW-REQ-008")
@@ -68,7 +68,7 @@ def check_rejection(findings: Findings, scenario: Any, answer: FrontAnswer) -> N
                   f"front's error shape whose message names them", evidence)
 
 
-def rejected_reason(answer: FrontAnswer, scenario: Any) -> str:
+def rejected_reason(answer: FrontAnswer, scenario: Scenario) -> str:
     """Why a case other than `translation` is skipped after a valid rejection."""
     return (f"the gateway rejected the request with HTTP {answer.exchange.status}, as the scenario allows; judged "
             f"by GW-REQ-008 in {scenario.id}::translation")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.scenario import strings_in
@@ -21,7 +22,7 @@ __all__ = [
 ]
 
 
-def text_of(content: Any) -> str:
+def text_of(content: JSONData) -> str:
     """The text of a message content: a string, or text parts / blocks joined."""
     if isinstance(content, str):
         return content
@@ -30,7 +31,7 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def _texts(content: Any) -> list[str] | None:
+def _texts(content: JSONData) -> list[str] | None:
     """The texts of a tool output: a string, or text parts / blocks (None: another shape, e.g. a JSON object)."""
     if isinstance(content, str):
         return [content]
@@ -39,7 +40,7 @@ def _texts(content: Any) -> list[str] | None:
     return None
 
 
-def same_output(wanted: Any, content: Any) -> bool:
+def same_output(wanted: JSONData, content: JSONData) -> bool:
     """Whether an upstream tool result carries the front's output: a string output the same string (or text parts
     joining to it); an output of text parts the same texts in order, as parts or as one string where they are
     joined by whitespace only (never a serialisation of the parts list)."""
@@ -77,7 +78,7 @@ def upstream_system(dialect: str, body: Mapping[str, Any]) -> list[str]:
                     and m.get("role") in ("system", "developer")] if isinstance(messages, list) else texts
 
 
-def _tool_problem(dialect: str, tool: Any, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
+def _tool_problem(dialect: str, tool: JSONData, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
     """What is wrong with one upstream tool entry where the front request had built-in tools, or None: each entry
     is one of the front's function tools in the upstream's shape, or a built-in tool in a form the upstream dialect
     defines (docs/spec/contracts.md §7.12)."""

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import SSEEvent, SSEParser
 
@@ -27,7 +28,7 @@ GAP_MIN = 0.050
 DEFAULT_SLACK = 0.010
 
 
-def _is_content(payload: Any) -> bool:
+def _is_content(payload: JSONData) -> bool:
     """Whether an upstream event carries output content: a Responses `*.delta`, a chat delta with content or
     tool calls, an Anthropic content_block_delta."""
     if not isinstance(payload, dict):
@@ -42,7 +43,7 @@ def _is_content(payload: Any) -> bool:
     return False
 
 
-def _amount(payload: Any) -> int:
+def _amount(payload: JSONData) -> int:
     """How many characters of output content (text, arguments, reasoning) an event carries, in any dialect."""
     if not isinstance(payload, dict):
         return 0

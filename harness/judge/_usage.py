@@ -12,6 +12,7 @@ from typing import Any
 
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Evidence
+from callproof.harness.scenario import Scenario
 
 from ._expected import expects_success
 from ._findings import Findings
@@ -22,14 +23,14 @@ __all__ = ["check_usage", "front_usage", "has_usage_rules", "wanted_usage"]
 _RESPONSES_TERMINAL = ("response.completed", "response.incomplete")
 
 
-def has_usage_rules(scenario: Any) -> bool:
+def has_usage_rules(scenario: Scenario) -> bool:
     """Usage is judged where the scenario scripts some and the turn succeeds (a failed one reports none)."""
     usage = scenario.usage
     return bool(usage.input_tokens or usage.output_tokens) and expects_success(scenario.expect.status) \
         and not scenario.expect.may_fail
 
 
-def wanted_usage(scenario: Any, front: Dialect) -> dict[str, int]:
+def wanted_usage(scenario: Scenario, front: Dialect) -> dict[str, int]:
     """The scenario's usage in the front's field names (JSON paths under the usage object)."""
     usage = scenario.usage
     if front == "responses":
@@ -88,7 +89,7 @@ def _flat(usage: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_usage(findings: Findings, scenario: Any, answer: FrontAnswer) -> None:
+def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> None:
     """GW-USAGE-001: every usage field of the front's shape holds the upstream's count (a missing cached count
     counts as 0)."""
     if answer.result.status not in ("completed", "incomplete"):

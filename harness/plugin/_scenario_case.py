@@ -19,6 +19,7 @@ from callproof.harness.catalogue import RuleResult
 from callproof.harness.judge import Findings, expected_calls, expected_outcome, protocol_problem
 from callproof.harness.outcome import result_of_adapter
 from callproof.harness.request import DEFAULT_MODEL, front_request, new_case_tag
+from callproof.harness.scenario import Scenario
 
 __all__ = ["ScenarioCase", "ScenarioMismatch", "scenario_case"]
 
@@ -31,7 +32,7 @@ class ScenarioMismatch(AssertionError):
 class ScenarioCase:
     """A scenario with a fresh case tag: `request` is the Responses request body (markers included) to send."""
 
-    scenario: Any
+    scenario: Scenario
     case: str
     request: dict[str, Any] = field(repr=False)
     model: str = DEFAULT_MODEL
@@ -68,7 +69,7 @@ class ScenarioCase:
         return results
 
 
-def scenario_case(scenario: Any, *, stream: bool | None = None, model: str = DEFAULT_MODEL) -> ScenarioCase:
+def scenario_case(scenario: Scenario, *, stream: bool | None = None, model: str = DEFAULT_MODEL) -> ScenarioCase:
     case = new_case_tag()
     return ScenarioCase(scenario, case, front_request(scenario.id, scenario.request, case=case, model=model,
                                                      stream=stream), model)

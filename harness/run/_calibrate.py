@@ -17,6 +17,7 @@ import httpx
 from callproof.harness.judge import DEFAULT_SLACK
 from callproof.harness.request import new_case_tag
 from callproof.harness.scenario import markers
+from callproof.mock_server import MockServer
 
 from ._http_exchange import exchange
 
@@ -57,7 +58,7 @@ def _percentile(values: list[float], share: float) -> float:
     return values[min(len(values) - 1, int(share * len(values)))]
 
 
-def calibrate(http: httpx.Client, mock: Any, timeout: float = 10.0) -> Calibration:
+def calibrate(http: httpx.Client, mock: MockServer, timeout: float = 10.0) -> Calibration:
     """Play PROBE_SCENARIO from `mock` (a started MockServer) straight to `http` and measure each write's delay."""
     case = new_case_tag()
     body = {"model": "callproof-model", "stream": True,

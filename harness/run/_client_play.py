@@ -22,6 +22,8 @@ from callproof.harness.judge import (
 )
 from callproof.harness.outcome import Result, result_of_adapter, result_of_body, result_of_events
 from callproof.harness.request import new_case_tag
+from callproof.harness.scenario import Scenario
+from callproof.mock_server import Journal, MockServer
 
 from ._client import ClientAdapter
 from ._overlap import hold_seconds, in_flight, not_overlapping
@@ -34,7 +36,7 @@ __all__ = ["Wire", "judge_client_isolation", "read_wire"]
 Wire = tuple[Result, tuple[str | None, ...], int, tuple[str, ...]]
 
 
-def read_wire(journal: Any, case: str, dialect: Dialect) -> Wire:
+def read_wire(journal: Journal, case: str, dialect: Dialect) -> Wire:
     """What the mock answered the case's last request, read in the dialect of the endpoint the client called."""
     requests = journal.requests(case=case)
     if not requests:
@@ -68,8 +70,8 @@ def _payload(data: str) -> dict[str, Any] | None:
 
 
 def judge_client_isolation(
-    spec: CaseSpec, scenarios: Sequence[Any], adapter: ClientAdapter, mock: Any, dialect: Dialect, timeout: float,
-    request: Callable[[Any, str], dict[str, Any]], alone: Callable[[str], Result | None],
+    spec: CaseSpec, scenarios: Sequence[Scenario], adapter: ClientAdapter, mock: MockServer, dialect: Dialect,
+    timeout: float, request: Callable[[Scenario, str], dict[str, Any]], alone: Callable[[str], Result | None],
 ) -> CaseResult:
     """CLI-012: run the adapter for every scenario at once (each with its own case tag), then check that each run
     reported what the client reports for its scenario alone (`alone`: the scenario's own run, cached by the
@@ -93,7 +95,7 @@ def judge_client_isolation(
         thread.start()
     for thread in threads:
         thread.join()
-    judged: list[tuple[Any, Result, Result, Result]] = []
+    judged: list[tuple[Scenario, Result, Result, Result]] = []
     problems: list[str] = []
     for scenario, tag, run in zip(scenarios, tags, runs, strict=True):
         if run is None or run.result is None:

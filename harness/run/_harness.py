@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -39,6 +39,7 @@ from callproof.harness.judge import (
 )
 from callproof.harness.outcome import result_of_adapter
 from callproof.harness.request import front_request, new_case_tag
+from callproof.harness.scenario import Scenario
 
 from ._calibrate import Calibration, calibrate, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient
@@ -47,12 +48,15 @@ from ._config import RunConfig
 from ._http_exchange import Limits, exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
 from ._overlap import hold_seconds, in_flight, not_overlapping
-from ._plan import CLIENT_GROUPS, GATEWAY_GROUPS, ISOLATION_SCENARIOS, plan_cases, run_scenarios
+from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import ScenarioRun
 from ._verdict import group_results, over_limit, summary, verdict
 
-__all__ = ["CLIENT_GROUPS", "GATEWAY_GROUPS", "Harness", "run_scenarios"]
+if TYPE_CHECKING:
+    from callproof.mock_server import MockServer
+
+__all__ = ["Harness", "run_scenarios"]
 
 
 class _OverLimit(IUTError):
@@ -62,13 +66,13 @@ class _OverLimit(IUTError):
 class Harness:
     """One run's mock, IUT and cached scenario runs. Use as a context manager; `cases()` plans, `judge()` runs."""
 
-    def __init__(self, config: RunConfig, scenarios: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, config: RunConfig, scenarios: Mapping[str, Scenario] | None = None) -> None:
         problem = config.problem()
         if problem is not None:
             raise IUTError(problem)
         self.config = config
         self.scenarios = dict(scenarios) if scenarios is not None else run_scenarios(config.scenario_paths)
-        self._mock: Any = None
+        self._mock: MockServer | None = None
         self._iut: Gateway | None = None
         self._adapter: ClientAdapter | None = None
         self._runs: dict[tuple[str, int], ScenarioRun] = {}
@@ -94,7 +98,7 @@ class Harness:
         self.close()
 
     @property
-    def mock(self) -> Any:
+    def mock(self) -> MockServer:
         """The mock (a `MockServer`), started on first use."""
         if self._mock is None:
             # start-up guard: the mock (starlette, uvicorn) loads only when a run first needs it
@@ -168,7 +172,7 @@ class Harness:
                 run.seconds = time.monotonic() - start
             return run
 
-    def _request(self, scenario: Any, case: str, stream: bool | None = None) -> dict[str, Any]:
+    def _request(self, scenario: Scenario, case: str, stream: bool | None = None) -> dict[str, Any]:
         """The request body of one case, in the dialect the IUT is sent (the gateway's front, the client's dialect)."""
         config = self.config
         return front_request(scenario.id, scenario.request, case=case, model=config.model, stream=stream,
@@ -326,7 +330,7 @@ class Harness:
         except IUTError as exc:
             return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
                               details={"setup_error": True})
-        answers: list[tuple[Any, FrontAnswer | None, str | None]] = [(s, None, None) for s in chosen]
+        answers: list[tuple[Scenario, FrontAnswer | None, str | None]] = [(s, None, None) for s in chosen]
         barrier = threading.Barrier(len(chosen))
         tags = [new_case_tag() for _ in chosen]
         held = hold_seconds(self.config.case_timeout)

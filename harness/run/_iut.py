@@ -18,15 +18,21 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Protocol, cast
 
 import httpx
 
 from callproof.harness._errors import CallproofError
 
 from ._stop import forget_group, record_group, stop_group
+
+if TYPE_CHECKING:
+    import respx
+    import uvicorn
+    from starlette.types import ASGIApp
 
 __all__ = ["AppIUT", "Gateway", "IUTError", "LaunchedIUT", "TargetIUT", "free_port"]
 
@@ -62,7 +68,7 @@ class Gateway(Protocol):
     def stop(self) -> None: ...
 
 
-def _wait_ready(host: str, port: int, ready_url: str | None, deadline: float, alive: Any) -> str | None:
+def _wait_ready(host: str, port: int, ready_url: str | None, deadline: float, alive: Callable[[], bool]) -> str | None:
     """None once the IUT is ready, else why not."""
     while time.monotonic() < deadline:
         if not alive():
@@ -244,7 +250,7 @@ class TargetIUT:
         return None
 
 
-def load_object(spec: str, option: str) -> Any:
+def load_object(spec: str, option: str) -> object:
     """`module:attr` (attr may be dotted) imported from the current directory and sys.path."""
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
@@ -252,7 +258,7 @@ def load_object(spec: str, option: str) -> Any:
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        target: Any = importlib.import_module(module_name)
+        target: object = importlib.import_module(module_name)
     except Exception as exc:  # any failure importing user code is a setup error
         raise IUTError(f"{option} {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
     for part in attr.split("."):
@@ -269,7 +275,7 @@ class AppIUT:
     to the mock's URL (with /v1) and `ANTHROPIC_BASE_URL` to its root, so an app that reads them streams from the
     real mock server; httpx calls to api.openai.com / api.anthropic.com are routed to the mock with respx."""
 
-    def __init__(self, spec: str, *, upstream: str, upstream_root: str, mock_app: Any,
+    def __init__(self, spec: str, *, upstream: str, upstream_root: str, mock_app: ASGIApp,
                  front_url: str = "http://127.0.0.1:{port}/v1/responses") -> None:
         self.spec = spec
         self.upstream = upstream
@@ -278,9 +284,9 @@ class AppIUT:
         self.front_template = front_url
         self.description = spec
         self.failure: str | None = None
-        self._server: Any = None
+        self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
-        self._router: Any = None
+        self._router: respx.MockRouter | None = None
         self.port = 0
 
     @property
@@ -309,7 +315,9 @@ class AppIUT:
         self._router.route().pass_through()
         self._router.start()
         self.port = free_port()
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="auto")
+        # the user's object goes to uvicorn as it is: uvicorn says what is not an ASGI app
+        config = uvicorn.Config(cast("ASGIApp", app), host="127.0.0.1", port=self.port, log_level="warning",
+                                lifespan="auto")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="callproof-app", daemon=True)
         self._thread.start()

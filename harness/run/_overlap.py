@@ -5,9 +5,8 @@ once. Isolation judged on streams that never overlapped would be a verdict witho
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from callproof.mock_server import JournalEnd, JournalRequest
+from callproof.mock_server import Journal, JournalEnd, JournalRequest
 
 __all__ = ["hold_seconds", "in_flight", "not_overlapping"]
 
@@ -18,7 +17,7 @@ def hold_seconds(case_timeout: float) -> float:
     return min(10.0, case_timeout / 3)
 
 
-def in_flight(journal: Any, cases: Sequence[str]) -> int:
+def in_flight(journal: Journal, cases: Sequence[str]) -> int:
     """The most of `cases` whose answers were being played by the mock at the same instant (a case's span runs
     from the scheduled start of its first answer to the end of its last; an answer with no end yet is still
     open)."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView
 from callproof.harness.outcome import Result
+from callproof.harness.scenario import Scenario
 
 __all__ = ["ScenarioRun"]
 
@@ -21,7 +22,7 @@ class ScenarioRun:
     Mutable on purpose: the harness fills it in as the play proceeds, and the equivalence group adds the
     non-stream answer (`plain`) under `lock` on first use."""
 
-    scenario: Any
+    scenario: Scenario
     case: str
     request: dict[str, Any]
     seconds: float
