@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ._sse_lines import BOM, CR, LF, WINDOW, Mode, line_mode, retry_value
+from ._sse_lines import BOM, CR, LF, WINDOW, Mode, block_fields, line_mode, retry_value
 from ._sse_types import (
     FramingIssue,
     SSEEvent,
@@ -192,15 +192,10 @@ class SSEParser:
                 i += 1
 
     def _fast(self, buf: bytes, base: int, i: int, mode: Mode, arrival: float, out: list[SSEEvent]) -> int:
-        """Parse the whole event blocks of buf[i:] (no block open); return the offset in buf after the last
-        one. A block that does not decode cleanly, may be oversize, or (in CRLF mode) holds a lone CR or LF
-        goes line by line."""
-        nl, sep, text_nl, eol, last = mode
-        step = len(nl)
-        blank = nl[0]
-        push = out.append
-        limit = self._max
-        last_id = self._last_id
+        """Parse the whole event blocks of buf[i:] (no block open), at most WINDOW bytes of them at a time; return
+        the offset in buf after the last one."""
+        sep, eol = mode[1], mode[3]
+        pair = 2 * len(mode[0])
         counted = i  # self._line is the number of the line at buf[counted]
         n = len(buf)
         while i < n:
@@ -209,90 +204,89 @@ class SSEParser:
                 k = buf.find(sep, i)
                 if k < 0:
                     break
-            stop = k + 2 * step
+            stop = k + pair
             pieces = (buf if i == 0 and stop == n else buf[i:stop]).split(sep)
             pieces.pop()  # what follows the last separator: b"" or one blank line
-            pos = base + i  # stream offset of the current piece
-            for piece in pieces:
-                if not piece:  # two blank lines
-                    pos += 2 * step
-                    continue
-                if piece[0] == blank and piece.startswith(nl):  # a blank line, no block open: no-op
-                    pos += step
-                    piece = piece[step:]
-                    if not piece:
-                        pos += 2 * step
-                        continue
-                size = len(piece)
-                text: str | None = None
-                if size < limit:
-                    try:
-                        text = piece.decode()
-                    except UnicodeDecodeError:
-                        text = None
-                if text is not None:
-                    type_ = ""
-                    retry: int | None = None
-                    lines: list[str] = []
-                    # The shapes of nearly every LLM event, "data: X" and "event: T" + "data: X", then any
-                    # block. A lone CR is no line end of these shapes in any mode: "\r" must not occur.
-                    if text.startswith("data: ") and last not in text and "\r" not in text:
-                        data = text[6:]
-                    elif (
-                        text.startswith("event: ")
-                        and (q := text.find(last)) > 0
-                        and text.startswith("data: ", q + 1)
-                        and text.find(last, q + 1) < 0
-                        and (step == 1 or (text[q - 1] == "\r" and text.count("\r") == 1))
-                    ):
-                        type_ = text[7 : q + 1 - step]
-                        data = text[q + 7 :]
-                    else:
-                        lines = text.split(text_nl)
-                        if step == 2 and not (text.count("\r") == text.count("\n") == len(lines) - 1):
-                            text = None  # a lone CR or LF among CRLFs
-                if text is None:  # invalid UTF-8, maybe oversize, mixed line ends: go line by line
-                    at = pos - base
-                    self._line += buf.count(eol, counted, at)
-                    counted = at + size + 2 * step
-                    self._last_id = last_id
-                    self._lines(buf, base, at, counted, arrival, out)
-                    last_id = self._last_id
-                    pos += size + 2 * step
-                    continue
-                if lines:
-                    values: list[str] = []
-                    for line in lines:  # none is empty: the first blank line ends the block
-                        if line[0] == ":":
-                            continue
-                        name, _, value = line.partition(":")
-                        if value[:1] == " ":
-                            value = value[1:]
-                        if name == "data":
-                            values.append(value)
-                        elif name == "event":
-                            type_ = value
-                        elif name == "id":
-                            if "\x00" not in value:
-                                last_id = value
-                        elif name == "retry":
-                            retry = retry_value(value, retry)
-                    if not values:
-                        if type_:
-                            at = pos - base
-                            self._line += buf.count(eol, counted, at)
-                            counted = at
-                            self._empty_block(pos, self._line, type_)
-                        pos += size + 2 * step
-                        continue
-                    data = "\n".join(values)
-                push(SSEEvent(type_ or "message", data, last_id, retry, pos, pos + size + step + 1, arrival,
-                              bool(type_)))
-                pos += size + 2 * step
+            counted = self._blocks(pieces, buf, base, base + i, counted, mode, arrival, out)
             i = stop
-        self._last_id = last_id
         self._line += buf.count(eol, counted, i)
         return i
+
+    def _blocks(
+        self, pieces: list[bytes], buf: bytes, base: int, pos: int, counted: int, mode: Mode, arrival: float,
+        out: list[SSEEvent],
+    ) -> int:
+        """Dispatch the blocks `pieces` (buf split at blank lines; the first at stream offset `pos`); return the
+        new `counted` offset (self._line is the number of the line at buf[counted]). A block that does not decode
+        cleanly, may be oversize, or (in CRLF mode) holds a lone CR or LF goes line by line."""
+        nl, _, text_nl, eol, last = mode
+        step = len(nl)
+        blank = nl[0]
+        push = out.append
+        limit = self._max
+        last_id = self._last_id
+        for piece in pieces:
+            if piece and piece[0] == blank and piece.startswith(nl):  # a blank line, no block open: no-op
+                pos += step
+                piece = piece[step:]
+            if not piece:  # two blank lines
+                pos += 2 * step
+                continue
+            size = len(piece)
+            try:
+                text = piece.decode() if size < limit else None
+            except UnicodeDecodeError:
+                text = None
+            type_ = ""
+            retry: int | None = None
+            data: str | None = None
+            # The shapes of nearly every LLM event, "data: X" and "event: T" + "data: X", then any block. A lone
+            # CR is no line end of these shapes in any mode: "\r" must not occur.
+            if text is None:
+                pass
+            elif text.startswith("data: ") and last not in text and "\r" not in text:
+                data = text[6:]
+            elif (
+                text.startswith("event: ")
+                and (q := text.find(last)) > 0
+                and text.startswith("data: ", q + 1)
+                and text.find(last, q + 1) < 0
+                and (step == 1 or (text[q - 1] == "\r" and text.count("\r") == 1))
+            ):
+                type_ = text[7 : q + 1 - step]
+                data = text[q + 7 :]
+            elif step == 1 or text.count("\r") == text.count("\n") == text.count(text_nl):
+                type_, data, last_id, retry = block_fields(text.split(text_nl), last_id)
+                if data is None and type_:
+                    counted = self._empty_at(buf, base, pos, counted, eol, type_)
+            else:  # a lone CR or LF among CRLFs
+                text = None
+            if text is None:  # invalid UTF-8, maybe oversize, mixed line ends: go line by line
+                self._last_id = last_id
+                counted = self._by_lines(buf, base, pos - base, size + 2 * step, counted, eol, arrival, out)
+                last_id = self._last_id
+            elif data is not None:
+                push(SSEEvent(type_ or "message", data, last_id, retry, pos, pos + size + step + 1, arrival,
+                              bool(type_)))
+            pos += size + 2 * step
+        self._last_id = last_id
+        return counted
+
+    def _by_lines(
+        self, buf: bytes, base: int, at: int, size: int, counted: int, eol: bytes, arrival: float,
+        out: list[SSEEvent],
+    ) -> int:
+        """Parse the block buf[at:at + size] (its blank line included) line by line; return the offset after it."""
+        self._line += buf.count(eol, counted, at)
+        self._lines(buf, base, at, at + size, arrival, out)
+        return at + size
+
+    def _empty_at(self, buf: bytes, base: int, pos: int, counted: int, eol: bytes, type_: str) -> int:
+        """Report an empty-data block at stream offset `pos` (buf[pos - base]); return that offset in buf."""
+        at = pos - base
+        self._line += buf.count(eol, counted, at)
+        self._empty_block(pos, self._line, type_)
+        return at
 
     def _line_end(self, buf: bytes, base: int, i: int, end: int, arrival: float, out: list[SSEEvent]) -> None:
         """A line ends at buf[end] (its first line-end byte); buf[i:end] is its last part."""

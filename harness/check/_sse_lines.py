@@ -1,9 +1,21 @@
-"""The byte-level helpers of the SSE parser: line-end modes for cutting whole blocks, the BOM, and the `retry:`
-field's value (WHATWG HTML §9.2.6)."""
+"""The byte-level helpers of the SSE parser: line-end modes for cutting whole blocks, the BOM, the fields of a whole
+block and the `retry:` field's value (WHATWG HTML §9.2.6)."""
 
 from __future__ import annotations
 
-__all__ = ["BOM", "CR", "CRLF_MODE", "CR_MODE", "LF", "LF_MODE", "WINDOW", "Mode", "line_mode", "retry_value"]
+__all__ = [
+    "BOM",
+    "CR",
+    "CRLF_MODE",
+    "CR_MODE",
+    "LF",
+    "LF_MODE",
+    "Mode",
+    "WINDOW",
+    "block_fields",
+    "line_mode",
+    "retry_value",
+]
 
 BOM = b"\xef\xbb\xbf"
 LF = 0x0A
@@ -37,3 +49,25 @@ def line_mode(buf: bytes, start: int) -> Mode:
     if buf.find(b"\n", start) < 0:
         return CR_MODE
     return CRLF_MODE
+
+
+def block_fields(lines: list[str], last_id: str | None) -> tuple[str, str | None, str | None, int | None]:
+    """(event type, data or None when no `data:` line, last event ID, retry) of one whole block's lines, none of
+    them empty (§9.2.6 "process the field" for each; `last_id` is the ID before the block)."""
+    type_ = ""
+    retry: int | None = None
+    values: list[str] = []
+    for line in lines:  # a comment (":...") has the name "", which is no field's
+        name, _, value = line.partition(":")
+        if value and value[0] == " ":
+            value = value[1:]
+        if name == "data":
+            values.append(value)
+        elif name == "event":
+            type_ = value
+        elif name == "id":
+            if "\x00" not in value:
+                last_id = value
+        elif name == "retry":
+            retry = retry_value(value, retry)
+    return type_, "\n".join(values) if values else None, last_id, retry
