@@ -12,7 +12,9 @@ from functools import cache
 from importlib.resources import files
 from typing import Any, cast
 
-from ._rule import FAMILIES, FRONTS, LEVELS, PROFILES, Family, Front, Level, Profile, Rule
+from callproof.harness._types import Dialect
+
+from ._rule import FAMILIES, FRONTS, LEVELS, PROFILES, Family, Level, Profile, Rule
 
 __all__ = ["CATALOGUE", "RULES", "STREAM_RULES", "rules_for"]
 
@@ -30,7 +32,7 @@ def _rule(entry: dict[str, Any]) -> Rule:
             raise ValueError(f"rules.json: {rule_id}: {field} {sorted(unknown)} not in {allowed_seq}")
     return Rule(
         rule_id, cast(Level, entry["level"]), cast(Family, entry["family"]),
-        frozenset(cast(list[Front], entry["fronts"])), entry["statement"], entry["spec"], entry["fix"],
+        frozenset(cast(list[Dialect], entry["fronts"])), entry["statement"], entry["spec"], entry["fix"],
         frozenset(cast(list[Profile], entry.get("profiles", PROFILES))),
         bool(entry.get("timing", False)),
     )
@@ -48,6 +50,6 @@ STREAM_RULES: tuple[Rule, ...] = tuple(rule for rule in CATALOGUE if rule.on_str
 
 
 @cache
-def rules_for(front: Front, profile: Profile) -> tuple[Rule, ...]:
+def rules_for(front: Dialect, profile: Profile) -> tuple[Rule, ...]:
     """The stream rules that apply to a stream of `front` under `profile`, in catalogue order."""
     return tuple(rule for rule in STREAM_RULES if rule.applies(front, profile))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Literal
 
 from callproof.harness._types import DIALECTS, Dialect, JSONValue
 
@@ -15,7 +15,6 @@ __all__ = [
     "PROFILES",
     "Evidence",
     "Family",
-    "Front",
     "Level",
     "Outcome",
     "Profile",
@@ -26,8 +25,6 @@ __all__ = [
 
 #: How much a failed rule matters: MUST fails the run, SHOULD is reported, INFO is advice.
 Level = Literal["MUST", "SHOULD", "INFO"]
-#: The API dialect a stream speaks (docs/spec/contracts.md §2).
-Front: TypeAlias = Dialect
 #: Which rules and schema variants apply (docs/spec/contracts.md §2).
 Profile = Literal["openai", "open-responses", "lenient"]
 #: The rule families of docs/spec/contracts.md §7: six a single stream can be checked for, then the expected outcome of
@@ -38,7 +35,7 @@ Family = Literal[
 Outcome = Literal["passed", "failed", "not-applicable"]
 
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")
-FRONTS: tuple[Front, ...] = DIALECTS
+FRONTS: tuple[Dialect, ...] = DIALECTS
 PROFILES: tuple[Profile, ...] = ("openai", "open-responses", "lenient")
 STREAM_FAMILIES: tuple[Family, ...] = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly")
 FAMILIES: tuple[Family, ...] = (*STREAM_FAMILIES, "expected", "gateway", "client")
@@ -51,7 +48,7 @@ class Rule:
     id: str
     level: Level
     family: Family
-    fronts: frozenset[Front]
+    fronts: frozenset[Dialect]
     statement: str
     spec: str
     fix: str
@@ -60,7 +57,7 @@ class Rule:
     #: touch it.
     timing: bool = False
 
-    def applies(self, front: Front, profile: Profile) -> bool:
+    def applies(self, front: Dialect, profile: Profile) -> bool:
         return front in self.fronts and profile in self.profiles
 
     @property

@@ -9,7 +9,8 @@ import json
 from typing import BinaryIO, Literal
 
 from callproof.harness._errors import InputError
-from callproof.harness.catalogue import Front, Profile
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue import Profile
 
 from ._check import CheckReport, StreamChecker, check_body
 from ._sse import parse_sse
@@ -45,7 +46,7 @@ def capture_kind(data: bytes) -> Literal["sse", "json"]:
     return "json" if capture_text(data)[:1] in (b"{", b"[") else "sse"
 
 
-def payload_dialect(payload: object) -> Front | None:
+def payload_dialect(payload: object) -> Dialect | None:
     """The dialect one event or body is positively written in (chat chunks and completions by `object`, Responses
     by `object: response` or a `response.*` type, Anthropic by its event and body types); None when it says
     nothing either way."""
@@ -61,7 +62,7 @@ def payload_dialect(payload: object) -> Front | None:
     return None
 
 
-def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Front:
+def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Dialect:
     """Guess the front from the first bytes: chat chunks have `object`, Anthropic events their own types."""
     payload: object = None
     if kind == "json":
@@ -87,7 +88,7 @@ def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Front:
 
 
 def check_capture(
-    stream: BinaryIO, name: str, *, front: Front | Literal["auto"] = "auto", profile: Profile = "openai"
+    stream: BinaryIO, name: str, *, front: Dialect | Literal["auto"] = "auto", profile: Profile = "openai"
 ) -> CheckReport:
     """Check a capture read in chunks (bounded memory for SSE); raise InputError when it cannot be checked."""
     head = stream.read(CHUNK)

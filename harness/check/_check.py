@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from callproof.harness._types import JSONValue
-from callproof.harness.catalogue import Evidence, Front, Profile, Rule, RuleResult, rules_for
+from callproof.harness._types import Dialect, JSONValue
+from callproof.harness.catalogue import Evidence, Profile, Rule, RuleResult, rules_for
 
 from ._anthropic import BODY_RULES as _ANT_BODY_RULES
 from ._anthropic import AnthropicChecker
@@ -48,7 +48,7 @@ _FEED = 64 * 1024
 class CheckReport:
     """The verdict on one stream or body: one result per rule of the front and profile."""
 
-    front: Front
+    front: Dialect
     profile: Profile
     kind: InputKind
     events: int
@@ -96,11 +96,11 @@ class CheckReport:
 
 
 @cache
-def _rule_ids(front: Front, profile: Profile) -> frozenset[str]:
+def _rule_ids(front: Dialect, profile: Profile) -> frozenset[str]:
     return frozenset(rule.id for rule in rules_for(front, profile))
 
 
-def _front_checker(front: Front, profile: Profile, sink: Sink) -> FrontChecker:
+def _front_checker(front: Dialect, profile: Profile, sink: Sink) -> FrontChecker:
     schemas = schema_store().front(front, profile)
     if front == "responses":
         return ResponsesChecker(sink, schemas, profile)
@@ -110,7 +110,7 @@ def _front_checker(front: Front, profile: Profile, sink: Sink) -> FrontChecker:
 
 
 @cache
-def _unfailed(front: Front, profile: Profile) -> tuple[tuple[Rule, RuleResult, RuleResult], ...]:
+def _unfailed(front: Dialect, profile: Profile) -> tuple[tuple[Rule, RuleResult, RuleResult], ...]:
     """(rule, its `passed` result, its `not-applicable` result) for every rule of the front and profile: results
     are immutable, so a stream's report shares them instead of building one per rule per stream."""
     return tuple((rule, RuleResult(rule, "passed"), RuleResult(rule, "not-applicable"))
@@ -118,12 +118,12 @@ def _unfailed(front: Front, profile: Profile) -> tuple[tuple[Rule, RuleResult, R
 
 
 @cache
-def _all_passed(front: Front, profile: Profile) -> tuple[RuleResult, ...]:
+def _all_passed(front: Dialect, profile: Profile) -> tuple[RuleResult, ...]:
     return tuple(passed for _, passed, _ in _unfailed(front, profile))
 
 
 def _report(
-    front: Front, profile: Profile, kind: InputKind, sink: Sink, events: int, size: int,
+    front: Dialect, profile: Profile, kind: InputKind, sink: Sink, events: int, size: int,
     evaluated: Iterable[str] | None = None,
 ) -> CheckReport:
     counts, kept = sink.counts, sink.kept
@@ -149,13 +149,13 @@ class StreamChecker:
 
     def __init__(
         self,
-        front: Front = "responses",
+        front: Dialect = "responses",
         profile: Profile = "openai",
         *,
         clock: Callable[[], float] = time.monotonic,
         max_event_bytes: int = 32 * 1024 * 1024,
     ) -> None:
-        self.front: Front = front
+        self.front: Dialect = front
         self.profile: Profile = profile
         self._sink = Sink(_rule_ids(front, profile))
         self._checker = _front_checker(front, profile, self._sink)
@@ -251,7 +251,7 @@ class StreamChecker:
         self._last = meta
 
 
-def check_bytes(data: bytes, *, front: Front = "responses", profile: Profile = "openai") -> CheckReport:
+def check_bytes(data: bytes, *, front: Dialect = "responses", profile: Profile = "openai") -> CheckReport:
     """Check a whole captured SSE stream."""
     checker = StreamChecker(front, profile)
     for start in range(0, len(data), _FEED):  # slices keep few events alive at once (cheaper for the GC)
@@ -260,7 +260,7 @@ def check_bytes(data: bytes, *, front: Front = "responses", profile: Profile = "
 
 
 def check_events(
-    events: Iterable[Mapping[str, Any]], *, front: Front = "responses", profile: Profile = "openai"
+    events: Iterable[Mapping[str, Any]], *, front: Dialect = "responses", profile: Profile = "openai"
 ) -> CheckReport:
     """Check already-decoded events (framing rules do not apply: no bytes were seen)."""
     sink = Sink(_rule_ids(front, profile))
@@ -278,14 +278,14 @@ def check_events(
     return _report(front, profile, "events", sink, count, 0, evaluated)
 
 
-_BODY_RULES: Mapping[Front, frozenset[str]] = {
+_BODY_RULES: Mapping[Dialect, frozenset[str]] = {
     "responses": _RSP_BODY_RULES,
     "chat": _CHAT_BODY_RULES,
     "anthropic": _ANT_BODY_RULES,
 }
 
 
-def check_body(data: bytes, *, front: Front = "responses", profile: Profile = "openai") -> CheckReport:
+def check_body(data: bytes, *, front: Dialect = "responses", profile: Profile = "openai") -> CheckReport:
     """Check a non-stream JSON response body (a Response, chat.completion, Message, or an error body)."""
     sink = Sink(_rule_ids(front, profile))
     schema_rule = {"responses": "RSP-SCHEMA-003", "chat": "CHAT-SCHEMA-002", "anthropic": "ANT-SCHEMA-003"}[front]

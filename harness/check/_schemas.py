@@ -18,8 +18,8 @@ from typing import Any
 
 import jsonschema_rs
 
-from callproof.harness._types import JSONValue
-from callproof.harness.catalogue import Front, Profile
+from callproof.harness._types import Dialect, JSONValue
+from callproof.harness.catalogue import Profile
 
 __all__ = [
     "SCHEMA_BASE",
@@ -87,7 +87,7 @@ class _Validator:
 class FrontSchemas:
     """The validators of one front under one profile, from its manifest in schemas/fronts/."""
 
-    front: Front
+    front: Dialect
     profile: Profile
     events: Mapping[str, _Validator]
     body: _Validator
@@ -111,7 +111,7 @@ class SchemaStore:
                 self._docs[SCHEMA_BASE + path] = doc
         self._registry = jsonschema_rs.Registry(list(self._docs.items()))
         self._validators: dict[str, _Validator] = {}
-        self._fronts: dict[tuple[Front, Profile], FrontSchemas] = {}
+        self._fronts: dict[tuple[Dialect, Profile], FrontSchemas] = {}
 
     @property
     def documents(self) -> Mapping[str, JSONValue]:
@@ -132,7 +132,7 @@ class SchemaStore:
             found = self._validators[uri] = _Validator(uri.removeprefix(SCHEMA_BASE), compiled)
         return found
 
-    def front(self, front: Front, profile: Profile) -> FrontSchemas:
+    def front(self, front: Dialect, profile: Profile) -> FrontSchemas:
         key = (front, profile)
         cached = self._fronts.get(key)
         if cached is None:

@@ -6,7 +6,8 @@ import io
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from callproof.harness.catalogue import Front, Profile
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue import Profile
 from callproof.harness.check import CheckReport, check_capture, check_events, format_report
 
 __all__ = ["ConformanceError", "StreamAssertion"]
@@ -30,7 +31,7 @@ class StreamAssertion:
         self,
         stream: bytes | str | Iterable[Mapping[str, Any]],
         *,
-        front: Front = "responses",
+        front: Dialect = "responses",
         profile: Profile | None = None,
         raise_on_failure: bool = True,
     ) -> CheckReport:

@@ -16,8 +16,9 @@ import jsonschema
 import pytest
 
 from callproof.harness import RULES, CheckReport, check_body, check_bytes
+from callproof.harness._types import Dialect
 from callproof.harness.catalogue._catalogue import STREAM_RULES
-from callproof.harness.catalogue._rule import Front, Profile
+from callproof.harness.catalogue._rule import Profile
 
 CAPTURES = Path(__file__).resolve().parents[2] / "examples" / "captures"
 SCHEMA_FILE = CAPTURES / "manifest.schema.json"
@@ -36,7 +37,7 @@ class Capture:
 
     path: Path
     manifest: Path
-    front: Front
+    front: Dialect
     profile: Profile
     kind: Kind
     fails: tuple[str, ...]

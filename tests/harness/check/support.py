@@ -8,12 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from callproof.harness import CheckReport, StreamChecker, parse_sse
-from callproof.harness.catalogue._rule import Front, Profile
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue._rule import Profile
 
 CAPTURES = Path(__file__).resolve().parents[3] / "examples" / "captures"
 
 
-def captures(front: Front, kind: str, suffix: str = ".sse", profile: Profile = "openai") -> list[Path]:
+def captures(front: Dialect, kind: str, suffix: str = ".sse", profile: Profile = "openai") -> list[Path]:
     """The `kind` (ok or broken) captures of one front and profile, sorted by name."""
     return sorted((CAPTURES / front / profile / kind).glob(f"*{suffix}"))
 
@@ -23,7 +24,7 @@ def violations(report: CheckReport) -> list[tuple[str, str, object]]:
     return [(r.rule.id, v.message, v.evidence) for r in report.results for v in r.violations]
 
 
-def fed_byte_by_byte(data: bytes, front: Front, profile: Profile = "openai") -> CheckReport:
+def fed_byte_by_byte(data: bytes, front: Dialect, profile: Profile = "openai") -> CheckReport:
     """The report of a StreamChecker fed `data` one byte at a time."""
     checker = StreamChecker(front, profile)
     for i in range(len(data)):

@@ -8,10 +8,11 @@ from __future__ import annotations
 import pytest
 
 from callproof.harness import check_bytes
-from callproof.harness.catalogue._rule import Front, Profile
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue._rule import Profile
 from tests.harness.check.support import CAPTURES
 
-ONE_CALL: dict[Front, bytes] = {
+ONE_CALL: dict[Dialect, bytes] = {
     front: (CAPTURES / front / "openai" / "ok" / "one-call.sse").read_bytes()
     for front in ("responses", "chat", "anthropic")
 }
@@ -26,12 +27,12 @@ def _join(blocks: list[bytes]) -> bytes:
     return b"".join(block + b"\n\n" for block in blocks)
 
 
-def _with_empty_block(front: Front) -> bytes:
+def _with_empty_block(front: Dialect) -> bytes:
     blocks = _blocks(ONE_CALL[front])
     return _join([*blocks[:1], b"event: ping", *blocks[1:]])
 
 
-def _without_event_lines(front: Front) -> bytes:
+def _without_event_lines(front: Dialect) -> bytes:
     blocks = _blocks(ONE_CALL[front])
     return _join([b"\n".join(line for line in b.split(b"\n") if not line.startswith(b"event:")) for b in blocks])
 
@@ -44,7 +45,7 @@ def _without_event_lines(front: Front) -> bytes:
     ("chat", "lenient", "SSE-005"),
     ("anthropic", "openai", "SSE-005"),
 ])
-def test_a_data_less_event_block_fails_one_rule_by_profile(front: Front, profile: Profile, rule: str) -> None:
+def test_a_data_less_event_block_fails_one_rule_by_profile(front: Dialect, profile: Profile, rule: str) -> None:
     report = check_bytes(_with_empty_block(front), front=front, profile=profile)
     framing = {r for r in report.failed_rules if r in ("SSE-005", "SSE-007")}
     assert framing == {rule}
@@ -60,7 +61,7 @@ def test_a_data_less_event_block_fails_one_rule_by_profile(front: Front, profile
     ("anthropic", "lenient", "ANT-FRAME-002"),
     ("chat", "openai", None),
 ])
-def test_events_without_event_lines_fail_the_profiles_rule(front: Front, profile: Profile, rule: str | None) -> None:
+def test_events_without_event_lines_fail_the_profiles_rule(front: Dialect, profile: Profile, rule: str | None) -> None:
     data = _without_event_lines(front)
     report = check_bytes(data, front=front, profile=profile)
     assert {r for r in report.failed_rules if r in NAMELESS} == ({rule} if rule else set())
