@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._config import ConfigError, Dialect, Mode, RunConfig
-from ._harness import CLIENT_GROUPS, GATEWAY_GROUPS, Harness, run_scenarios
+from ._groups import CLIENT_GROUPS, GATEWAY_GROUPS
+from ._harness import Harness, run_scenarios
 from ._http_exchange import exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
 from ._preflight import output_problem, setup_problem, workers_problem

@@ -8,34 +8,21 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from callproof.harness.catalogue import STREAM_FAMILIES, Evidence, RuleResult
+from callproof.harness.catalogue import Evidence, RuleResult
 from callproof.harness.judge import (
     DEFAULT_SLACK,
     CaseResult,
     CaseSpec,
     Findings,
     FrontAnswer,
-    check_arguments,
-    check_client,
-    check_equivalence,
-    check_faults,
-    check_ids,
     check_rejection,
-    check_streaming,
-    check_translation,
-    check_usage,
-    check_xml_policy,
     excerpts,
-    expected_outcome,
-    policy_expect,
     rejected_reason,
     timeline,
-    what_arrived,
 )
-from callproof.harness.request import front_request
 
 from ._config import RunConfig
-from ._plan import GROUP_PREFIX
+from ._groups import Judging, rule_group
 from ._scenario_run import ScenarioRun
 
 __all__ = ["group_results", "over_limit", "skip_reason", "summary", "verdict"]
@@ -45,59 +32,22 @@ def group_results(
     spec: CaseSpec, run: ScenarioRun, config: RunConfig, plain: Callable[[ScenarioRun], FrontAnswer | None], *,
     slack: float | None = None,
 ) -> tuple[RuleResult, ...]:
-    """The results of the rules of `spec.group` on `run`; `plain` fetches the non-stream answer (equivalence);
-    `slack` is the calibrated slack of the causal timing rule (GW-STREAM-002). A rejection (`run.rejection`) is
-    judged by GW-REQ-008 alone, in the translation group; a valid one leaves the other groups nothing to judge."""
+    """The results of the rules of `spec.group` on `run`, as its row of the group table (`_groups.GROUPS`) judges
+    them, kept to the group's rule-id prefixes; `plain` fetches the non-stream answer (equivalence); `slack` is the
+    calibrated slack of the causal timing rule (GW-STREAM-002). A rejection (`run.rejection`) is judged by
+    GW-REQ-008 alone, in the group that `judges_rejection` (translation); a valid one leaves the other groups
+    nothing to judge."""
+    group = rule_group(spec.group)
     if run.rejection and run.answer is not None:
-        findings = Findings()
-        if spec.group == "translation":
+        if group.judges_rejection:
+            findings = Findings()
             check_rejection(findings, run.scenario, run.answer)
             return findings.results()
         if run.unjudged is None:
             return ()
-    if spec.group in STREAM_FAMILIES:
-        assert run.answer is not None
-        report = run.answer.report
-        if report is None:
-            return ()
-        return tuple(r for r in report.results if r.rule.family == spec.group)
-    findings = Findings()
-    scenario = run.scenario
-    expect = policy_expect(scenario, config.policies)  # the scenario's expectation under the run's --policy
-    if spec.group == "expected":
-        result = run.adapter_result if config.mode == "client" else run.answer.result if run.answer else None
-        if result is not None:
-            expected_outcome(findings, expect, result)
-    elif spec.group == "client":
-        assert run.adapter is not None and run.wire is not None
-        check_client(findings, scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
-                     run.wire_faults)
-    else:
-        assert run.answer is not None and run.upstream is not None
-        if spec.group == "translation":
-            # the upstream is judged against the request in Responses form whatever the front's dialect: the
-            # same scenario request, markers, history and ids as the front request, in the form the judge reads
-            reference = front_request(scenario.id, scenario.request, case=run.case, model=config.model)
-            user_text = _user_text(reference)
-            check_translation(findings, config.upstream_dialect, reference, user_text, list(run.upstream.bodies))
-        elif spec.group == "policy":
-            check_xml_policy(findings, scenario, run.answer.result, config.policies)
-        elif spec.group == "arguments":
-            check_arguments(findings, scenario, run.answer.result)
-        elif spec.group == "usage":
-            check_usage(findings, scenario, run.answer)
-        elif spec.group == "ids":
-            check_ids(findings, scenario, run.answer.result)
-        elif spec.group == "faults":
-            check_faults(findings, scenario, run.answer)
-        elif spec.group == "streaming":
-            check_streaming(findings, run.answer, run.upstream, DEFAULT_SLACK if slack is None else slack)
-        elif spec.group == "equivalence" and run.unjudged is None:  # an unjudgeable stream has no half to compare
-            answer = plain(run)
-            if answer is not None:
-                check_equivalence(findings, run.answer.result, answer, expect=expect)
-    prefix = GROUP_PREFIX[spec.group]
-    return tuple(r for r in findings.results() if r.rule.id.startswith(prefix))
+    assert group.judge is not None, f"the {group.name} case is judged by the harness, not by group_results"
+    results = group.judge(Judging(run, config, plain, DEFAULT_SLACK if slack is None else slack))
+    return tuple(r for r in results if r.rule.id.startswith(group.prefixes))
 
 
 def verdict(
@@ -140,19 +90,14 @@ def over_limit(spec: CaseSpec, why: str, seconds: float, details: dict[str, Any]
 
 
 def skip_reason(spec: CaseSpec, run: ScenarioRun) -> str:
-    """Why no rule of the case's group applies to what the IUT did (a skipped case always says why)."""
+    """Why no rule of the case's group applies to what the IUT did (a skipped case always says why): a valid
+    rejection, else what the group's row says (`skipped`), else that nothing of the group applied."""
     answer = run.answer
     if run.rejection and run.unjudged is None and answer is not None:
         return rejected_reason(answer, run.scenario)
-    if spec.group in STREAM_FAMILIES and answer is not None and answer.report is None:
-        return (f"the IUT answered {what_arrived(answer)} before streaming, a way to fail that this scenario "
-                f"allows: there is no stream for the {spec.group} rules")
-    if spec.group == "ids" and answer is not None and not answer.result.calls:
-        return "the IUT completed no tool call, so no call id to compare (the expected group judges the calls)"
-    if spec.group == "streaming":
-        return ("the upstream's content came in too short a burst, with no scripted pause, to tell streaming "
-                "from buffering")
-    return f"no rule of group {spec.group!r} applies to what this scenario produced"
+    skipped = rule_group(spec.group).skipped
+    reason = skipped(run) if skipped is not None else None
+    return reason if reason is not None else f"no rule of group {spec.group!r} applies to what this scenario produced"
 
 
 def summary(failed: Sequence[RuleResult]) -> str:
@@ -165,15 +110,3 @@ def summary(failed: Sequence[RuleResult]) -> str:
         more = f" (+{result.count - 1} more)" if result.count > 1 else ""
         lines.append(f"{result.rule.id} {result.rule.level}: {message}{where}{more}\n    fix: {result.rule.fix}")
     return "\n".join(lines)
-
-
-def _user_text(request: Mapping[str, Any]) -> str:
-    """The text of the first user message (it carries the markers): a bare string input, or a message whose
-    content is a string or text parts."""
-    if isinstance(request["input"], str):
-        return request["input"]
-    for item in request["input"]:
-        if item.get("type") == "message" and item.get("role") == "user":
-            content = item["content"]
-            return content if isinstance(content, str) else str(content[0]["text"])
-    return ""

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from callproof.harness._types import DIALECTS, Dialect
-from callproof.harness.run._plan import CLIENT_GROUPS, ISOLATION, plan_cases
+from callproof.harness.run._groups import CLIENT_GROUPS
+from callproof.harness.run._plan import ISOLATION, plan_cases
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()
@@ -15,7 +16,7 @@ RAW = {s.id: next(iter(s.raw)) for s in SCENARIOS.values() if s.raw}
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dialect) -> None:
-    specs = plan_cases(SCENARIOS, "client", "chat", client_dialect=dialect)
+    specs = plan_cases(SCENARIOS, "client", "chat", front="responses", client_dialect=dialect)
     planned = {s.scenario for s in specs}
     assert {r for r, d in RAW.items() if d == dialect} <= planned
     assert not {r for r, d in RAW.items() if d != dialect} & planned
@@ -28,5 +29,5 @@ def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dial
 
 
 def test_the_client_dialect_does_not_change_a_gateway_plan() -> None:
-    gateway = plan_cases(SCENARIOS, "gateway", "chat")
-    assert plan_cases(SCENARIOS, "gateway", "chat", client_dialect="anthropic") == gateway
+    gateway = plan_cases(SCENARIOS, "gateway", "chat", "responses", "responses")
+    assert plan_cases(SCENARIOS, "gateway", "chat", front="responses", client_dialect="anthropic") == gateway

@@ -1,0 +1,306 @@
+"""The rule groups of a run, declared once. A case is `<scenario>::<group>`: the scenario is played once and each
+group judges its own rules on that play. Each `RuleGroup` row says the group's name, the prefixes of the rule ids
+it judges, the modes it is planned in, when it applies to a scenario (read by planning, `_plan`), how its rules
+are judged on a played scenario and why it may have nothing to judge (read by the verdicts, `_verdict`).
+
+Adding a group is one row in `GROUPS` plus its judge (a function of a `Judging`, usually a `check_*` of
+callproof.harness.judge writing into `Findings`): planning plans it, the verdicts judge it, and
+`GATEWAY_GROUPS` / `CLIENT_GROUPS` list it. The row's place in `GROUPS` is its place among a scenario's cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue import RULES, STREAM_FAMILIES, RuleResult
+from callproof.harness.check import BODY_RULES
+from callproof.harness.judge import (
+    DEFAULT_SLACK,
+    XML_TAG,
+    Findings,
+    FrontAnswer,
+    UpstreamView,
+    check_arguments,
+    check_client,
+    check_equivalence,
+    check_faults,
+    check_ids,
+    check_streaming,
+    check_translation,
+    check_usage,
+    check_xml_policy,
+    expected_outcome,
+    expects_success,
+    has_fault_rules,
+    has_malformed_arguments,
+    has_usage_rules,
+    policy_expect,
+    what_arrived,
+)
+from callproof.harness.request import front_request
+from callproof.harness.scenario import Expect, Scenario, http_error_fault
+
+from ._config import Mode, RunConfig
+from ._scenario_run import ScenarioRun
+
+__all__ = [
+    "CLIENT_GROUPS",
+    "GATEWAY_GROUPS",
+    "GROUPS",
+    "Applies",
+    "Judge",
+    "Judging",
+    "RuleGroup",
+    "planned_groups",
+    "rule_group",
+    "run_wide_groups",
+]
+
+
+class Applies(Protocol):
+    """Whether a group applies to a scenario, decided before it runs; `dialect` is the one judged (a gateway's
+    front, a client's own dialect)."""
+
+    def __call__(self, scenario: Scenario, dialect: Dialect, /) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Judging:
+    """What a group's judge reads: the played scenario, the run's configuration, the non-stream answer on demand
+    (`plain`: the equivalence group) and the slack of the causal timing rule (GW-STREAM-002, calibrated)."""
+
+    run: ScenarioRun
+    config: RunConfig
+    plain: Callable[[ScenarioRun], FrontAnswer | None]
+    slack: float = DEFAULT_SLACK
+
+    @property
+    def expect(self) -> Expect:
+        """The scenario's expectation under the run's `--policy`."""
+        return policy_expect(self.run.scenario, self.config.policies)
+
+    def sandwich(self) -> tuple[FrontAnswer, UpstreamView]:
+        """The front's answer and what reached the upstream (gateway mode: a played scenario has both)."""
+        run = self.run
+        assert run.answer is not None and run.upstream is not None
+        return run.answer, run.upstream
+
+
+class Judge(Protocol):
+    """The results of a group's rules on a played scenario (the verdict keeps those of the group's prefixes)."""
+
+    def __call__(self, judging: Judging, /) -> Sequence[RuleResult]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RuleGroup:
+    """One rule group. `prefixes`: its rules' ids start with one of them. `modes`: the runs it is planned in.
+    `applies`: whether a scenario gets a case of it. `judge`: its rules' results; None for the `run_wide` group,
+    whose one case (`concurrent::isolation`) plays several scenarios at once and is judged by the harness itself.
+    `skipped`: why a case of it had nothing to judge, where the group knows better than the general reason.
+    `judges_rejection`: a gateway's valid rejection of the request is judged in this group (GW-REQ-008)."""
+
+    name: str
+    prefixes: tuple[str, ...]
+    modes: frozenset[Mode]
+    applies: Applies
+    judge: Judge | None
+    skipped: Callable[[ScenarioRun], str | None] | None = None
+    judges_rejection: bool = False
+    run_wide: bool = False
+
+
+def _found(check: Callable[[Findings, Judging], None]) -> Judge:
+    """A judge from a function writing its rules' results into `Findings`."""
+
+    def judge(judging: Judging, /) -> Sequence[RuleResult]:
+        findings = Findings()
+        check(findings, judging)
+        return findings.results()
+
+    return judge
+
+
+def _always(scenario: Scenario, dialect: Dialect, /) -> bool:
+    return True
+
+
+#: The families of the rules that judge a non-stream body, per front.
+_BODY_FAMILIES = {(front, RULES[r].family) for r in BODY_RULES for front in RULES[r].fronts}
+#: The single-stream families with a rule for each front (no `sequence` family outside Responses).
+_FRONT_FAMILIES = {(front, rule.family) for rule in RULES.values() for front in rule.fronts}
+
+
+def _streamed(scenario: Scenario) -> bool:
+    return scenario.request.get("stream", True) is not False
+
+
+def _stream_family(family: str) -> RuleGroup:
+    """The group of one single-stream family: the stream checker's results of that family, on the front's answer
+    (a non-stream body only for the families with body rules); none where the upstream's HTTP error leaves no
+    stream."""
+
+    def applies(scenario: Scenario, dialect: Dialect, /) -> bool:
+        if http_error_fault(scenario.faults) is not None:  # an HTTP error instead of a stream: no stream to judge
+            return False
+        return (dialect, family) in _FRONT_FAMILIES and (_streamed(scenario) or (dialect, family) in _BODY_FAMILIES)
+
+    def judge(judging: Judging, /) -> Sequence[RuleResult]:
+        assert judging.run.answer is not None
+        report = judging.run.answer.report
+        return () if report is None else tuple(r for r in report.results if r.rule.family == family)
+
+    def skipped(run: ScenarioRun) -> str | None:
+        if run.answer is None or run.answer.report is not None:
+            return None
+        return (f"the IUT answered {what_arrived(run.answer)} before streaming, a way to fail that this scenario "
+                f"allows: there is no stream for the {family} rules")
+
+    return RuleGroup(family, ("RSP-", "CHAT-", "ANT-", "SSE-"), frozenset({"gateway"}), applies, judge, skipped)
+
+
+def _expected(findings: Findings, judging: Judging) -> None:
+    run = judging.run
+    result = run.adapter_result if judging.config.mode == "client" else run.answer.result if run.answer else None
+    if result is not None:
+        expected_outcome(findings, judging.expect, result)
+
+
+def _client(findings: Findings, judging: Judging) -> None:
+    run = judging.run
+    assert run.adapter is not None and run.wire is not None
+    check_client(findings, run.scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
+                 run.wire_faults)
+
+
+def _translation(findings: Findings, judging: Judging) -> None:
+    """The upstream is judged against the request in Responses form whatever the front's dialect: the same
+    scenario request, markers, history and ids as the front request, in the form the judge reads."""
+    _, upstream = judging.sandwich()
+    run, config = judging.run, judging.config
+    reference = front_request(run.scenario.id, run.scenario.request, case=run.case, model=config.model,
+                              dialect="responses")
+    check_translation(findings, config.upstream_dialect, reference, _user_text(reference), list(upstream.bodies))
+
+
+def _policy(findings: Findings, judging: Judging) -> None:
+    answer, _ = judging.sandwich()
+    check_xml_policy(findings, judging.run.scenario, answer.result, judging.config.policies)
+
+
+def _ids(findings: Findings, judging: Judging) -> None:
+    answer, _ = judging.sandwich()
+    check_ids(findings, judging.run.scenario, answer.result)
+
+
+def _faults(findings: Findings, judging: Judging) -> None:
+    answer, _ = judging.sandwich()
+    check_faults(findings, judging.run.scenario, answer)
+
+
+def _streaming(findings: Findings, judging: Judging) -> None:
+    answer, upstream = judging.sandwich()
+    check_streaming(findings, answer, upstream, judging.slack)
+
+
+def _equivalence(findings: Findings, judging: Judging) -> None:
+    answer, _ = judging.sandwich()
+    if judging.run.unjudged is None:  # an unjudgeable stream has no half to compare
+        plain = judging.plain(judging.run)
+        if plain is not None:
+            check_equivalence(findings, answer.result, plain, expect=judging.expect)
+
+
+def _arguments(findings: Findings, judging: Judging) -> None:
+    answer, _ = judging.sandwich()
+    check_arguments(findings, judging.run.scenario, answer.result)
+
+
+def _usage(findings: Findings, judging: Judging) -> None:
+    answer, _ = judging.sandwich()
+    check_usage(findings, judging.run.scenario, answer)
+
+
+def _user_text(request: Mapping[str, Any]) -> str:
+    """The text of the first user message (it carries the markers): a bare string input, or a message whose
+    content is a string or text parts."""
+    if isinstance(request["input"], str):
+        return request["input"]
+    for item in request["input"]:
+        if item.get("type") == "message" and item.get("role") == "user":
+            content = item["content"]
+            return content if isinstance(content, str) else str(content[0]["text"])
+    return ""
+
+
+def _has_calls(scenario: Scenario, dialect: Dialect, /) -> bool:
+    return bool(scenario.expect.tool_calls) and expects_success(scenario.expect.status)
+
+
+def _comparable(scenario: Scenario, dialect: Dialect, /) -> bool:
+    """A stream whose non-stream twin must say the same. may_fail (malformed arguments): an upstream's non-stream
+    body cannot always carry them (an Anthropic Message's input is an object), so the two halves may rightly
+    differ."""
+    expect = scenario.expect
+    return _streamed(scenario) and not scenario.faults and expects_success(expect.status) and not expect.may_fail
+
+
+def _no_calls(run: ScenarioRun) -> str | None:
+    if run.answer is not None and not run.answer.result.calls:
+        return "the IUT completed no tool call, so no call id to compare (the expected group judges the calls)"
+    return None
+
+
+def _no_burst(run: ScenarioRun) -> str:
+    return "the upstream's content came in too short a burst, with no scripted pause, to tell streaming from buffering"
+
+
+_GATEWAY: frozenset[Mode] = frozenset({"gateway"})
+_BOTH: frozenset[Mode] = frozenset({"gateway", "client"})
+
+#: Every rule group, in case order: the six single-stream families, the expected outcome, then the sandwich rules
+#: of a gateway (what the mock sent and received against what the front emitted), then the client's rules.
+GROUPS: tuple[RuleGroup, ...] = (
+    *(_stream_family(family) for family in STREAM_FAMILIES),
+    RuleGroup("expected", ("EXP-",), _BOTH, _always, _found(_expected)),
+    # judged by the run's --policy xml-tool-text (GW-XML-001)
+    RuleGroup("policy", ("GW-XML-",), _GATEWAY, lambda s, d, /: XML_TAG in s.tags, _found(_policy)),
+    RuleGroup("translation", ("GW-REQ-",), _GATEWAY, _always, _found(_translation), judges_rejection=True),
+    RuleGroup("ids", ("GW-ID-",), _GATEWAY, _has_calls, _found(_ids), _no_calls),
+    RuleGroup("faults", ("GW-FAULT-",), _GATEWAY, lambda s, d, /: has_fault_rules(s), _found(_faults)),
+    RuleGroup("streaming", ("GW-STREAM-",), _GATEWAY, lambda s, d, /: "timing" in s.tags, _found(_streaming),
+              _no_burst),
+    RuleGroup("equivalence", ("GW-EQ-",), _GATEWAY, _comparable, _found(_equivalence)),
+    # one case of a run, `concurrent::isolation`, in either mode (GW-ISO-001 for a gateway, CLI-012 for a client)
+    RuleGroup("isolation", ("GW-ISO-",), _BOTH, _always, None, run_wide=True),
+    RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
+    RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s), _found(_usage)),
+    RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _found(_client)),
+)
+
+
+def rule_group(name: str) -> RuleGroup:
+    """The row of this name. Raises KeyError naming the groups there are."""
+    for group in GROUPS:
+        if group.name == name:
+            return group
+    raise KeyError(f"no rule group {name!r}; the groups are {', '.join(g.name for g in GROUPS)}")
+
+
+def planned_groups(mode: Mode) -> tuple[RuleGroup, ...]:
+    """The groups a scenario may get a case of in this mode (the run-wide group is planned apart), in case order."""
+    return tuple(g for g in GROUPS if mode in g.modes and not g.run_wide)
+
+
+def run_wide_groups(mode: Mode) -> tuple[RuleGroup, ...]:
+    """The groups of one case per run in this mode (`concurrent::isolation`), planned when their scenarios are."""
+    return tuple(g for g in GROUPS if mode in g.modes and g.run_wide)
+
+
+#: Every group of gateway mode (the run-wide `isolation` included).
+GATEWAY_GROUPS: tuple[str, ...] = tuple(g.name for g in GROUPS if "gateway" in g.modes)
+#: The groups of every scenario in client mode (the run-wide `concurrent::isolation` case comes besides).
+CLIENT_GROUPS: tuple[str, ...] = tuple(g.name for g in planned_groups("client"))
