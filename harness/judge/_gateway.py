@@ -55,7 +55,7 @@ class FrontAnswer:
     events: tuple[SSEEvent, ...]
     report: CheckReport | None
     result: Result
-    front: Dialect = "responses"
+    front: Dialect
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ class UpstreamView:
     content_times: tuple[float, ...] = ()
 
 
-def read_answer(exchange: Exchange, profile: Profile, front: Dialect = "responses") -> FrontAnswer:
+def read_answer(exchange: Exchange, profile: Profile, front: Dialect) -> FrontAnswer:
     """Parse and check what a `front` front answered (SSE stream, JSON body or HTTP error)."""
     status = exchange.status or 0
     if status >= 400 or exchange.status is None:

@@ -23,12 +23,12 @@ _BODY: dict[str, Callable[[Mapping[str, Any]], Result]] = {
 }
 
 
-def result_of_events(events: Iterable[SSEEvent], dialect: Dialect = "responses") -> Result:
+def result_of_events(events: Iterable[SSEEvent], dialect: Dialect) -> Result:
     """The result a client of `dialect` holds after reading these events."""
     return _EVENTS[dialect](events)
 
 
-def result_of_body(body: Any, http_status: int, dialect: Dialect = "responses") -> Result:
+def result_of_body(body: Any, http_status: int, dialect: Dialect) -> Result:
     """The result of a non-stream answer in `dialect`, or of an HTTP error."""
     if http_status >= 400:
         return Result("error", "", (), f"http {http_status}", error=f"HTTP {http_status}")

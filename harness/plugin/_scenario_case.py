@@ -72,4 +72,4 @@ class ScenarioCase:
 def scenario_case(scenario: Scenario, *, stream: bool | None = None, model: str = DEFAULT_MODEL) -> ScenarioCase:
     case = new_case_tag()
     return ScenarioCase(scenario, case, front_request(scenario.id, scenario.request, case=case, model=model,
-                                                     stream=stream), model)
+                                                     stream=stream, dialect="responses"), model)

@@ -209,7 +209,7 @@ _RENDER: dict[str, Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Js
 
 def front_request(
     scenario_id: str, request: Mapping[str, Any], *, case: str, model: str = DEFAULT_MODEL,
-    stream: bool | None = None, dialect: Dialect = "responses",
+    stream: bool | None = None, dialect: Dialect,
 ) -> dict[str, Any]:
     """The request body, in `dialect`, for one case of a scenario; `stream` overrides the scenario's own choice."""
     body = {"model": model, **_RENDER[dialect](request, marked_input(scenario_id, request, case))}

@@ -50,7 +50,7 @@ def _tail(data: bytes | str) -> str:
 class CommandClient:
     """`--client-cmd CMD`: the adapter program, run per case in its own process group."""
 
-    def __init__(self, command: str, dialect: Dialect = "responses") -> None:
+    def __init__(self, command: str, dialect: Dialect) -> None:
         self.dialect = dialect
         try:
             self.argv = shlex.split(command)
@@ -102,7 +102,7 @@ class InProcessClient:
     """`--client module:function`: `function(request: dict, base_url: str) -> dict`, called in this process; a
     function that takes a `dialect` parameter (or `**kwargs`) gets `dialect=` the client dialect too."""
 
-    def __init__(self, spec: str, dialect: Dialect = "responses") -> None:
+    def __init__(self, spec: str, dialect: Dialect) -> None:
         function = load_object(spec, "--client")
         if not callable(function):
             raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")

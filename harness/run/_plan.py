@@ -29,15 +29,14 @@ ISOLATION_SCENARIOS = (
 )
 
 
-def gateway_groups(scenario: Scenario, front: Dialect = "responses") -> list[str]:
+def gateway_groups(scenario: Scenario, front: Dialect) -> list[str]:
     """The rule groups that apply to a scenario in gateway mode with a `front` front (decided before it runs), in
     the order of the group table (`_groups.GROUPS`)."""
     return [group.name for group in planned_groups("gateway") if group.applies(scenario, front)]
 
 
 def plan_cases(
-    scenarios: Mapping[str, Scenario], mode: str, upstream_dialect: str, front: Dialect = "responses",
-    client_dialect: Dialect = "responses",
+    scenarios: Mapping[str, Scenario], mode: str, upstream_dialect: Dialect, front: Dialect, client_dialect: Dialect,
 ) -> list[CaseSpec]:
     """Every case of a run, in scenario order. The mock serves a client its own dialect (`client_dialect`) and a
     gateway its upstream dialect: a raw scenario is played where its dialect is the one served."""

@@ -47,7 +47,7 @@ def test_each_front_translates_each_shape_into_a_valid_upstream_request(scenario
                                                                         upstream: str) -> None:
     translated = _upstream_body(scenario, front, upstream)
     SDK[upstream].validate_python({**translated, "model": "m", "stream": True})
-    reference = front_request(scenario.id, scenario.request, case="c1")
+    reference = front_request(scenario.id, scenario.request, case="c1", dialect="responses")
     user_text = reference["input"] if isinstance(reference["input"], str) else next(
         i["content"] if isinstance(i["content"], str) else i["content"][0]["text"]
         for i in reference["input"] if i.get("role") == "user")

@@ -145,18 +145,18 @@ def test_a_reported_usage_equals_the_streams_cli_009() -> None:
 def test_chat_only_scenarios_are_planned_only_where_chat_is_served() -> None:
     chat_only = {s.id for s in SCENARIOS.values() if s.dialects == ("chat",)}
     assert {"chat_tool_calls_finish_stop", "chat_name_never_sent", "chat_usage_in_finish_chunk"} <= chat_only
-    for planned in ({c.scenario for c in plan_cases(SCENARIOS, "gateway", "responses")},
-                    {c.scenario for c in plan_cases(SCENARIOS, "client", "responses", client_dialect="anthropic")}):
+    for planned in ({c.scenario for c in plan_cases(SCENARIOS, "gateway", "responses", "responses", "responses")},
+                    {c.scenario for c in plan_cases(SCENARIOS, "client", "responses", "responses", "anthropic")}):
         assert not planned & chat_only
-    assert chat_only <= {c.scenario for c in plan_cases(SCENARIOS, "gateway", "chat")}
-    assert chat_only <= {c.scenario for c in plan_cases(SCENARIOS, "client", "chat", client_dialect="chat")}
+    assert chat_only <= {c.scenario for c in plan_cases(SCENARIOS, "gateway", "chat", "responses", "responses")}
+    assert chat_only <= {c.scenario for c in plan_cases(SCENARIOS, "client", "chat", "responses", "chat")}
 
 
 def test_the_arguments_and_usage_groups_go_where_they_judge_something() -> None:
-    groups = gateway_groups(MALFORMED)
+    groups = gateway_groups(MALFORMED, "responses")
     assert "arguments" in groups and "usage" not in groups and "equivalence" not in groups
     assert "usage" in gateway_groups(SCENARIOS["usage_cached_tokens"], "anthropic")
-    assert "arguments" not in gateway_groups(SCENARIOS["length_mid_arguments"])  # cut, not malformed
+    assert "arguments" not in gateway_groups(SCENARIOS["length_mid_arguments"], "responses")  # cut, not malformed
 
 
 def test_the_chat_renderer_ends_as_the_scenario_says() -> None:

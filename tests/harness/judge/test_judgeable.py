@@ -23,7 +23,7 @@ def answer(status: int | None, headers: dict[str, str], body: bytes, *, timed_ou
     error = "no end of the answer within the case timeout of 2 s" if timed_out else None
     exchange = Exchange("http://127.0.0.1:1/v1/responses", {}, 0.0, status, headers,
                         (Chunk(0.1, body),) if body else (), error, timed_out)
-    return read_answer(exchange, "openai")
+    return read_answer(exchange, "openai", "responses")
 
 
 @pytest.mark.parametrize(("scenario", "status", "headers", "body", "why"), [

@@ -58,7 +58,7 @@ def test_every_request_rule_is_shown_failing_in_every_dialect_that_has_it() -> N
 @pytest.mark.parametrize("case", DOC["cases"], ids=lambda c: c["id"])
 def test_translation_case(case: dict[str, Any]) -> None:
     scenario = SCENARIOS[case["scenario"]]
-    front = front_request(scenario.id, scenario.request, case="t1")
+    front = front_request(scenario.id, scenario.request, case="t1", dialect="responses")
     user_text = front["input"] if isinstance(front["input"], str) else front["input"][0]["content"][0]["text"]
     findings = Findings()
     check_translation(findings, case["dialect"], front, user_text, [upstream_body(case)])
@@ -72,7 +72,7 @@ def test_translation_case(case: dict[str, Any]) -> None:
 
 def test_no_upstream_request_fails_the_first_rule_only() -> None:
     scenario = SCENARIOS["tr_everything"]
-    front = front_request(scenario.id, scenario.request, case="t1")
+    front = front_request(scenario.id, scenario.request, case="t1", dialect="responses")
     findings = Findings()
     check_translation(findings, "chat", front, "x", [])
     assert [(r.rule.id, r.outcome) for r in findings.results()] == [("GW-REQ-001", "failed")]

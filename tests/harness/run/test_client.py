@@ -19,7 +19,7 @@ OK = {"text": "hi", "tool_calls": [{"call_id": "c", "name": "f", "arguments": "{
 def _adapter(tmp_path: Path, body: str) -> CommandClient:
     script = tmp_path / "adapter.py"
     script.write_text(body, encoding="utf-8")
-    return CommandClient(f"{sys.executable} {script}")
+    return CommandClient(f"{sys.executable} {script}", "responses")
 
 
 @pytest.mark.parametrize(("value", "problem"), [
@@ -73,9 +73,9 @@ def test_command_adapter_that_hangs_is_killed_at_the_timeout(tmp_path: Path) -> 
 
 def test_command_that_does_not_exist_is_a_setup_error() -> None:
     with pytest.raises(IUTError, match="could not run 'callproof-no-such-adapter'"):
-        CommandClient("callproof-no-such-adapter --x").run(REQUEST, "http://x/v1", timeout=5)
+        CommandClient("callproof-no-such-adapter --x", "responses").run(REQUEST, "http://x/v1", timeout=5)
     with pytest.raises(IUTError, match="--client-cmd is empty"):
-        CommandClient("   ")
+        CommandClient("   ", "responses")
 
 
 def test_in_process_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,16 +84,16 @@ def test_in_process_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "def boom(request, base_url):\n    raise ValueError('nope')\n"
         "not_callable = 3\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    run = InProcessClient("my_adapter:ok").run(REQUEST, "http://x/v1", timeout=5)
+    run = InProcessClient("my_adapter:ok", "responses").run(REQUEST, "http://x/v1", timeout=5)
     assert run.result == {"text": "http://x/v1", "tool_calls": []}
-    failed = InProcessClient("my_adapter:boom").run(REQUEST, "http://x/v1", timeout=5)
+    failed = InProcessClient("my_adapter:boom", "responses").run(REQUEST, "http://x/v1", timeout=5)
     assert failed.problem == "the function raised ValueError: nope" and "ValueError: nope" in failed.stderr
     with pytest.raises(IUTError, match="is not callable"):
-        InProcessClient("my_adapter:not_callable")
+        InProcessClient("my_adapter:not_callable", "responses")
     with pytest.raises(IUTError, match="has no attribute 'missing'"):
-        InProcessClient("my_adapter:missing")
+        InProcessClient("my_adapter:missing", "responses")
     with pytest.raises(IUTError, match="is not module:attribute"):
-        InProcessClient("my_adapter")
+        InProcessClient("my_adapter", "responses")
 
 
 def test_in_process_adapter_that_hangs_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,7 +101,7 @@ def test_in_process_adapter_that_hangs_times_out(tmp_path: Path, monkeypatch: py
         "import threading\nrelease = threading.Event()\n"
         "def run(request, base_url):\n    release.wait(30)\n    return {}\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    adapter = InProcessClient("slow_adapter:run")
+    adapter = InProcessClient("slow_adapter:run", "responses")
     run = adapter.run(REQUEST, "http://x/v1", timeout=0.3)
     assert run.timed_out and run.problem == "the function did not return within the case timeout of 0.3 s"
     import slow_adapter  # type: ignore[import-not-found]

@@ -19,6 +19,6 @@ def test_the_bundled_corpus_has_sequences() -> None:
 
 @pytest.mark.parametrize("mode", ["gateway", "client"])
 def test_sequences_are_not_planned(mode: str) -> None:
-    planned = {spec.scenario for spec in plan_cases(SCENARIOS, mode, "chat")}
+    planned = {spec.scenario for spec in plan_cases(SCENARIOS, mode, "chat", "responses", "responses")}
     assert planned and not planned & SEQUENCES
     assert "one_call" in planned

@@ -57,12 +57,13 @@ def test_a_judged_run_passes_and_fails_as_its_rules_say() -> None:
 def test_a_skip_says_why_the_group_does_not_apply_to_this_iut() -> None:
     exchange = Exchange("http://127.0.0.1:1/v1/responses", {}, 0.0, 502, {"content-type": "application/json"},
                         (Chunk(0.1, b'{"error": {}}'),))
-    failing_upstream = _run("fault_stream_error", answer=read_answer(exchange, "openai"))
+    failing_upstream = _run("fault_stream_error", answer=read_answer(exchange, "openai", "responses"))
     skipped = verdict(CaseSpec("fault_stream_error", "framing"), failing_upstream, (), 0.1, {})
     assert (skipped.outcome, skipped.message) == ("skipped", "the IUT answered HTTP 502 application/json, 13 bytes, "
                                                   "0 events before streaming, a way to fail that this scenario allows: "
                                                   "there is no stream for the framing rules")
     no_calls = Exchange("http://127.0.0.1:1/v1/responses", {}, 0.0, 200, {"content-type": "text/event-stream"},
                         (Chunk(0.1, b'data: {"type": "response.created"}\n\n'),))
-    ids = verdict(CaseSpec("one_call", "ids"), _run("one_call", answer=read_answer(no_calls, "openai")), (), 0.1, {})
+    ids = verdict(CaseSpec("one_call", "ids"), _run("one_call", answer=read_answer(no_calls, "openai", "responses")),
+                  (), 0.1, {})
     assert ids.outcome == "skipped" and ids.message.startswith("the IUT completed no tool call")
