@@ -1,5 +1,5 @@
 """The upstream path's plain ASGI I/O: reading a request's body, decoding its JSON, and playing a plan on the wire
-(its headers, then a complete body or each write at its offset, journaled as it goes). `_app` decides what to
+(its headers, then a complete body or each write at its offset, journaled as it goes). `_upstream` decides what to
 answer; this module sends it, as Starlette's Response and StreamingResponse would have."""
 
 from __future__ import annotations

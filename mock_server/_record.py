@@ -36,9 +36,9 @@ from starlette.routing import Route
 from callproof.harness._errors import InputError
 from callproof.harness.capture import Capture, import_capture, read_capture, request_match, scenario_file
 
-from ._app import dialect_of
 from ._serve import is_loopback
 from ._threaded import ThreadedServer
+from ._upstream import dialect_of
 from .dialects import RENDERERS, Dialect
 
 __all__ = ["HOP_BY_HOP", "RecordServer", "Recorder", "create_record_app", "record_forever"]
