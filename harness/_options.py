@@ -157,13 +157,13 @@ class Option:
     surfaces: frozenset[Surface]
     metavar: str | None = None
     type: Callable[[str], Any] | None = None
-    default: Any = None
+    default: object = None
     choices: tuple[str, ...] | None = None
     kind: Kind = "value"
     flags: tuple[str, ...] = ()
     iut: bool = False
     field: str | None = None
-    pytest_default: Any = None
+    pytest_default: object = None
     ini: str | None = None
     #: How a value is shown in repro commands (secrets masked); None: as it is.
     shown: Callable[[str], str] | None = None

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from callproof.harness._types import JSONData
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
 from ._clock import RealClock, SwitchClock, VirtualClock
@@ -87,7 +88,7 @@ def unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
     return "\n".join(lines)
 
 
-def _model(body: Any) -> Any:
+def _model(body: JSONData) -> JSONData:
     return body.get("model") if isinstance(body, dict) else None
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from callproof.harness._errors import InputError
-from callproof.harness._types import Dialect
+from callproof.harness._types import Dialect, JSONData
 from callproof.harness.check import (
     SSEEvent,
     capture_kind,
@@ -54,7 +54,7 @@ class Capture:
     kind: Literal["sse", "json"]
     dialect: Dialect
     events: tuple[SSEEvent, ...] = ()
-    body: Any = None
+    body: JSONData = None
 
 
 def read_capture(data: bytes, name: str, front: Dialect | None = None) -> Capture:
@@ -147,7 +147,7 @@ def _expect(capture: Capture, status: int, structured: Structured | None) -> dic
     return out
 
 
-def _parsed(arguments: str) -> Any:
+def _parsed(arguments: str) -> JSONData:
     """Arguments as the parsed JSON an expectation compares; "" as {} (a correct client normalises it)."""
     if not arguments.strip():
         return {}
@@ -157,7 +157,7 @@ def _parsed(arguments: str) -> Any:
         return arguments
 
 
-def _error_status(body: Any) -> tuple[int, str] | None:
+def _error_status(body: JSONData) -> tuple[int, str] | None:
     """The HTTP status an error body stands for (by its type or code) and its message, None if not an error."""
     if not isinstance(body, Mapping) or not isinstance(body.get("error"), Mapping) or "choices" in body:
         return None

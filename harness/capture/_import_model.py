@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.check import SSEEvent
 
 __all__ = ["Item", "Structured", "Unstructured", "error_of", "non_negative", "payload_of"]
@@ -109,11 +110,11 @@ def payload_of(event: SSEEvent, position: int) -> dict[str, Any]:
     return payload
 
 
-def non_negative(value: Any) -> int:
+def non_negative(value: JSONData) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def error_of(raw: Any, fallback_code: str) -> dict[str, str]:
+def error_of(raw: JSONData, fallback_code: str) -> dict[str, str]:
     raw = raw if isinstance(raw, Mapping) else {}
     code = raw.get("code") or raw.get("type") or fallback_code
     out = {"code": str(code), "message": str(raw.get("message") or "")}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, validate
@@ -46,7 +47,7 @@ class ChatChecker:
         self._error = False
         self._after_done_reported = False
 
-    def event(self, meta: EventMeta, payload: Any) -> None:
+    def event(self, meta: EventMeta, payload: JSONData) -> None:
         self._chunks += 1
         sink = self._sink
         if self._done is not None and not self._after_done_reported:
@@ -174,7 +175,7 @@ class ChatChecker:
             if choice.finish is None:
                 self._sink.add("CHAT-FIN-001", f"choice {index} never gets a finish_reason", evidence)
 
-    def body(self, meta: EventMeta, payload: Any) -> None:
+    def body(self, meta: EventMeta, payload: JSONData) -> None:
         if isinstance(payload, dict) and "error" in payload and "object" not in payload:
             validate(self._sink, meta, self._schemas.error_body, payload, "CHAT-SCHEMA-002", lambda _: None)
             return

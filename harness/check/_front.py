@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
-from callproof.harness._types import JSONValue
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence, Violation
 
 from ._schemas import _Validator
@@ -69,13 +69,13 @@ class EventMeta:
 class FrontChecker(Protocol):
     """The per-front state machine fed one decoded event at a time."""
 
-    def event(self, meta: EventMeta, payload: Any) -> None: ...
+    def event(self, meta: EventMeta, payload: JSONData) -> None: ...
 
     def done_sentinel(self, meta: EventMeta) -> None: ...
 
     def finish(self, last: EventMeta | None) -> None: ...
 
-    def body(self, meta: EventMeta, payload: Any) -> None:
+    def body(self, meta: EventMeta, payload: JSONData) -> None:
         """Check a non-stream response body instead of a stream."""
 
 

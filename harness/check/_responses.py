@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, short, validate
@@ -60,7 +61,7 @@ class ResponsesChecker:
         self._error_terminates = profile != "open-responses"
 
     # -- the stream ---------------------------------------------------------------------------------
-    def event(self, meta: EventMeta, payload: Any) -> None:
+    def event(self, meta: EventMeta, payload: JSONData) -> None:
         index = self._events
         self._events += 1
         sink = self._sink
@@ -131,7 +132,7 @@ class ResponsesChecker:
             sink.add("RSP-LIFE-010", f"the error event #{error.index} is followed by {ended!r}, not response.failed",
                      error.evidence())
 
-    def body(self, meta: EventMeta, payload: Any) -> None:
+    def body(self, meta: EventMeta, payload: JSONData) -> None:
         if isinstance(payload, dict) and "error" in payload and "object" not in payload:
             validate(self._sink, meta, self._schemas.error_body, payload, "RSP-SCHEMA-003", lambda _: None)
             return

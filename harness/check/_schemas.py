@@ -62,7 +62,7 @@ def json_path(parts: Iterator[str | int] | list[str | int] | tuple[str | int, ..
 class _Validator:
     __slots__ = ("_rs", "is_valid", "ref")
 
-    def __init__(self, ref: str, compiled: Any) -> None:
+    def __init__(self, ref: str, compiled: jsonschema_rs.Validator) -> None:
         self.ref = ref
         self._rs = compiled
         #: Whether an instance is valid: the compiled validator's own method (called once per event).

@@ -17,7 +17,7 @@ from typing import Any
 
 from callproof import reports
 from callproof.harness.catalogue import CATALOGUE, FAMILIES, Rule
-from callproof.harness.scenario import bundled_scenarios
+from callproof.harness.scenario import Expect, bundled_scenarios
 
 __all__ = ["SEED_COVERAGE", "cli_document", "format_sections", "hand_written_tail", "rules_document",
            "scenarios_document"]
@@ -68,7 +68,7 @@ def _request_summary(request: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _expect_summary(expect: Any) -> str:
+def _expect_summary(expect: Expect) -> str:
     parts = [f"status **{expect.status}**"]
     if expect.http_status is not None:
         parts.append(f"HTTP {expect.http_status}")

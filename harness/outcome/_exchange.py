@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from callproof.harness._types import JSONData
+
 __all__ = ["Chunk", "Exchange"]
 
 
@@ -38,7 +40,7 @@ class Exchange:
     def body(self) -> bytes:
         return b"".join(c.data for c in self.chunks)
 
-    def json(self) -> Any:
+    def json(self) -> JSONData:
         """The body as JSON, or None when it is not JSON."""
         try:
             return json.loads(self.body)

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from callproof.harness._types import JSONData
 from callproof.harness.check import SSEEvent
 
 __all__ = [
@@ -34,7 +35,7 @@ class Call:
     name: str
     arguments: str
 
-    def parsed(self) -> Any:
+    def parsed(self) -> JSONData:
         """The arguments as JSON, or a `_Unparsable` marker that equals nothing."""
         try:
             return json.loads(self.arguments)

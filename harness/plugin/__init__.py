@@ -81,7 +81,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   type="bool", default=False)
 
 
-def _value(config: pytest.Config, name: str) -> Any:
+def _value(config: pytest.Config, name: str) -> object:
     """An option's value, its ini setting when it was not given."""
     entry = option(name)
     value = config.getoption(plugin_dest(entry))

@@ -202,7 +202,7 @@ class Collector:
         if self.path is not None:
             self.write(self.path, complete=complete)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.cases:
             return
         terminalreporter.section("callproof")

@@ -21,7 +21,9 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
+
+from callproof.harness._types import JSONData
 
 from ._model import REBUILT, Case, Report, Summary
 from ._validate import FIX, ReportError, validate_report
@@ -78,11 +80,11 @@ def write_jsonl_footer(fp: IO[str], duration_s: float) -> None:
 # -- reading ---------------------------------------------------------------------------------------------------
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str) -> JSONData:
     return json.loads(text, parse_constant=_reject_constant)
 
 

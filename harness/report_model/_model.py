@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, cast, get_args
 
-from callproof.harness._types import Dialect, JSONValue
+from callproof.harness._types import Dialect, JSONData, JSONValue
 from callproof.harness.catalogue import Profile, RuleResult
 
 from ._target import Platform, Target, _extra
@@ -339,7 +339,7 @@ class Report:
                    started_at, round(duration_s, 3), complete, Summary.of(ordered), ordered)
 
     @classmethod
-    def from_json(cls, data: Any, *, source: str = "report", validate: bool = True) -> Report:
+    def from_json(cls, data: JSONData, *, source: str = "report", validate: bool = True) -> Report:
         """The report this JSON holds. Validated against schemas/report.schema.json (a `ReportError` names `source`
         and the JSON path of the first problem) unless the caller has just validated it (`validate=False`)."""
         if validate:

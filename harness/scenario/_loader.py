@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import RULES
 
 from ._legs import Leg, leg_source, requires_of
@@ -62,7 +63,7 @@ def _chunk(
     return (value,) if value else ()
 
 
-def _steps(source: str, where: str, order: Any, output: tuple[Output, ...]) -> tuple[Step, ...]:
+def _steps(source: str, where: str, order: JSONData, output: tuple[Output, ...]) -> tuple[Step, ...]:
     counts = [len(o.fragments) for o in output]
     if order is None or order == "sequential":
         return tuple(Step(i, j) for i, n in enumerate(counts) for j in range(n))
@@ -94,7 +95,7 @@ def _steps(source: str, where: str, order: Any, output: tuple[Output, ...]) -> t
     return explicit
 
 
-def _generated(value: Any) -> Any:
+def _generated(value: JSONData) -> JSONData:
     """Expand a `{"$generate": {repeat, times, prefix?, suffix?}}` object to its string; other values as they are."""
     if isinstance(value, dict) and set(value) == {"$generate"}:
         spec = value["$generate"]
@@ -131,7 +132,7 @@ def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) ->
     )
 
 
-def _raw_frame(item: Any) -> RawFrame:
+def _raw_frame(item: JSONData) -> RawFrame:
     if isinstance(item, str):
         return RawFrame(item.encode("utf-8"))
     if "base64" in item:

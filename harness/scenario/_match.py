@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from callproof.harness._types import Dialect
+from callproof.harness._types import Dialect, JSONData
 
 from ._markers import strip_markers
 
@@ -65,9 +65,9 @@ class JsonPredicate:
     path: str
     steps: tuple[str | int, ...]
     op: Literal["equals", "exists"]
-    value: Any
+    value: JSONData
 
-    def holds(self, body: Any) -> bool:
+    def holds(self, body: JSONData) -> bool:
         found = _lookup(body, self.steps)
         if self.op == "exists":
             return (found is not _MISSING) is bool(self.value)
@@ -128,7 +128,7 @@ class Match:
         return not self.failures(facts)
 
 
-def _lookup(value: Any, steps: Sequence[str | int]) -> Any:
+def _lookup(value: JSONData, steps: Sequence[str | int]) -> JSONData:
     for step in steps:
         if isinstance(step, int):
             if not isinstance(value, list) or step >= len(value):
@@ -186,7 +186,7 @@ def compile_match(raw: Mapping[str, Any]) -> Match:
 # -- the facts of a request --
 
 
-def _text_of(content: Any) -> str | None:
+def _text_of(content: JSONData) -> str | None:
     """The text of a message's content: a string, or the text parts of a list joined."""
     if isinstance(content, str):
         return content
@@ -235,7 +235,7 @@ def request_facts(dialect: Dialect, body: Mapping[str, Any]) -> RequestFacts:
                         model=model if isinstance(model, str) else None, tools=tool_names(body))
 
 
-def strings_in(value: Any) -> Iterator[str]:
+def strings_in(value: JSONData) -> Iterator[str]:
     """Every string in a JSON value, at any depth (object values and list items): where a request's text may be,
     whatever its dialect's shape."""
     if isinstance(value, str):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.scenario import Scenario, Usage
 
 from ._render import RenderContext
@@ -46,7 +47,7 @@ def _tool(raw: object) -> dict[str, Any] | None:
     }
 
 
-def _tool_choice(raw: object) -> Any:
+def _tool_choice(raw: object) -> JSONData:
     if raw in ("none", "auto", "required"):
         return raw
     if isinstance(raw, dict) and isinstance(raw.get("type"), str):
