@@ -6,19 +6,31 @@ The public API; everything else in this package is private and may change withou
 from __future__ import annotations
 
 from ._errors import CallproofError, InputError
+from ._types import Dialect, JSONData, JSONValue
 from ._version import __version__
-from .catalogue._catalogue import CATALOGUE, RULES, rules_for
-from .catalogue._rule import Evidence, Rule, RuleResult, Violation
-from .check._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
-from .check._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
+from .catalogue import CATALOGUE, RULES, Evidence, Rule, RuleResult, Violation, rules_for
+from .check import (
+    CheckReport,
+    FramingIssue,
+    SSEEvent,
+    SSEParser,
+    StreamChecker,
+    check_body,
+    check_bytes,
+    check_events,
+    parse_sse,
+)
 
 __all__ = [
     "CATALOGUE",
     "CallproofError",
     "CheckReport",
+    "Dialect",
     "Evidence",
     "FramingIssue",
     "InputError",
+    "JSONData",
+    "JSONValue",
     "RULES",
     "Rule",
     "RuleResult",

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from callproof.harness._version import __version__
+from callproof.harness import __version__
 from callproof.harness.scenario import Scenario, bundled_scenarios
 
 from ._asgi import ScriptedDisconnect

@@ -10,7 +10,7 @@ import orjson
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Send
 
-from callproof.harness._types import JSONData, JSONValue
+from callproof.harness import JSONData, JSONValue
 
 from ._clock import Clock
 from ._journal import Journal, Outcome

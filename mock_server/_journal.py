@@ -22,7 +22,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any, Literal, TypeAlias
 
-from callproof.harness._types import Dialect, JSONData
+from callproof.harness import Dialect, JSONData
 from callproof.harness.scenario import case_marker
 
 __all__ = ["REDACTED", "SECRET_HEADERS", "Journal", "JournalEnd", "JournalRequest", "JournalWrite", "case_tag"]

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from callproof.harness._types import JSONData
+from callproof.harness import JSONData
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
 from ._clock import RealClock, SwitchClock, VirtualClock

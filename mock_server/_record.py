@@ -33,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from callproof.harness._errors import InputError
+from callproof.harness import InputError
 from callproof.harness.capture import Capture, import_capture, read_capture, request_match, scenario_file
 
 from ._serve import is_loopback

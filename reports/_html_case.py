@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from callproof.harness._types import JSONValue
+from callproof.harness import JSONValue
 from callproof.harness.catalogue import RULES
 from callproof.harness.report_model import ABSENT, Case, ReportEvidence, RuleOutcome, TimelineEvent
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from callproof.harness._types import JSONValue
+from callproof.harness import JSONValue
 from callproof.harness.report_model import Case, Report, ReportEvidence, Target
 
 from ._text import (

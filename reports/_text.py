@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, metadata
 from typing import Any, TypeAlias
 
-from callproof.harness._types import JSONValue
+from callproof.harness import JSONValue
 from callproof.harness.report_model import ABSENT, Case, Report, ReportEvidence, RuleOutcome
 
 __all__ = [

@@ -13,10 +13,10 @@ from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
-from callproof.harness.judge import AdapterRun
 from callproof.harness.outcome import Call, Result
 from callproof.harness.scenario import Scenario, framing_variant, is_framing
 
+from ._adapter import AdapterRun
 from ._arguments import has_malformed_arguments, is_malformed
 from ._expected import call_value, expects_success
 from ._findings import Findings

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.harness.scenario import Scenario
 
 __all__ = ["Dialect", "Frame", "RenderContext", "Rendered", "Renderer", "openai_error_body", "sse"]

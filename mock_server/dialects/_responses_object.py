@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness import JSONData
 from callproof.harness.scenario import Scenario, Usage
 
 from ._render import RenderContext
