@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from callproof.harness._types import Dialect, JSONData
+from callproof.harness._types import Dialect, JSONData, JSONValue
 from callproof.harness.check import SSEEvent
 
 from ._import_model import Item, Structured, Unstructured, error_of, non_negative, payload_of
@@ -23,7 +23,7 @@ _RSP_DELTA = ("response.output_text.delta", "response.function_call_arguments.de
               "response.reasoning_summary_text.delta", "response.reasoning_text.delta", "response.refusal.delta")
 
 
-def _responses_usage(usage: JSONData) -> dict[str, int]:
+def _responses_usage(usage: JSONValue) -> dict[str, int]:
     if not isinstance(usage, Mapping):
         return {}
     out = {"input_tokens": non_negative(usage.get("input_tokens")),
@@ -122,7 +122,7 @@ def _responses_body(body: Mapping[str, Any]) -> Structured:
 _CHAT_FINISH = {"length": "length", "content_filter": "content_filter"}
 
 
-def _chat_usage(usage: JSONData) -> dict[str, int]:
+def _chat_usage(usage: JSONValue) -> dict[str, int]:
     if not isinstance(usage, Mapping):
         return {}
     out = {"input_tokens": non_negative(usage.get("prompt_tokens")),
@@ -229,7 +229,7 @@ _ANT_BLOCK = {"text": "text", "thinking": "reasoning", "tool_use": "function_cal
 _ANT_DELTA = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
 
 
-def _anthropic_usage(usage: JSONData, into: dict[str, int]) -> None:
+def _anthropic_usage(usage: JSONValue, into: dict[str, int]) -> None:
     if not isinstance(usage, Mapping):
         return
     if "input_tokens" in usage:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, validate
@@ -56,7 +56,7 @@ class AnthropicChecker:
         self._stop_reason: str | None = None
         self._message_delta = False
 
-    def event(self, meta: EventMeta, payload: JSONData) -> None:
+    def event(self, meta: EventMeta, payload: JSONValue) -> None:
         index = self._events
         self._events += 1
         sink = self._sink
@@ -181,7 +181,7 @@ class AnthropicChecker:
             self._sink.add("ANT-STOP-001", "the message has tool_use blocks but stop_reason 'end_turn'",
                            evidence)
 
-    def body(self, meta: EventMeta, payload: JSONData) -> None:
+    def body(self, meta: EventMeta, payload: JSONValue) -> None:
         if isinstance(payload, dict) and payload.get("type") == "error":
             validate(self._sink, meta, self._schemas.error_body, payload, "ANT-SCHEMA-003", lambda _: None)
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, validate
@@ -47,7 +47,7 @@ class ChatChecker:
         self._error = False
         self._after_done_reported = False
 
-    def event(self, meta: EventMeta, payload: JSONData) -> None:
+    def event(self, meta: EventMeta, payload: JSONValue) -> None:
         self._chunks += 1
         sink = self._sink
         if self._done is not None and not self._after_done_reported:

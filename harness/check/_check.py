@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from callproof.harness._types import Dialect, JSONData, JSONValue
+from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence, Profile, Rule, RuleResult, rules_for
 
 from ._anthropic import BODY_RULES as _ANT_BODY_RULES
@@ -225,7 +225,7 @@ class StreamChecker:
             self._last = meta
             return
         try:
-            payload: JSONData = loads_json(event.data)
+            payload: JSONValue = loads_json(event.data)
         except ValueError as exc:
             self._sink.add(
                 "SSE-003",
@@ -291,7 +291,7 @@ def check_body(data: bytes, *, front: Dialect = "responses", profile: Profile = 
     schema_rule = {"responses": "RSP-SCHEMA-003", "chat": "CHAT-SCHEMA-002", "anthropic": "ANT-SCHEMA-003"}[front]
     meta = EventMeta(0, None, 0, None)
     try:
-        payload: JSONData = loads_json(data)
+        payload: JSONValue = loads_json(data)
     except ValueError as exc:
         reason = exc.args[0] if exc.args else str(exc)
         sink.add(schema_rule, f"the body is not valid JSON: {reason}", meta.evidence("$"))

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
-from callproof.harness._types import JSONData, JSONValue
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence, Violation
 
 from ._schemas import _Validator
@@ -69,13 +69,13 @@ class EventMeta:
 class FrontChecker(Protocol):
     """The per-front state machine fed one decoded event at a time."""
 
-    def event(self, meta: EventMeta, payload: JSONData) -> None: ...
+    def event(self, meta: EventMeta, payload: JSONValue) -> None: ...
 
     def done_sentinel(self, meta: EventMeta) -> None: ...
 
     def finish(self, last: EventMeta | None) -> None: ...
 
-    def body(self, meta: EventMeta, payload: JSONData) -> None:
+    def body(self, meta: EventMeta, payload: JSONValue) -> None:
         """Check a non-stream response body instead of a stream."""
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, short, validate
@@ -61,7 +61,7 @@ class ResponsesChecker:
         self._error_terminates = profile != "open-responses"
 
     # -- the stream ---------------------------------------------------------------------------------
-    def event(self, meta: EventMeta, payload: JSONData) -> None:
+    def event(self, meta: EventMeta, payload: JSONValue) -> None:
         index = self._events
         self._events += 1
         sink = self._sink

@@ -77,5 +77,5 @@ def expected_outcome(findings: Findings, expect: Expect, result: Result, *, wher
                           Evidence(path=f"{where}.text", expected=expect.text, actual=result.text))
 
 
-def _is_text(arguments: JSONData) -> bool:
+def _is_text(arguments: JSONValue) -> bool:
     return isinstance(arguments, Mapping) and set(arguments) == {"$text"}

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from callproof.harness._types import Dialect, JSONData
+from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
 from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
@@ -180,7 +180,7 @@ ERROR_SHAPES: dict[str, str] = {
 }
 
 
-def error_shape_problem(front: Dialect, body: JSONData) -> str | None:
+def error_shape_problem(front: Dialect, body: JSONValue) -> str | None:
     """What is wrong with an HTTP error body for a `front` client, or None: the SDKs read the message from
     `error.message` (and Anthropic's the `type: error` envelope)."""
     if not isinstance(body, Mapping):

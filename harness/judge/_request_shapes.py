@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.scenario import strings_in
@@ -40,7 +40,7 @@ def _texts(content: JSONData) -> list[str] | None:
     return None
 
 
-def same_output(wanted: JSONData, content: JSONData) -> bool:
+def same_output(wanted: JSONValue, content: JSONValue) -> bool:
     """Whether an upstream tool result carries the front's output: a string output the same string (or text parts
     joining to it); an output of text parts the same texts in order, as parts or as one string where they are
     joined by whitespace only (never a serialisation of the parts list)."""
@@ -78,7 +78,7 @@ def upstream_system(dialect: str, body: Mapping[str, Any]) -> list[str]:
                     and m.get("role") in ("system", "developer")] if isinstance(messages, list) else texts
 
 
-def _tool_problem(dialect: str, tool: JSONData, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
+def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
     """What is wrong with one upstream tool entry where the front request had built-in tools, or None: each entry
     is one of the front's function tools in the upstream's shape, or a built-in tool in a form the upstream dialect
     defines (docs/spec/contracts.md §7.12)."""

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.scenario import strings_in
@@ -35,7 +35,7 @@ def _where(path: str) -> Evidence:
     return Evidence(path=f"upstream request {path}")
 
 
-def _json_equal(text: JSONData, value: JSONData) -> bool:
+def _json_equal(text: JSONValue, value: JSONValue) -> bool:
     if isinstance(text, str):
         try:
             return bool(json.loads(text) == value)
@@ -92,7 +92,7 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
                                    actual=parameters))
 
 
-def _choice_ok(dialect: str, choice: JSONData, body: Mapping[str, Any]) -> tuple[bool, Any]:
+def _choice_ok(dialect: str, choice: JSONValue, body: Mapping[str, Any]) -> tuple[bool, Any]:
     """Whether the upstream tool_choice means `choice`, and what was expected (for the evidence)."""
     actual = body.get("tool_choice")
     named = choice.get("name") if isinstance(choice, Mapping) else None

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONValue
 from callproof.harness.check import SSEEvent
 
 from ._outcome import Call, Result, Status
@@ -51,7 +51,7 @@ class _Call:
         return Call(self.id, self.name, self.arguments)
 
 
-def _error_text(error: JSONData) -> str:
+def _error_text(error: JSONValue) -> str:
     if isinstance(error, Mapping):
         return str(error.get("message", json.dumps(error)))
     return str(error)

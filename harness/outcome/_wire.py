@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from callproof.harness._types import Dialect, JSONData
+from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.check import SSEEvent
 
 from ._outcome import Result, responses_body, responses_events
@@ -28,7 +28,7 @@ def result_of_events(events: Iterable[SSEEvent], dialect: Dialect) -> Result:
     return _EVENTS[dialect](events)
 
 
-def result_of_body(body: JSONData, http_status: int, dialect: Dialect) -> Result:
+def result_of_body(body: JSONValue, http_status: int, dialect: Dialect) -> Result:
     """The result of a non-stream answer in `dialect`, or of an HTTP error."""
     if http_status >= 400:
         return Result("error", "", (), f"http {http_status}", error=f"HTTP {http_status}")

@@ -9,7 +9,7 @@ from importlib.resources import files
 import jsonschema
 
 from callproof.harness._errors import CallproofError
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONValue
 from callproof.harness.check import json_path
 
 __all__ = ["FIX", "ReportError", "validate_report"]
@@ -28,7 +28,7 @@ def _validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-def validate_report(report: JSONData, source: str) -> None:
+def validate_report(report: JSONValue, source: str) -> None:
     """Raise `ReportError` naming `source` (a file, or "report") and the JSON path of the first problem."""
     if not isinstance(report, dict):
         raise ReportError(f"{source}: not a callproof report: the JSON is a {type(report).__name__}, not an object; "

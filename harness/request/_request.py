@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from callproof.harness._types import Dialect, JSONData
+from callproof.harness._types import Dialect, JSONData, JSONValue
 from callproof.harness.scenario import markers
 
 __all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "marked_input", "new_case_tag"]
@@ -63,7 +63,7 @@ def marked_input(scenario_id: str, request: Mapping[str, Any], case: str) -> lis
 
 # -- Responses --
 
-def _parts(output: JSONData, kind: str) -> JSONData:
+def _parts(output: JSONData, kind: str) -> JSONValue:
     """A tool output: a string as is, text parts as parts of type `kind`."""
     return output if isinstance(output, str) else [{"type": kind, "text": p["text"]} for p in output]
 
@@ -147,7 +147,7 @@ def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Jso
 
 # -- Anthropic Messages --
 
-def _tool_input(arguments: str) -> JSONData:
+def _tool_input(arguments: str) -> JSONValue:
     try:
         value = json.loads(arguments)
     except ValueError:

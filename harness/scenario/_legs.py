@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from callproof.harness._types import JSONData
+from callproof.harness._types import JSONData, JSONValue
 
 from ._faults import raw_http_error
 
@@ -80,7 +80,7 @@ def _derived_expect(leg: Mapping[str, Any]) -> dict[str, Any]:
     return expect
 
 
-def _parsed(arguments: JSONData) -> JSONData:
+def _parsed(arguments: JSONValue) -> JSONData:
     if not isinstance(arguments, str):
         return arguments  # a $generate object: the loader expands it as an expected value
     try:
