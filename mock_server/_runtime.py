@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -16,6 +15,7 @@ from callproof.harness.scenario import ScenarioError
 from ._clock import Clock
 from ._control import openai_error
 from ._journal import Journal
+from ._player import Plan
 from ._registry import Registry, parse_registration, registration_summary
 from ._sequences import Sequences
 
@@ -30,7 +30,7 @@ class RuntimeControl:
     clock: Clock
     max_body_bytes: int
     #: The app's cache of rendered plans: keyed by scenario id, so emptied when the ids' scenarios change.
-    plans: MutableMapping[str, Any]
+    plans: MutableMapping[str, Plan]
 
     def _log(self, request: Request, status: int, raw: bytes | None, case: str | None) -> None:
         self.journal.log_request(time=self.clock.now(), method=request.method, path=request.url.path,

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from callproof.harness._version import __version__
 from callproof.harness.check import escape_surrogates
 from callproof.harness.judge import CaseResult
 from callproof.harness.report_model import BaselineMark, Case, Report, RuleOutcome, Target, TimelineEvent
+from callproof.harness.scenario import Scenario
 
 from ._config import RunConfig
 
@@ -39,7 +39,7 @@ def case_of(result: CaseResult, config: RunConfig, *, baseline: BaselineMark | N
     return case if safe == data else Case.from_json(safe)
 
 
-def scenario_set_hash(scenarios: Iterable[Any]) -> str:
+def scenario_set_hash(scenarios: Iterable[Scenario]) -> str:
     """A short hash of the scenario ids and contents a run used (two runs compare only on the same set)."""
     digest = hashlib.sha256()
     for scenario in sorted(scenarios, key=lambda s: s.id):
