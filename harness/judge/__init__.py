@@ -31,7 +31,7 @@ from ._judgeable import (
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._rejection import check_rejection, is_rejection, rejected_reason, rejection_problem
-from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency
+from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
 from ._translation import check_translation
 from ._usage import check_usage, front_usage, has_usage_rules
 
@@ -72,6 +72,7 @@ __all__ = [
     "content_marks",
     "content_times",
     "forwarding_latency",
+    "waited",
     "framing_variants",
     "excerpts",
     "expected_calls",

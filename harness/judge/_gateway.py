@@ -66,6 +66,9 @@ class UpstreamView:
     bodies: tuple[Any, ...]
     writes: tuple[tuple[float, bytes], ...]
     content_times: tuple[float, ...] = ()
+    #: (time, seconds the IUT and the harness had waited for a CPU so far), sampled while the case played (the
+    #: timing rules' evidence of load, GW-STREAM-001/002); empty where nothing sampled them.
+    waits: tuple[tuple[float, float], ...] = ()
 
 
 def read_answer(exchange: Exchange, profile: Profile, front: Dialect) -> FrontAnswer:

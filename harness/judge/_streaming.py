@@ -18,7 +18,8 @@ from callproof.harness.check import SSEEvent, SSEParser
 from ._findings import Findings
 from ._gateway import FrontAnswer, UpstreamView
 
-__all__ = ["DEFAULT_SLACK", "GAP_MIN", "check_streaming", "content_marks", "content_times", "forwarding_latency"]
+__all__ = ["DEFAULT_SLACK", "GAP_MIN", "LOAD_SHARE", "check_streaming", "content_marks", "content_times",
+           "forwarding_latency", "waited"]
 
 #: Scripted upstream pauses at least this long are checked at the front (GW-STREAM-002) ...
 GAP_MIN = 0.050
@@ -26,6 +27,9 @@ GAP_MIN = 0.050
 #: take this slack for the race between that write and the forwarded event on the loopback (the run derives it
 #: from its calibration: max(5 ms, 3 x the p95 of its own mock -> harness delay); this is the default without one).
 DEFAULT_SLACK = 0.010
+#: Lateness is no evidence of buffering where the IUT and the harness waited for a CPU (machine load) for at least
+#: this share of the stretch in question: a gateway that buffers sits idle there, one kept from running waits.
+LOAD_SHARE = 0.5
 
 
 def _is_content(payload: JSONData) -> bool:
@@ -140,6 +144,28 @@ def content_times(writes: Sequence[tuple[float, bytes]]) -> tuple[float, ...]:
     return tuple(when for when, _ in content_marks(writes))
 
 
+def waited(waits: Sequence[tuple[float, float]], start: float, end: float) -> float:
+    """Seconds of CPU waits (the IUT's and the harness's threads summed) that ended between `start` and `end`, from
+    samples of (time, seconds waited so far): the last sample at or before `start` to the first at or after `end`.
+    The kernel counts a wait when it ends, so a stall that began earlier counts in full. 0.0 without samples."""
+    before = [total for when, total in waits if when <= start]
+    after = [total for when, total in waits if when >= end]
+    if not before or not after:
+        return 0.0
+    return max(0.0, after[0] - before[-1])
+
+
+def _loaded(waits: Sequence[tuple[float, float]], start: float, end: float) -> bool:
+    """Whether the machine's load can account for lateness over `start`..`end`: LOAD_SHARE of it spent waiting."""
+    return end > start and waited(waits, start, end) >= LOAD_SHARE * (end - start)
+
+
+def _stalled_across(waits: Sequence[tuple[float, float]], moment: float, end: float) -> bool:
+    """Whether waits that ended between `moment` and `end` add up to LOAD_SHARE of the stretch from GAP_MIN before
+    `moment` to `end`: a stall across `moment` (a wait that ends after a moment began before it)."""
+    return end > moment and waited(waits, moment, end) >= LOAD_SHARE * (end - moment + GAP_MIN)
+
+
 def _first_delta(events: Sequence[SSEEvent]) -> SSEEvent | None:
     for event in events:
         try:
@@ -155,7 +181,9 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
                     slack: float = DEFAULT_SLACK) -> None:
     """GW-STREAM-001/002: only where the upstream stream lasted long enough to tell streaming from buffering.
     Both judge causality (what the upstream had written against when the front delivered it), never the length
-    of the front's pauses."""
+    of the front's pauses; lateness over a stretch the IUT and the harness spent waiting for a CPU (LOAD_SHARE of
+    it, `upstream.waits`), or across the deadline, is the machine's load, not evidence of buffering: a buffering
+    gateway sits idle with the content in hand, and the upstream's silence gives it nothing to wait for."""
     writes = upstream.writes
     if len(writes) < 2 or not answer.events:
         return
@@ -164,7 +192,11 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
     if span >= 2 * GAP_MIN:
         findings.check("GW-STREAM-001")
         first = _first_delta(answer.events)
-        if first is not None and first.arrival >= writes[-1][0]:
+        # Past the last write after the IUT or the harness waited for a CPU for much of the time since the first
+        # content, or in a stall across the last write, is the machine's load, not evidence of buffering.
+        if first is not None and first.arrival >= writes[-1][0] and not (
+                _loaded(upstream.waits, upstream.content_times[0], first.arrival)
+                or _stalled_across(upstream.waits, writes[-1][0], first.arrival)):
             late = first.arrival - writes[-1][0]
             findings.fail("GW-STREAM-001", f"the first delta reached the client {late:.3f} s after the upstream's "
                           f"last byte, though the upstream streamed content for {span:.3f} s before it: the IUT "
@@ -174,6 +206,8 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
     # Pauses between content writes: what the upstream had written before a pause must reach the front before
     # the upstream's next write (plus a slack for the race of the two on the loopback). Held until more upstream
     # data arrives is buffering; merely late (but before that write) is latency, reported in the case's details.
+    # Held while the IUT or the harness waited for a CPU for much of that time is the machine's load: a buffering
+    # gateway sits idle through the pause (the upstream sends nothing then), a streaming one kept from running waits.
     # A pause before any content (say between message_start and the first block) has nothing to forward.
     marks = content_marks(writes)
     pauses = [(a, b, done) for (a, done), (b, _) in pairwise(marks) if b - a >= GAP_MIN and done > 0]
@@ -187,7 +221,8 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
         later = next((t for t, total in front if total > needed), None)
         # Buffering: it came after the upstream's next write, and together with (within the slack of) the content
         # written after the pause. Late but apart from that content is latency.
-        if held > after and later is not None and later - held <= slack:
+        buffered = held > after and later is not None and later - held <= slack
+        if buffered and not _loaded(upstream.waits, before, held):
             got = _delivered(front, after)
             findings.fail("GW-STREAM-002", f"the upstream wrote {done} characters of content, then paused "
                           f"{(after - before) * 1000:.0f} ms (pause {number}); the front had delivered {got} by its "

@@ -1,32 +1,47 @@
-"""The run's calibration: its own mock -> harness delay, measured once per process by a direct probe.
+"""The run's calibration: its own mock -> harness delay, measured once per process by a direct probe, and the
+CPU waits of the run's processes, sampled for as long as the run plays.
 
 The mock streams a short paced scenario straight to the harness's HTTP client (no IUT between them). Each write's
 delay is the harness's arrival stamp of its last byte minus the journal's write stamp (one monotonic clock). The
 figures go into the report, with the CPU count, the load average and the number of workers, so that a reader can
 judge a timing verdict; the slack of the causal timing rule (GW-STREAM-002) is derived from them.
+
+A probe at the start cannot see the load of a later moment, so while the run plays, `CPUWaits` samples how long
+the IUT's processes and the harness's threads have been runnable but waiting for a CPU (the kernel's own count, in
+/proc/<pid>/task/<tid>/schedstat): CPU-bound competitors show there as the time a streaming gateway could not
+forward, where a buffering one sits idle, waiting for nothing. The timing rules (GW-STREAM-001/002) read those
+waits over each case's own stretches: lateness the waits can account for is not evidence of buffering
+(docs/spec/contracts.md §7.8).
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from callproof.harness.judge import DEFAULT_SLACK
+from callproof.harness.judge import DEFAULT_SLACK, UpstreamView, waited
 from callproof.harness.request import new_case_tag
 from callproof.harness.scenario import markers
 from callproof.mock_server import MockServer
 
 from ._http_exchange import exchange
 
-__all__ = ["PROBE_SCENARIO", "Calibration", "calibrate", "machine"]
+__all__ = ["PROBE_SCENARIO", "RESCAN", "TICK", "CPUWaits", "Calibration", "calibrate", "cpu_wait", "machine"]
 
 #: The bundled scenario the probe plays: text paced at 40 tokens per second, a dozen or so writes.
 PROBE_SCENARIO = "timing_tokens_per_second"
 #: The slack is never below this, nor below 3 x the probe's p95.
 MIN_SLACK = 0.005
+#: CPUWaits samples the run's CPU waits this often ...
+TICK = 0.004
+#: ... and looks again for the processes' threads and children every this many samples.
+RESCAN = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,3 +109,109 @@ def machine() -> dict[str, Any]:
         load = None
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     return {"cpu_count": os.cpu_count(), "load_average": load, "workers": int(workers) if workers else 1}
+
+
+def cpu_wait(upstream: UpstreamView) -> dict[str, float]:
+    """{"cpu_wait_ms": how long the IUT and the harness waited for a CPU while the upstream wrote}, {} without
+    samples: the load the timing rules' verdict took into account."""
+    if not upstream.waits or not upstream.writes:
+        return {}
+    return {"cpu_wait_ms": round(waited(upstream.waits, upstream.writes[0][0], upstream.writes[-1][0]) * 1000, 1)}
+
+
+def _schedstat(path: str) -> int:
+    """Nanoseconds a thread has spent runnable but waiting for a CPU: the second field of its schedstat file."""
+    try:
+        with open(path, "rb") as stat:
+            return int(stat.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _threads(pid: int | str, skip: str = "") -> list[str]:
+    """The schedstat files of the threads of process `pid` ("self": this one) but `skip`, and of its children's."""
+    files: list[str] = []
+    todo: list[int | str] = [pid]
+    while todo:
+        process = todo.pop()
+        try:
+            tids = os.listdir(f"/proc/{process}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            if tid != skip:
+                files.append(f"/proc/{process}/task/{tid}/schedstat")
+            if process != "self":
+                try:
+                    with open(f"/proc/{process}/task/{tid}/children", "rb") as children:
+                        todo.extend(int(child) for child in children.read().split())
+                except (OSError, ValueError):
+                    continue
+    return files
+
+
+class CPUWaits:
+    """While started, a daemon thread samples every TICK how long the run's processes have waited for a CPU: this
+    one (the harness's reader, the mock; not the sampler itself) and the IUT (`follow(pid)`: a launched gateway
+    and its children). Each sample is (time.monotonic(), seconds waited so far, all threads summed); the kernel
+    counts a wait when it ends, so a stretch's waits show by the first sample after the thread ran again. Linux only
+    (/proc/<pid>/task/<tid>/schedstat); elsewhere nothing waits and the timing rules judge as without it."""
+
+    def __init__(self, keep: int = 60_000) -> None:
+        self._samples: deque[tuple[float, float]] = deque(maxlen=keep)
+        self._pid: int | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._sampled = threading.Condition(self._lock)
+
+    def follow(self, pid: int | None) -> None:
+        """Count the waits of process `pid` and its children from the next sample on (None: the harness's only)."""
+        self._pid = pid
+
+    def start(self) -> CPUWaits:
+        """Start sampling (once: later calls do nothing)."""
+        with self._lock:
+            if self._thread is None and not self._stop.is_set():
+                self._thread = threading.Thread(target=self._watch, name="callproof-cpu-waits", daemon=True)
+                self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop sampling; the samples stay readable."""
+        self._stop.set()
+        with self._sampled:
+            thread = self._thread
+            self._sampled.notify_all()
+        if thread is not None:
+            thread.join(5)
+
+    def _watch(self) -> None:
+        me = str(threading.get_native_id())
+        last: dict[str, int] = {}
+        files: list[str] = []
+        followed: int | None = None
+        total = count = 0
+        while not self._stop.wait(TICK):
+            pid = self._pid
+            if count % RESCAN == 0 or pid != followed:  # threads and children come and go
+                files = _threads("self", me) + (_threads(pid) if pid is not None else [])
+                followed = pid
+            count += 1
+            now: dict[str, int] = {path: _schedstat(path) for path in files}
+            total += sum(max(0, waited - last.get(path, waited)) for path, waited in now.items())
+            last = now
+            with self._sampled:
+                self._samples.append((time.monotonic(), total / 1e9))
+                self._sampled.notify_all()
+
+    def between(self, start: float, end: float, patience: float = 1.0) -> tuple[tuple[float, float], ...]:
+        """The samples from the last one at or before `start` to the first one at or after `end`, waiting up to
+        `patience` seconds for that one while sampling runs."""
+        with self._sampled:
+            self._sampled.wait_for(lambda: self._thread is None or self._stop.is_set()
+                                   or (bool(self._samples) and self._samples[-1][0] >= end), patience)
+            samples = tuple(self._samples)
+        first = next((i for i in range(len(samples) - 1, -1, -1) if samples[i][0] <= start), 0)
+        last = next((i for i in range(first, len(samples)) if samples[i][0] >= end), len(samples) - 1)
+        return samples[first:last + 1]

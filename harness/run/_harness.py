@@ -41,7 +41,7 @@ from callproof.harness.outcome import result_of_adapter
 from callproof.harness.request import front_request, new_case_tag
 from callproof.harness.scenario import Scenario
 
-from ._calibrate import Calibration, calibrate, machine
+from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._client_play import judge_client_isolation, read_wire
 from ._config import RunConfig
@@ -81,6 +81,7 @@ class Harness:
         self._http_lock = threading.Lock()
         self._calibration: Calibration | None = None
         self._calibration_lock = threading.Lock()
+        self._waits = CPUWaits()  # sampled from the first gateway case on: the timing rules read them
 
     # -- planning --
 
@@ -134,6 +135,7 @@ class Harness:
         return self._adapter
 
     def close(self) -> None:
+        self._waits.stop()
         if self._iut is not None:
             self._iut.stop()
         if self._mock is not None:
@@ -190,7 +192,8 @@ class Harness:
         journal = self.mock.journal
         requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
-        return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes))
+        waits = self._waits.between(requests[0].time, time.monotonic()) if requests else ()
+        return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes), waits)
 
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""
@@ -211,6 +214,8 @@ class Harness:
         except IUTError as exc:
             run.error, run.details["setup_error"] = str(exc), True
             return
+        self._waits.follow(iut.pid if isinstance(iut, LaunchedIUT) else None)
+        self._waits.start()
         answer, problem = self._front(iut, run.request)
         run.details["front_url"] = iut.front_url
         if answer is None:
@@ -298,7 +303,7 @@ class Harness:
         details = dict(run.details)
         if slack is not None and run.answer is not None and run.upstream is not None:
             details.update(forwarding_latency(run.answer.events, run.upstream.writes))
-            details["calibration"] = {**self.calibration.to_json(), **machine()}
+            details["calibration"] = {**self.calibration.to_json(), **machine(), **cpu_wait(run.upstream)}
         if run.error is not None:
             return CaseResult(spec, "error", message=run.error, seconds=run.seconds, details=details)
         if run.over_limit is not None:

@@ -202,6 +202,11 @@ class LaunchedIUT:
     def exit_status(self) -> int | None:
         return None if self._process is None else self._process.poll()
 
+    @property
+    def pid(self) -> int | None:
+        """The launched process's id while it runs (its children are its own: a process group)."""
+        return self._process.pid if self.alive() and self._process is not None else None
+
     def stop(self) -> None:
         """SIGTERM the whole process group (the gateway and whatever it started), SIGKILL it after 3 s."""
         process = self._process

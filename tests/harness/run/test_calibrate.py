@@ -1,0 +1,56 @@
+"""The run's CPU waits (harness/run/_calibrate.py, CPUWaits): the kernel's count of how long a followed process was
+runnable but waiting for a CPU, sampled while the run plays; the timing rules read them (tests/harness/judge/
+test_streaming.py)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from callproof.harness.judge import waited
+from callproof.harness.run._calibrate import CPUWaits
+
+HOG = [sys.executable, "-c", "while True: pass"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/schedstat").exists() or not hasattr(os, "sched_setaffinity"),
+                    reason="the kernel's per-thread CPU waits are read from /proc/<pid>/task/<tid>/schedstat (Linux)")
+def test_a_followed_process_that_shares_its_cpu_with_a_competitor_shows_its_waits() -> None:
+    """Two CPU-bound processes on one CPU: each waits about half the time, whatever else the machine does (more
+    load only makes the waits longer), and the followed one's waits reach the samples."""
+    cpu = min(os.sched_getaffinity(0))
+    hogs = [subprocess.Popen(HOG) for _ in range(2)]
+    waits = CPUWaits()
+    try:
+        for hog in hogs:
+            os.sched_setaffinity(hog.pid, {cpu})
+        waits.follow(hogs[0].pid)
+        waits.start()
+        time.sleep(0.1)  # the first samples, then a stretch of half a second
+        start = time.monotonic()
+        time.sleep(0.5)
+        end = time.monotonic()
+        samples = waits.between(start, end)
+    finally:
+        waits.stop()
+        for hog in hogs:
+            hog.kill()
+            hog.wait(10)
+    assert samples[0][0] <= start and samples[-1][0] >= end
+    assert all(a[1] <= b[1] for a, b in itertools.pairwise(samples))  # a running count
+    assert waited(samples, start, end) >= 0.1  # about 0.25 s on an idle machine
+
+
+def test_stopped_waits_answer_at_once_with_what_was_sampled() -> None:
+    waits = CPUWaits().start()
+    time.sleep(0.05)
+    waits.stop()
+    began = time.monotonic()
+    samples = waits.between(0.0, began + 60, patience=30)  # no sample comes after the stop: no waiting for one
+    assert time.monotonic() - began < 10 and len(samples) >= 1
