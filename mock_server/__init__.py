@@ -9,6 +9,7 @@ from ._clock import Clock, RealClock, SwitchClock, VirtualClock
 from ._journal import Journal, JournalEnd, JournalRequest, JournalWrite
 from ._planning import make_plan
 from ._player import Plan, Write
+from ._pytest import MockOptions, begin_fixture_test, end_fixture_test, start_fixture_server
 from ._record import RecordServer, record_forever
 from ._respx import route_to_mock
 from ._serve import ExposedControlError, MockServer, is_loopback, serve_forever
@@ -20,6 +21,7 @@ __all__ = [
     "JournalEnd",
     "JournalRequest",
     "JournalWrite",
+    "MockOptions",
     "MockServer",
     "Plan",
     "RealClock",
@@ -29,12 +31,15 @@ __all__ = [
     "SwitchClock",
     "VirtualClock",
     "Write",
+    "begin_fixture_test",
     "bundled_scenarios",
     "create_app",
+    "end_fixture_test",
     "is_loopback",
     "load_scenarios",
     "make_plan",
     "record_forever",
     "route_to_mock",
     "serve_forever",
+    "start_fixture_server",
 ]

@@ -1,5 +1,6 @@
-"""What the `callproof_mock` fixture does, kept out of the thin plugin module: option handling, the per-worker
-server, the reset between tests and the teardown check for requests no scenario answered."""
+"""What the `callproof_mock` fixture does, kept out of the thin plugin module (which keeps the fixtures and only
+calls these): the per-process server, the marker's options, the clock and reset before each test, and the teardown
+check for requests no scenario answered and sequences left unfinished."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ._clock import RealClock, SwitchClock, VirtualClock
 from ._journal import JournalRequest
 from ._serve import MockServer
 
-__all__ = ["MockOptions", "reset", "start_server", "unexpected_requests", "unplayed_legs", "use_clock"]
+__all__ = ["MockOptions", "begin_fixture_test", "end_fixture_test", "start_fixture_server"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,7 @@ class MockOptions:
             ) from None
 
 
-def start_server(scenario_paths: Sequence[str], seed: int, root: Path) -> MockServer:
+def start_fixture_server(scenario_paths: Sequence[str], seed: int, root: Path) -> MockServer:
     """A strict mock on 127.0.0.1 with an ephemeral port: the bundled corpus plus the user's scenario files."""
     scenarios: dict[str, Scenario] = dict(bundled_scenarios())
     if scenario_paths:
@@ -62,18 +63,41 @@ def start_server(scenario_paths: Sequence[str], seed: int, root: Path) -> MockSe
     return MockServer(scenarios, strict=True, seed=seed, clock=SwitchClock()).start()
 
 
-def use_clock(server: MockServer, virtual: bool) -> None:
+def begin_fixture_test(
+    server: MockServer, markers: Sequence[Mapping[str, Any]], virtual_clock: bool,
+) -> MockOptions:
+    """Ready the fixture's server for one test: the options of its `callproof_mock` markers (closest first), the
+    clock (virtual when the options say so, else when `virtual_clock`, the ini setting, does), an empty journal and
+    fresh chaos counters."""
+    options = MockOptions.from_markers(markers)
+    _use_clock(server, virtual_clock if options.virtual_clock is None else options.virtual_clock)
+    _reset(server)
+    return options
+
+
+def end_fixture_test(server: MockServer, options: MockOptions) -> str | None:
+    """After the test: back on the real clock; the teardown's failure message (requests that selected no scenario,
+    sequences left unfinished, as `options` ask), or None."""
+    _use_clock(server, False)
+    messages = [
+        _unexpected_requests(server.journal.requests()) if options.assert_all_matched else None,
+        _unplayed_legs(server.app.state.sequences.unplayed()) if options.assert_all_legs_played else None,
+    ]
+    return "\n".join(m for m in messages if m) or None
+
+
+def _use_clock(server: MockServer, virtual: bool) -> None:
     """Play the next test's scripted delays on a fresh virtual clock (at once), or on the real one."""
     if isinstance(server.clock, SwitchClock):
         server.clock.target = VirtualClock(time.monotonic()) if virtual else RealClock()
 
 
-def reset(server: MockServer) -> None:
+def _reset(server: MockServer) -> None:
     """Empty the journal and restart the per-scenario chaos counters (POST /_callproof/reset)."""
     httpx.post(f"{server.root_url}/_callproof/reset", timeout=10).raise_for_status()
 
 
-def unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
+def _unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
     """None when every request selected a scenario; otherwise the failure message, one bullet per request."""
     missed = [r for r in requests if r.scenario is None and not r.path.startswith("/_callproof/")]
     if not missed:
@@ -92,7 +116,7 @@ def _model(body: JSONData) -> JSONData:
     return body.get("model") if isinstance(body, dict) else None
 
 
-def unplayed_legs(rows: Sequence[Mapping[str, Any]]) -> str | None:
+def _unplayed_legs(rows: Sequence[Mapping[str, Any]]) -> str | None:
     """None when every sequence begun was played to its last leg; otherwise the failure message."""
     if not rows:
         return None

@@ -8,7 +8,9 @@ alone assembles and writes the report, with or without xdist.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +20,7 @@ from typing import IO, Any
 
 import pytest
 
+from callproof.harness._options import plugin_text, redact_argv
 from callproof.harness.judge import CaseResult, CaseSpec
 from callproof.harness.report_model import (
     Baseline,
@@ -39,12 +42,24 @@ from callproof.harness.run import (
     build_report,
     case_of,
     interrupted_by,
+    iut_groups,
     run_scenarios,
     scenario_set_hash,
+    setup_problem,
 )
 from callproof.harness.scenario import ScenarioError
 
-__all__ = ["PROPERTY", "Collector", "Judged", "SuiteSession", "load_optional_baseline", "plan", "verdict"]
+__all__ = [
+    "PROPERTY",
+    "Collector",
+    "Judged",
+    "SuiteSession",
+    "check_setup",
+    "load_optional_baseline",
+    "plan",
+    "start_collector",
+    "verdict",
+]
 
 #: The user_properties key carrying a case's JSON from the process that ran it to the controller.
 PROPERTY = "callproof_case"
@@ -56,6 +71,35 @@ def plan(config: RunConfig) -> list[CaseSpec]:
         return Harness(config).cases()
     except ScenarioError as exc:
         raise pytest.UsageError(str(exc)) from None
+
+
+def check_setup(config: pytest.Config, run: RunConfig) -> None:
+    """The controller's checks before any case runs, each failing as a usage error: the run's setup (IUT, outputs,
+    workers) and the baseline file."""
+    workers = config.getoption("numprocesses", None) or 0
+    report = config.getoption("callproof_report")
+    outputs = [] if not report else [("--report", Path(report)), ("--report", Path(report).with_suffix(".jsonl"))]
+    problem = setup_problem(run, outputs, workers if isinstance(workers, int) else 1)
+    if problem is not None:
+        raise pytest.UsageError(plugin_text(problem))
+    baseline = load_optional_baseline(config.getoption("callproof_baseline"))  # a bad file: usage error, now
+    if config.getoption("callproof_strict_baseline") and baseline is None:
+        raise pytest.UsageError("--callproof-strict-baseline needs --callproof-baseline FILE: the baseline whose "
+                                "stale entries fail the run")
+
+
+def start_collector(config: pytest.Config, run: RunConfig, stack: contextlib.ExitStack) -> None:
+    """On the controller: no launched IUT outlives the session (whichever process launched it, undone by `stack`),
+    and the `Collector` that writes the report is registered."""
+    stack.enter_context(iut_groups())
+    report = config.getoption("callproof_report")
+    program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
+    command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
+    strict = load_optional_baseline(config.getoption("callproof_baseline")) \
+        if config.getoption("callproof_strict_baseline") else None
+    collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None,
+                          strict_baseline=strict)
+    config.pluginmanager.register(collector, "callproof-collector")
 
 
 def load_optional_baseline(path: str | None) -> Baseline | None:

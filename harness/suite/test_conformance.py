@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from callproof.harness.plugin._suite import Judged, verdict
+from callproof.harness.plugin import Judged, verdict
 
 
 def test_conformance(callproof_result: Judged) -> None:
