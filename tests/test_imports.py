@@ -1,6 +1,7 @@
-"""Import hygiene: the core loads no framework and no mock, and function-level imports of callproof modules stay
-few, each a commented start-up guard (issue #11 item 2). The floors' layering itself is `lint-imports`' job
-([tool.importlinter] in pyproject.toml, run by `make lint`)."""
+"""Import hygiene: the core loads no framework and no mock, function-level imports of callproof modules stay few,
+each a commented start-up guard (issue #11 item 2), and packages meet at public seams: no module imports another
+package's private module or name, nor its own package's `__init__` (issue #24 item 5). The floors' layering itself is
+`lint-imports`' job ([tool.importlinter] in pyproject.toml, run by `make lint`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The source folders of the installed packages (pyproject.toml [tool.setuptools.package-dir]) that hold code.
-PACKAGE_DIRS = ("harness", "mock_server", "reports")
+#: The source folders of the installed packages (pyproject.toml [tool.setuptools.package-dir]) that hold code, and
+#: the package each one is.
+PACKAGES = {"harness": "callproof.harness", "mock_server": "callproof.mock_server", "reports": "callproof.reports"}
+PACKAGE_DIRS = tuple(PACKAGES)
 #: What importing the core must not load: the web stack, the test and fuzzing frameworks, the mock.
 HEAVY = ("httpx", "hypothesis", "pytest", "respx", "starlette", "uvicorn", "callproof.mock_server")
 
@@ -112,4 +115,110 @@ def test_the_scan_finds_nested_relative_and_commented_imports(tmp_path: Path) ->
         ("harness/m.py", 5, "callproof.mock_server", True),
         ("harness/m.py", 7, "._x", True),
         ("harness/m.py", 9, "callproof", False),
+    ]
+
+
+def _names(root: Path, path: Path) -> tuple[str, str]:
+    """(module, package) of a package source file: harness/check/_sse.py is callproof.harness.check._sse in
+    callproof.harness.check; an `__init__.py` is its package."""
+    parts = path.relative_to(root).with_suffix("").parts
+    names = [PACKAGES[parts[0]], *parts[1:]]
+    if names[-1] == "__init__":
+        names.pop()
+        return ".".join(names), ".".join(names)
+    return ".".join(names), ".".join(names[:-1])
+
+
+def _private_owner(target: str) -> str | None:
+    """The package a dotted name is private to (callproof.x._m.y -> callproof.x), or None when it is public."""
+    parts = target.split(".")
+    for index, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[:index])
+    return None
+
+
+def seam_violations(root: Path) -> list[str]:
+    """Each import in the package sources (module level or in a function) of a private module or name of another
+    package (`callproof.x._m` or `from callproof.x import _n` outside callproof.x), and each import of a module's own
+    package `__init__` (`from callproof.x import N` or `from . import N` in callproof.x.m, N no submodule; a
+    package's `__main__`, run by `python -m` once its package is imported, may take its entry point from it)."""
+    found: list[str] = []
+    for folder in PACKAGES:
+        for path in sorted((root / folder).rglob("*.py")):
+            module, package = _names(root, path)
+            where = f"{path.relative_to(root).as_posix()}"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+                if isinstance(node, ast.Import):
+                    sources = [alias.name for alias in node.names]
+                    targets = list(sources)
+                    names: list[str] = []
+                elif isinstance(node, ast.ImportFrom):
+                    if node.level:
+                        base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                        sources = [".".join([*base, *([node.module] if node.module else [])])]
+                    else:
+                        sources = [node.module or ""]
+                    names = [alias.name for alias in node.names]
+                    targets = [sources[0], *(f"{sources[0]}.{name}" for name in names)]
+                else:
+                    continue
+                for target in targets:  # one finding a statement: its module when private, else its first name
+                    owner = _private_owner(target) if target.startswith("callproof.") else None
+                    if owner is not None and module != owner and not module.startswith(owner + "."):
+                        found.append(f"{where}:{node.lineno}: imports {target}, private to {owner}: export the "
+                                     f"name from {owner} (its __all__) and import it from there")
+                        break
+                if module == package or path.name == "__main__.py" or package not in sources:
+                    continue
+                defined = [n for n in names if not ((path.parent / f"{n}.py").exists() or (path.parent / n).is_dir())]
+                if isinstance(node, ast.Import) or defined:
+                    found.append(f"{where}:{node.lineno}: imports its own package {package} (its __init__): import "
+                                 "the name from the module of the package that defines it")
+    return found
+
+
+def test_packages_meet_at_public_seams() -> None:
+    violations = seam_violations(ROOT)
+    assert violations == [], "\n".join(violations)
+
+
+def test_the_seam_scan_finds_planted_violations(tmp_path: Path) -> None:
+    """The scan itself, over a small synthetic tree: what counts (another package's private module or name, absolute,
+    relative or in a function; the own package's __init__, absolute, relative or `import`) and what does not (a
+    package's own private modules, an ancestor's, a submodule by name, a package's __main__)."""
+    files = {
+        "harness/__init__.py": "from .check._sse import P\nfrom ._types import T\n",  # callproof.harness
+        "harness/_types.py": "T = int\n",
+        "harness/__main__.py": "from . import main\n",
+        "harness/check/__init__.py": "from ._sse import P\n",
+        "harness/check/_sse.py": "from callproof.harness._types import T\nfrom ._lines import L\nP = 1\n",
+        "harness/check/_lines.py": "from . import _sse\nfrom callproof.harness.check import _sse as s\nL = 1\n",
+        "harness/judge/_rules.py": (
+            "from callproof.harness.check import P\n"
+            "from callproof.harness.check._sse import P as Q\n"
+            "from ..check import _lines\n"
+            "from callproof.harness.judge import R\n"
+            "from . import S\n"
+            "import callproof.harness.judge\n"
+            "def f():\n"
+            "    from callproof.mock_server._pytest import start\n"
+        ),
+        "mock_server/__init__.py": "",
+        "mock_server/_pytest.py": "from callproof.harness import T\nfrom callproof.harness._types import T as U\n",
+        "reports/__init__.py": "",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    found = [line.split(": ", 2)[:2] for line in seam_violations(tmp_path)]
+    assert found == [
+        ["harness/__init__.py:1", "imports callproof.harness.check._sse, private to callproof.harness.check"],
+        ["harness/judge/_rules.py:2", "imports callproof.harness.check._sse, private to callproof.harness.check"],
+        ["harness/judge/_rules.py:3", "imports callproof.harness.check._lines, private to callproof.harness.check"],
+        ["harness/judge/_rules.py:4", "imports its own package callproof.harness.judge (its __init__)"],
+        ["harness/judge/_rules.py:5", "imports its own package callproof.harness.judge (its __init__)"],
+        ["harness/judge/_rules.py:6", "imports its own package callproof.harness.judge (its __init__)"],
+        ["harness/judge/_rules.py:8", "imports callproof.mock_server._pytest, private to callproof.mock_server"],
+        ["mock_server/_pytest.py:2", "imports callproof.harness._types, private to callproof.harness"],
     ]
