@@ -153,6 +153,7 @@ def test_malformed_sends_one_event_of_invalid_json(mock: Mock, dialect: Dialect)
         json.loads(event.data)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_stall_sends_no_bytes_for_the_scripted_time(mock: Mock, dialect: Dialect) -> None:
     # Two events at once, then nothing until 200 ms, then the rest at once.
@@ -186,17 +187,20 @@ def test_crlf_framing_has_only_crlf_line_ends(mock: Mock, dialect: Dialect) -> N
     assert events_of(got.body) == events_of(normal)
 
 
+@pytest.mark.timing
 def test_slow_first_byte_delays_the_response_headers(mock: Mock) -> None:
     got, _ = timed(mock, DIALECTS[0], "f_slow_first_byte", [0.150])
     assert got.headers_at - mock.server.journal.requests()[-1].start >= 0.150 - EARLY
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_raw_frames_are_played_verbatim_with_their_delays(mock: Mock, dialect: Dialect) -> None:
     got, _ = timed(mock, dialect, "f_raw", [0.0, GAP_MS / 1000])
     assert [c for _, c in got.chunks] == [b'data: {"raw":1}\n\n', b'data: {"raw":2}\n\n']
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_scripted_gaps_are_kept_on_the_wire(mock: Mock, dialect: Dialect) -> None:
     normal = expected_stream(dialect, "t_gap", request_body(dialect, "t_gap"))
@@ -211,6 +215,7 @@ def test_scripted_gaps_are_kept_on_the_wire(mock: Mock, dialect: Dialect) -> Non
     print(f"{dialect}: lateness ms {late}; gap error ms median {statistics.median(errors):+.2f}")
 
 
+@pytest.mark.timing
 def test_time_to_first_token_holds_back_the_first_content_frame(mock: Mock) -> None:
     # Frames before the first content delta go out at once, the rest together at 150 ms.
     got, _ = timed(mock, DIALECTS[0], "t_ttft", [0.0, 0.150])

@@ -14,6 +14,8 @@ import pytest
 from callproof.mock_server import MockServer
 from callproof.mock_server._hold import Holds
 
+pytestmark = pytest.mark.timing  # `make test-under-load` runs them beside CPU-bound competitors too
+
 TOKEN = "hold-token"
 
 

@@ -219,6 +219,7 @@ def _gaps(url: str, body: dict[str, object], headers: dict[str, str]) -> tuple[b
     return b"".join(chunks), [(b - a) * 1000.0 for a, b in itertools.pairwise(times)]
 
 
+@pytest.mark.timing
 def test_delays_are_recorded_as_measured_and_replayed(tmp_path: Path) -> None:
     """timing_explicit_delays pauses 50 ms and 200 ms before content deltas: the recording keeps one measured delay per
     frame (raw frames' delay_ms) and per content delta (structured delays_ms), and the replay plays them again, which

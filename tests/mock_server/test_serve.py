@@ -150,6 +150,7 @@ def test_callproof_mock_reports_a_busy_port() -> None:
     assert proc.returncode == 2 and f"cannot serve on 127.0.0.1:{port}" in proc.stderr
 
 
+@pytest.mark.timing
 def test_callproof_mock_virtual_clock_plays_a_timing_scenario_at_once(tmp_path: Path) -> None:
     journal = tmp_path / "j.jsonl"
     proc, url = _start_cli("--virtual-clock", "--journal", str(journal))
@@ -165,8 +166,9 @@ def test_callproof_mock_virtual_clock_plays_a_timing_scenario_at_once(tmp_path: 
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=20)
-    assert response.status_code == 200 and wall < 0.1  # 300 ms of scripted first-token wait, played at once
     records = [json.loads(line) for line in journal.read_text().splitlines()]
     request = [r for r in records if r["kind"] == "request"][-1]
     times = [r["time"] - request["start"] for r in records if r["kind"] == "write" and r["request"] == request["id"]]
-    assert times[-1] >= 0.3  # the journal keeps the scripted schedule
+    assert times[-1] >= 0.3  # the journal keeps the scripted schedule (300 ms of first-token wait, then gaps) ...
+    # ... which the answer took less than: a real clock never plays a schedule early, however loaded the machine
+    assert response.status_code == 200 and wall < times[-1]

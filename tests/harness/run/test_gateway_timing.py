@@ -11,6 +11,8 @@ from tests import fakes
 
 CASES = ("timing_explicit_delays", "timing_tokens_per_second")
 
+pytestmark = pytest.mark.timing  # `make test-under-load` runs them beside CPU-bound competitors too
+
 
 @pytest.fixture(autouse=True)
 def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:

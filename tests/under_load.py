@@ -1,0 +1,71 @@
+"""Run the timing-sensitive tests (`-m timing`) beside CPU-bound competitors: `make test-under-load`.
+
+    python -m tests.under_load [--hogs 2] [--timeout 300] [pytest arguments ...]
+
+A test that holds only on an idle machine is a test that fails on a busy CI runner or a laptop compiling something.
+This starts `--hogs` processes that spin (`while True: pass`), runs `pytest -m timing` with the remaining arguments,
+and stops the hogs whatever happens: pytest passing or failing, the `--timeout` (the run is killed and fails), or
+Ctrl-C. The exit status is pytest's (1 on the timeout). The hogs are this script's own children, stopped by their
+process ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+#: One CPU-bound competitor: a Python process that never sleeps.
+HOG = (sys.executable, "-c", "while True: pass")
+
+
+def _stop(hogs: Sequence[subprocess.Popen[bytes]], tests: subprocess.Popen[bytes] | None) -> None:
+    """Kill each hog, and pytest's session (its xdist workers too) if it still runs; reap them."""
+    for hog in hogs:
+        if hog.poll() is None:
+            hog.kill()
+    if tests is not None and tests.poll() is None:
+        os.killpg(tests.pid, signal.SIGKILL)
+    for process in [*hogs, *([tests] if tests is not None else [])]:
+        process.wait(10)  # a generous bound, only so that none is left behind
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM ends the run like Ctrl-C: through the `finally` that stops the hogs."""
+    raise SystemExit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.under_load", description=__doc__.splitlines()[0])
+    parser.add_argument("--hogs", type=int, default=2, help="CPU-bound competitors beside the tests (default 2)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds before the run is killed (default 300)")
+    options, pytest_args = parser.parse_known_args(argv)
+    signal.signal(signal.SIGTERM, _terminated)
+    hogs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(options.hogs)]
+    tests: subprocess.Popen[bytes] | None = None
+    began = time.monotonic()
+    try:
+        # its own session, so that a timeout or Ctrl-C here stops its xdist workers with it
+        tests = subprocess.Popen([sys.executable, "-m", "pytest", "-m", "timing", *pytest_args],
+                                 start_new_session=True)
+        try:
+            code = tests.wait(options.timeout)
+        except subprocess.TimeoutExpired:
+            print(f"tests.under_load: the timing tests took over {options.timeout:.0f} s beside {options.hogs} "
+                  "CPU-bound competitors; killed", file=sys.stderr)
+            code = 1
+    finally:
+        _stop(hogs, tests)
+    print(f"tests.under_load: `pytest -m timing` beside {options.hogs} CPU-bound competitors: exit {code} in "
+          f"{time.monotonic() - began:.0f} s")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
