@@ -1,6 +1,7 @@
-"""`callproof report`: convert a JSON or JSON Lines report to another format; and the report files `callproof run`
-writes beside its JSON. Every format is rendered from the JSON alone, as its row of the format registry
-(`callproof.reports.FORMATS`) says: the `--format` choices are the registry's names."""
+"""`callproof report`: convert a JSON or JSON Lines report to another format, or merge the reports of a run's shards
+into one (`--merge`, docs/ci.md#shards); and the report files `callproof run` writes beside its JSON. Every format is
+rendered from the JSON alone, as its row of the format registry (`callproof.reports.FORMATS`) says: the `--format`
+choices are the registry's names."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from callproof import reports
-from callproof.harness.report_model import Report
+from callproof.harness.report_model import MergeError, Report, merge_reports, read_report
 
 from ._exit import ExitCode
 from ._flags import Subparsers
@@ -21,12 +22,17 @@ __all__ = ["add_parser", "emit", "render", "run", "write_formats"]
 
 def add_parser(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser(
-        "report", help="convert a report to Markdown, HTML, JUnit XML or a badge",
+        "report", help="convert a report to Markdown, HTML, JUnit XML or a badge; merge the reports of shards",
         description="Render a JSON report (or the JSON Lines report of a run cut off mid-way, shown as incomplete) "
-                    "in another format. Several reports with --format html give a side-by-side matrix.",
+                    "in another format. Several reports with --format html give a side-by-side matrix. With --merge, "
+                    "the reports of every shard of one run (--shard I/N) become the one report of the whole run "
+                    "(JSON unless --format says otherwise).",
     )
     parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT", help="report.json or report.jsonl")
-    parser.add_argument("--format", choices=[f.name for f in reports.FORMATS], required=True, help="output format")
+    parser.add_argument("--format", choices=[f.name for f in reports.FORMATS], help="output format (required, "
+                        "but with --merge: json by default)")
+    parser.add_argument("--merge", action="store_true", help="merge the reports of every shard of one run (--shard "
+                        "I/N) into the whole run's report")
     parser.add_argument("-o", "--output", type=Path, metavar="OUT", help="write here instead of standard output")
 
 
@@ -49,10 +55,18 @@ def emit(text: str, output: Path | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.format is None and not args.merge:
+        print("callproof report: give --format (one of " + ", ".join(f.name for f in reports.FORMATS) + "), or "
+              "--merge to join the reports of shards", file=sys.stderr)
+        return ExitCode.USAGE
     try:
-        loaded = [reports.read_report(path) for path in args.reports]
-        emit(render(args.format, loaded), args.output)
-    except (reports.ReportError, ValueError) as exc:
+        if args.merge:
+            merged = merge_reports([(str(path), read_report(path)) for path in args.reports])
+            emit(render(args.format or "json", [merged]), args.output)
+        else:
+            loaded = [reports.read_report(path) for path in args.reports]
+            emit(render(args.format, loaded), args.output)
+    except (reports.ReportError, MergeError, ValueError) as exc:
         print(f"callproof report: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     return ExitCode.OK

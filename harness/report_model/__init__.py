@@ -24,6 +24,7 @@ from ._model import (
     TimelineEvent,
     nothing_judged,
 )
+from ._shard import MergeError, Shard, merge_reports, unsharded_command
 from ._validate import ReportError
 
 #: The report's evidence of a violation (named apart from the catalogue's `Evidence`, which the checkers produce).
@@ -41,20 +42,24 @@ __all__ = [
     "CaseOutcome",
     "Evidence",
     "Level",
+    "MergeError",
     "Platform",
     "Report",
     "ReportError",
     "ReportEvidence",
     "ReportViolation",
     "RuleOutcome",
+    "Shard",
     "Summary",
     "Target",
     "TimelineEvent",
     "format_baseline",
     "load_baseline",
+    "merge_reports",
     "nothing_judged",
     "read_report",
     "stale_entries",
+    "unsharded_command",
     "write_jsonl_case",
     "write_jsonl_footer",
     "write_jsonl_header",

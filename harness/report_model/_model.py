@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeAlias, cast, get_args
 from callproof.harness._types import Dialect, JSONData, JSONValue
 from callproof.harness.catalogue import Profile, RuleResult
 
+from ._shard import Shard
 from ._target import Platform, Target, _extra
 from ._validate import validate_report
 
@@ -328,15 +329,20 @@ class Report:
     summary: Summary
     cases: tuple[Case, ...]
     format: int = REPORT_FORMAT
+    #: `--shard I/N`: the run judged this slice of its cases (docs/ci.md#shards); None: every case.
+    shard: Shard | None = None
+    #: Why the run stopped before every case ran (`--max-consecutive-errors`); None: it was not stopped early.
+    stopped: str | None = None
 
     @classmethod
     def new(cls, *, version: str, profile: Profile, target: Target, command: Iterable[str], scenario_set: str,
             started_at: str, duration_s: float, cases: Iterable[Case], complete: bool = True,
-            platform: Platform | None = None) -> Report:
+            platform: Platform | None = None, shard: Shard | None = None, stopped: str | None = None) -> Report:
         """A run's report: cases sorted by id, the summary computed from them."""
         ordered = tuple(sorted(cases, key=lambda c: c.id))
         return cls(version, profile, target, tuple(command), scenario_set, platform or Platform.current(),
-                   started_at, round(duration_s, 3), complete, Summary.of(ordered), ordered)
+                   started_at, round(duration_s, 3), complete, Summary.of(ordered), ordered, shard=shard,
+                   stopped=stopped)
 
     @classmethod
     def from_json(cls, data: JSONData, *, source: str = "report", validate: bool = True) -> Report:
@@ -350,14 +356,17 @@ class Report:
             scenario_set=data["scenario_set"], platform=Platform.from_json(data["platform"]),
             started_at=data["started_at"], duration_s=data["duration_s"], complete=data["complete"],
             summary=Summary.from_json(data["summary"]), cases=tuple(Case.from_json(c) for c in data["cases"]),
+            shard=Shard.from_json(data["shard"]) if "shard" in data else None, stopped=data.get("stopped"),
         )
 
     def to_json(self) -> dict[str, JSONValue]:
+        shard: dict[str, JSONValue] = {} if self.shard is None else {"shard": self.shard.to_json()}
         return {
             "format": self.format, "callproof_version": self.callproof_version, "profile": self.profile,
             "target": self.target.to_json(), "command": list(self.command), "scenario_set": self.scenario_set,
-            "platform": self.platform.to_json(), "started_at": self.started_at, "duration_s": self.duration_s,
-            "complete": self.complete, "summary": self.summary.to_json(), "cases": [c.to_json() for c in self.cases],
+            "platform": self.platform.to_json(), "started_at": self.started_at, **shard, "duration_s": self.duration_s,
+            "complete": self.complete, **({} if self.stopped is None else {"stopped": self.stopped}),
+            "summary": self.summary.to_json(), "cases": [c.to_json() for c in self.cases],
         }
 
     def nothing_judged(self) -> str | None:

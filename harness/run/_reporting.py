@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from callproof.harness._version import __version__
 from callproof.harness.check import escape_surrogates
 from callproof.harness.judge import CaseResult
-from callproof.harness.report_model import BaselineMark, Case, Report, RuleOutcome, Target, TimelineEvent
+from callproof.harness.report_model import BaselineMark, Case, Report, RuleOutcome, Shard, Target, TimelineEvent
 from callproof.harness.scenario import Scenario
 
 from ._config import RunConfig
@@ -49,8 +49,8 @@ def scenario_set_hash(scenarios: Iterable[Scenario]) -> str:
 
 def build_report(
     config: RunConfig, cases: Sequence[Case], *, started_at: str, duration_s: float, command: Sequence[str],
-    scenario_hash: str, complete: bool = True,
+    scenario_hash: str, complete: bool = True, shard: Shard | None = None, stopped: str | None = None,
 ) -> Report:
     return Report.new(version=__version__, profile=config.profile, target=Target.from_json(config.target_json()),
                       command=command, scenario_set=scenario_hash, started_at=started_at, duration_s=duration_s,
-                      cases=cases, complete=complete)
+                      cases=cases, complete=complete and stopped is None, shard=shard, stopped=stopped)
