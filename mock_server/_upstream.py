@@ -27,7 +27,7 @@ from ._plan_cache import PLAN_CACHE, plan_key
 from ._planning import make_plan
 from ._player import Plan, error_plan
 from ._registry import Registry
-from ._select import by_match, no_match
+from ._select import BY_MODEL, no_match, select
 from ._sequences import Sequences, choose_leg, session_of
 from .dialects import Dialect, RenderContext, Renderer
 
@@ -60,7 +60,7 @@ def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, An
         return marked, "marker [callproof:scenario=...]"
     model = body.get("model")
     if isinstance(model, str) and model.startswith(_MODEL_PREFIX) and len(model) > len(_MODEL_PREFIX):
-        return model[len(_MODEL_PREFIX) :], "model callproof/<id>"
+        return model[len(_MODEL_PREFIX) :], BY_MODEL
     return None, ""
 
 
@@ -141,7 +141,7 @@ class Upstream:
         wanted, how = select_scenario(headers, text, body)
         scenario, chosen, fallback, facts = self._select(wanted, how, dialect, body, case)
         if scenario is None:
-            plan = self._not_found(renderer, wanted, how) if facts is None else self._no_match(renderer, facts)
+            plan = self._not_found(renderer, wanted, how) if facts is None else self._no_match(renderer, facts, wanted)
             return plan, self._log(scope, start, 404, raw, dialect=dialect, stream=stream, case=case), start
         leg = None
         if scenario.legs:  # a sequence: the session's next leg answers (docs/mock.md#sequences)
@@ -185,11 +185,11 @@ class Upstream:
         self, wanted: str | None, how: str, dialect: Dialect, body: dict[str, Any], case: str | None,
     ) -> tuple[Scenario | None, str, tuple[tuple[str, str], ...], RequestFacts | None]:
         """The scenario answering a request that asked for `wanted` (`how`), how it was chosen, the fallback
-        headers when `default` stands in for an unknown id, and the request's facts when a match was tried."""
-        scenario = self.registry.find(wanted, case)
-        facts = None
-        if wanted is None:  # §3 step 4: the first scenario whose match holds (registered ones included)
-            scenario, how, facts = by_match(self.registry.visible(case).values(), dialect, body)
+        headers when `default` stands in for an unknown id, and the request's facts when a match was tried and
+        none held. §3 step 4: a request that named none, or an unknown id by model name, tries the match blocks
+        (registered scenarios' included)."""
+        scenario, how, facts = select(self.registry.find(wanted, case), wanted, how,
+                                      self.registry.visible(case).values(), dialect, body)
         fallback: tuple[tuple[str, str], ...] = ()
         if scenario is None and not self.strict:
             scenario = self.scenarios.get("default")
@@ -254,8 +254,8 @@ class Upstream:
             message += f"; nearest ids: {', '.join(nearest)}." if nearest else "; see GET /_callproof/scenarios."
         return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
 
-    def _no_match(self, renderer: Renderer, facts: RequestFacts) -> Plan:
-        message, nearest = no_match(self.scenarios.values(), facts)
+    def _no_match(self, renderer: Renderer, facts: RequestFacts, wanted: str | None) -> Plan:
+        message, nearest = no_match(self.scenarios.values(), facts, wanted)
         return error_plan(renderer, 404, message, headers=[("x-callproof-nearest", ",".join(nearest))])
 
     def _nearest(self, wanted: str) -> list[str]:

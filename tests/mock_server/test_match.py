@@ -123,3 +123,39 @@ def test_lenient_plays_default_when_nothing_matches(lenient: MockServer) -> None
     answer = _post(lenient, "chat", _body("chat", "rain in Oslo"))
     assert answer.status_code == 200 and answer.headers["x-callproof-scenario"] == "default"
     assert lenient.journal.requests()[0].how == "default"
+
+
+def test_a_model_name_naming_no_scenario_goes_on_to_match(strict: MockServer) -> None:
+    """The model name is also a fact a match reads: `callproof/<id>` for an id the mock lacks is not yet unknown."""
+    strict.journal.reset()
+    body = _body("chat", "the weather in Paris", model="callproof/not_loaded_here")
+    answer = _post(strict, "chat", body)
+    assert answer.status_code == 200 and answer.headers["x-callproof-scenario"] == "m_weather_chat"
+    (request,) = strict.journal.requests()
+    assert request.how == "match user_text.contains, dialect (no scenario 'not_loaded_here')"
+
+
+@pytest.mark.parametrize("selector", ["header", "marker"])
+def test_a_header_or_marker_naming_no_scenario_is_unknown_even_when_a_match_holds(
+        strict: MockServer, selector: str) -> None:
+    text = "the weather in Paris" + (" [callproof:scenario=not_loaded_here]" if selector == "marker" else "")
+    headers = {"x-callproof-scenario": "not_loaded_here"} if selector == "header" else {}
+    answer = _post(strict, "chat", _body("chat", text), **headers)
+    assert answer.status_code == 404
+    assert answer.json()["error"]["message"].startswith(f"Unknown scenario 'not_loaded_here' (from {selector}")
+
+
+def test_a_model_name_naming_no_scenario_when_no_match_holds_is_a_404_saying_both(strict: MockServer) -> None:
+    answer = _post(strict, "chat", _body("chat", "rain in Oslo", model="callproof/not_loaded_here"))
+    assert answer.status_code == 404
+    message = answer.json()["error"]["message"]
+    assert message.startswith("Unknown scenario 'not_loaded_here' (from model callproof/<id>) and no scenario's "
+                              "match holds (last user text 'rain in Oslo', model 'callproof/not_loaded_here'"), message
+    assert "m_weather (failed: user_text.regex)" in message
+
+
+def test_a_404_for_a_request_without_a_model_says_null(strict: MockServer) -> None:
+    body = _body("chat", "rain in Oslo")
+    del body["model"]
+    message = _post(strict, "chat", body).json()["error"]["message"]
+    assert "model null," in message and "None" not in message
