@@ -1,0 +1,148 @@
+"""Shards from the command line: `callproof run --shard I/N` (and the plugin's `--callproof-shard`) checked in one
+line, `callproof report --merge` in every format, and three shards of a run against the bundled reference gateway
+merging into the report one unsharded run writes, apart from timings."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from callproof import reports
+from callproof.harness.cli import main
+from callproof.harness.report_model import write_report
+from tests import fakes
+from tests.harness.report_model.test_shard import three
+
+ROOT = Path(__file__).resolve().parents[3]
+CALLPROOF = Path(sys.executable).parent / "callproof"
+SCHEMA = json.loads((ROOT / "schemas" / "report.schema.json").read_text(encoding="utf-8"))
+GATEWAY = f"{sys.executable} -m examples.gateway --upstream {{upstream}} --port {{port}}"
+#: A small selection: scenarios with calls, and the run-wide concurrent::isolation case.
+SELECTION = "one_call or parallel_two or text_before or concurrent"
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    ("0/3", "argument --shard: shard 0/3: I must be between 1 and N (1/3 to 3/3)"),
+    ("4/3", "argument --shard: shard 4/3: I must be between 1 and N (1/3 to 3/3)"),
+    ("1/0", "argument --shard: shard 1/0: I must be between 1 and N (1/1 to 1/1)"),
+    ("2", "argument --shard: expected I/N, shard I of N shards (e.g. 2/3), got '2'"),
+    ("a/b", "argument --shard: expected I/N, shard I of N shards (e.g. 2/3), got 'a/b'"),
+])
+def test_a_bad_shard_is_one_line_and_exit_2(value: str, error: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["run", "--launch", "gw {port}", "--shard", value])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == f"callproof: error: {error} (see `callproof run --help`)\n"
+
+
+def test_a_bad_durations_report_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["run", "--launch", "gw {port}", "--shard", "1/2", "--shard-durations", str(tmp_path / "no.json")])
+    assert caught.value.code == 2
+    assert capsys.readouterr().err == (f"callproof: error: argument --shard-durations: {tmp_path / 'no.json'}: no "
+                                       "such file; give the path of a report.json or report.jsonl (see `callproof "
+                                       "run --help`)\n")
+
+
+def test_the_plugin_checks_its_shard_the_same_way(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("-p", "callproof", "-p", "no:cacheprovider", "--pyargs", "callproof.suite",
+                                "--callproof-launch", "gw {port}", "--callproof-shard", "3/2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*argument --callproof-shard: shard 3/2: I must be between 1 and N (1/2 to 2/2)"])
+
+
+def _shards(tmp_path: Path) -> list[str]:
+    paths = []
+    for name, report in three():
+        write_report(tmp_path / name, report)
+        paths.append(str(tmp_path / name))
+    return paths
+
+
+@pytest.mark.parametrize("fmt", [f.name for f in reports.FORMATS])
+def test_report_merge_writes_every_format(fmt: str, tmp_path: Path) -> None:
+    out = tmp_path / f"merged-{fmt}"
+    assert main(["report", "--merge", *_shards(tmp_path), "--format", fmt, "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8")
+
+
+def test_report_merge_writes_json_by_default(tmp_path: Path) -> None:
+    assert main(["report", "--merge", *_shards(tmp_path), "-o", str(tmp_path / "merged.json")]) == 0
+    merged = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
+    jsonschema.validate(merged, SCHEMA)
+    assert merged["summary"]["cases"] == 5 and "shard" not in merged
+
+
+def test_report_merge_of_an_incomplete_set_names_the_missing_shards(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    first, _, third = _shards(tmp_path)
+    assert main(["report", "--merge", first, third, "-o", str(tmp_path / "merged.json")]) == 2
+    assert capsys.readouterr().err == ("callproof report: shard 2/3 missing: merge the reports of all 3 shards "
+                                       "(given: 1/3, 3/3)\n")
+    assert not (tmp_path / "merged.json").exists()
+
+
+def test_report_without_format_or_merge_is_one_line_and_exit_2(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", *_shards(tmp_path)[:1]]) == 2
+    assert capsys.readouterr().err == ("callproof report: give --format (one of md, html, junit, badge, badge-json, "
+                                       "json), or --merge to join the reports of shards\n")
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    return subprocess.run([str(CALLPROOF), *args], cwd=tmp_path, capture_output=True, text=True, env=env,
+                          timeout=300, check=False)
+
+
+#: What differs between two runs of the same cases: timings, timestamps, where the run wrote its report and the
+#: free ports it picked (the front URL's port in the cases' details).
+_TIMING = {"duration_s", "started_at", "t_ms", "seconds", "latency_ms", "cpu_wait_ms"}
+_PORT = re.compile(r"127\.0\.0\.1:\d+")
+_OUTPUT = ("--report", "--shard-durations")
+
+
+def normalised(report: dict[str, Any]) -> Any:
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in _TIMING}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return _PORT.sub("127.0.0.1:PORT", value) if isinstance(value, str) else value
+
+    data = strip(report)
+    command = data["command"]  # where each run wrote its report, and what balanced the shards
+    data["command"] = [a for i, a in enumerate(command) if a not in _OUTPUT and command[i - 1] not in _OUTPUT]
+    return data
+
+
+def test_three_shards_merge_into_the_report_of_one_run(tmp_path: Path) -> None:
+    whole = _run(tmp_path, "run", "--launch", GATEWAY, "-k", SELECTION, "--report", "whole.json")
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    sizes = []
+    for index in (1, 2, 3):  # balanced by the durations the whole run recorded
+        done = _run(tmp_path, "run", "--launch", GATEWAY, "-k", SELECTION, "--shard", f"{index}/3",
+                    "--shard-durations", "whole.json", "--report", f"shard{index}.json")
+        assert done.returncode == 0, done.stdout + done.stderr
+        shard = json.loads((tmp_path / f"shard{index}.json").read_text(encoding="utf-8"))
+        jsonschema.validate(shard, SCHEMA)
+        assert (shard["shard"]["index"], shard["shard"]["count"]) == (index, 3)
+        sizes.append(shard["summary"]["cases"])
+    assert all(sizes)  # every shard ran some of the selection
+    merged = _run(tmp_path, "report", "--merge", "shard1.json", "shard2.json", "shard3.json", "-o", "merged.json")
+    assert merged.returncode == 0, merged.stderr
+    one = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
+    union = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
+    jsonschema.validate(union, SCHEMA)
+    assert "concurrent::isolation" in {c["id"] for c in union["cases"]}
+    assert normalised(union) == normalised(one)
+    md = _run(tmp_path, "report", "--merge", "shard3.json", "shard1.json", "shard2.json", "--format", "md")
+    assert md.returncode == 0 and f"{one['summary']['cases']} cases: " in md.stdout
