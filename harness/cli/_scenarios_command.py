@@ -88,13 +88,13 @@ def _import(args: argparse.Namespace) -> int:
                                   description=f"{capture.dialect} {kind} imported from {Path(name).name}")
         text = json.dumps(scenario_file(scenario_id, f"Imported from {name}.", [scenario]), indent=2,
                           ensure_ascii=False)
-        parse_scenario_file(text, f"{scenario_id}.json")  # what is printed loads as it is
+        parse_scenario_file(text, "<stdout>")  # what is printed loads as it is, saved under any name
     except (InputError, ScenarioError) as exc:
         print(f"callproof scenarios import: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     sys.stdout.write(text + "\n")
-    print(f"callproof scenarios import: scenario {scenario_id!r} ({capture.dialect} {kind}); save it as "
-          f"{scenario_id}.json", file=sys.stderr)
+    print(f"callproof scenarios import: scenario {scenario_id!r} ({capture.dialect} {kind}); save it as any "
+          f"*.json (e.g. {scenario_id}.json) and load it with --scenarios PATH", file=sys.stderr)
     return ExitCode.OK
 
 

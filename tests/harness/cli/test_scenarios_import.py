@@ -116,3 +116,15 @@ def test_a_bad_id_and_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "cannot read" in capsys.readouterr().err
     assert main(["scenarios", "import", str(CAPTURES / "chat/openai/ok/text-only.sse"), "--id", "Bad-Id"]) == 2
     assert "not a scenario id" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["anything.json", "capture-2024-05-01.json", "imported_text_only.json"])
+def test_the_output_loads_under_any_file_name(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    assert main(["scenarios", "import", str(CAPTURES / "chat/openai/ok/text-only.sse")]) == 0
+    out = capsys.readouterr()
+    assert "save it as any *.json" in out.err
+    (tmp_path / name).write_text(out.out, encoding="utf-8")
+    assert list(load_scenarios([tmp_path])) == ["imported_text_only"]
+    assert list(load_scenarios([tmp_path / name])) == ["imported_text_only"]
+    assert main(["scenarios", "--no-bundled", "--scenarios", str(tmp_path / name)]) == 0
+    assert capsys.readouterr().out.startswith("imported_text_only ")

@@ -70,9 +70,6 @@ LOADER_ERRORS = [
     pytest.param("unknown_rule.json",
                  ["scenarios[0] (bad_unknown_rule).breaks.responses", "'RSP-ID-999'", "`callproof rules`"],
                  id="unknown-rule-in-breaks"),
-    pytest.param("feature_mismatch.json",
-                 ["$.feature", "'something_else'", "set feature to 'feature_mismatch'"],
-                 id="feature-is-not-the-file-name"),
     pytest.param("invalid_json.json", ["not valid JSON", "line 12 column 3", "fix the syntax"], id="invalid-json"),
     pytest.param("generated_not_json.json",
                  ["scenarios[0] (bad_generated).expect.tool_calls[0].arguments", "the generated text is not JSON",
@@ -93,6 +90,15 @@ def test_loader_rejects_a_bad_file_naming_file_place_and_fix(name: str, parts: l
     assert message.startswith(f"{path}: "), message
     missing = [part for part in parts if part not in message]
     assert missing == [], message
+
+
+def test_a_user_file_loads_under_any_name(tmp_path: Path) -> None:
+    """`feature` is a label: only the bundled corpus names each file after it."""
+    doc = {"feature": "something_else", "description": "a file named otherwise",
+           "scenarios": [dict(WRITTEN["text_only"], id="named_otherwise")]}
+    (tmp_path / "my capture (1).json").write_text(json.dumps(doc), encoding="utf-8")
+    loaded = load_scenarios([tmp_path])
+    assert list(loaded) == ["named_otherwise"] and loaded["named_otherwise"].feature == "something_else"
 
 
 def test_loader_schema_error_names_the_scenario_id() -> None:
