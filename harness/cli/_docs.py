@@ -145,11 +145,13 @@ def format_sections() -> dict[str, list[str]]:
     written = reports.run_formats(formats)
     run = ["| flag | default | what it does |", "|---|---|---|",
            *(f"| `{f.flag} {f.metavar}` | - | {f.run.help} |" for f in written if f.run is not None)]
-    usage = f"callproof report --format {{{','.join(f.name for f in formats)}}} [-o OUT] REPORT [REPORT ...]"
+    names = ",".join(f.name for f in formats)
+    usage = [f"callproof report --format {{{names}}} [-o OUT] REPORT [REPORT ...]",
+             f"callproof report --merge [--format {{{names}}}] [-o OUT] SHARD.json [SHARD.json ...]"]
     table = ["| `--format` | what | file | `callproof run` writes it with |", "|---|---|---|---|",
              *(f"| `{f.name}` | {f.what.replace('|', chr(92) + '|')} | `{f.extension}`, `{f.media_type}` | "
                f"{f'`{f.flag} {f.metavar}`' if f.run is not None else '-'} |" for f in formats)]
-    return {"run-formats": run, "report-formats": ["```", usage, "```", "", *table]}
+    return {"run-formats": run, "report-formats": ["```", *usage, "```", "", *table]}
 
 
 def cli_document(document: str) -> str:

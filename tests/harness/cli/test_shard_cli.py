@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 
 from callproof import reports
 from callproof.harness.cli import main
@@ -57,6 +58,13 @@ def test_the_plugin_checks_its_shard_the_same_way(pytester: pytest.Pytester) -> 
                                 "--callproof-launch", "gw {port}", "--callproof-shard", "3/2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*argument --callproof-shard: shard 3/2: I must be between 1 and N (1/2 to 2/2)"])
+
+
+def test_an_empty_shard_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = _run(tmp_path, "run", "--launch", GATEWAY, "-k", "text_before_call", "--shard", "2/2")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == ("callproof run: shard 2/2 got no case: the run selects fewer scenarios than there are "
+                           "shards; use fewer shards\n")
 
 
 def _shards(tmp_path: Path) -> list[str]:
@@ -146,3 +154,38 @@ def test_three_shards_merge_into_the_report_of_one_run(tmp_path: Path) -> None:
     assert normalised(union) == normalised(one)
     md = _run(tmp_path, "report", "--merge", "shard3.json", "shard1.json", "shard2.json", "--format", "md")
     assert md.returncode == 0 and f"{one['summary']['cases']} cases: " in md.stdout
+
+
+def _ci_workflow() -> dict[str, Any]:
+    """The sharded workflow docs/ci.md shows (its `## Shards` section's YAML block)."""
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8").split("## Shards", 1)[1]
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    workflow: dict[str, Any] = yaml.safe_load(block)
+    return workflow
+
+
+def test_the_documented_matrix_runs_each_shard_through_the_action() -> None:
+    jobs = _ci_workflow()["jobs"]
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert jobs["conformance"]["strategy"]["matrix"]["shard"] == [1, 2, 3]
+    step = next(s for s in jobs["conformance"]["steps"] if "callproof" in s["uses"])
+    assert set(step["with"]) <= set(action["inputs"])
+    assert "--shard ${{ matrix.shard }}/3" in step["with"]["args"]
+    download = next(s for s in jobs["report"]["steps"] if "download-artifact" in s.get("uses", ""))
+    assert download["with"]["pattern"] == step["with"]["artifact-name"].replace("${{ matrix.shard }}", "*")
+
+
+def test_the_documented_merge_step_runs_as_written(tmp_path: Path) -> None:
+    step = next(s for s in _ci_workflow()["jobs"]["report"]["steps"] if s.get("name") == "Merge the shards")
+    for index, (_, report) in enumerate(three(), start=1):  # as download-artifact lays the shards out
+        (tmp_path / "shards" / f"callproof-shard-{index}").mkdir(parents=True)
+        write_report(tmp_path / "shards" / f"callproof-shard-{index}" / "report.json", report)
+    summary = tmp_path / "summary.md"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary),
+           "PATH": f"{CALLPROOF.parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", step["run"]], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    merged = json.loads((tmp_path / "callproof-report" / "report.json").read_text(encoding="utf-8"))
+    assert merged["summary"]["cases"] == 5 and (tmp_path / "callproof-report" / "junit.xml").exists()
+    assert "5 cases: " in summary.read_text(encoding="utf-8")
