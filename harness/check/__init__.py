@@ -8,7 +8,7 @@ from ._capture import capture_kind, capture_text, check_capture, detect_front, n
 from ._chat import BODY_RULES as _CHAT_BODY_RULES
 from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
 from ._format import catalogue_markdown, format_report, summary_line
-from ._front import Sink, short
+from ._front import Sink, short, shown
 from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
@@ -42,5 +42,6 @@ __all__ = [
     "parse_sse",
     "schema_store",
     "short",
+    "shown",
     "summary_line",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
-from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, validate
+from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, shown, validate
 from ._schemas import FrontSchemas
 
 __all__ = ["BODY_RULES", "AnthropicChecker"]
@@ -65,19 +65,19 @@ class AnthropicChecker:
             return
         etype = meta.type
         if index == 0 and etype != "message_start":
-            sink.add("ANT-LIFE-001", f"the first event is {etype!r}, not 'message_start'",
+            sink.add("ANT-LIFE-001", f"the first event is {shown(etype)}, not 'message_start'",
                      meta.evidence("$.type", "message_start", etype))
         elif etype == "message_start" and self._started:
             sink.add("ANT-LIFE-001", "'message_start' occurs a second time", meta.evidence("$.type"))
         if self._end is not None:
             if not self._after_end_reported:
                 self._after_end_reported = True
-                sink.add("ANT-LIFE-002", f"{etype!r} follows {self._end.type!r} (event #{self._end.index})",
+                sink.add("ANT-LIFE-002", f"{shown(etype)} follows {shown(self._end.type)} (event #{self._end.index})",
                          meta.evidence("$.type"))
             return
         validator = self._schemas.events.get(etype or "")
         if validator is None:
-            sink.add("ANT-SCHEMA-002", f"unknown event type {etype!r}", meta.evidence("$.type", actual=etype))
+            sink.add("ANT-SCHEMA-002", f"unknown event type {shown(etype)}", meta.evidence("$.type", actual=etype))
             return
         validate(sink, meta, validator, payload, "ANT-SCHEMA-001", _schema_rule)
         if etype == "message_start":

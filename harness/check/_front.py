@@ -19,6 +19,7 @@ __all__ = [
     "as_str",
     "parse_json_object",
     "short",
+    "shown",
     "validate",
 ]
 
@@ -91,6 +92,14 @@ def short(value: object, limit: int = 120) -> str:
     """A JSON rendering of `value` cut to `limit` characters, for messages."""
     text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(value: object) -> str:
+    """A value that may be missing, as a message names it: `null` for None (never Python's `None`), `true`/`false`
+    for booleans, else its repr ('call_1', 3)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return repr(value)
 
 
 def parse_json_object(text: str) -> str | None:

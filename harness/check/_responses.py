@@ -8,7 +8,7 @@ from typing import Any
 from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
-from ._front import EventMeta, Sink, as_int, as_str, short, validate
+from ._front import EventMeta, Sink, as_int, as_str, short, shown, validate
 from ._responses_items import OutputItems
 from ._responses_reassembly import item_event
 from ._schemas import FrontSchemas
@@ -71,7 +71,7 @@ class ResponsesChecker:
             return
         etype = meta.type
         if index == 0 and etype != "response.created":
-            sink.add("RSP-LIFE-001", f"the first event is {etype!r}, not 'response.created'",
+            sink.add("RSP-LIFE-001", f"the first event is {shown(etype)}, not 'response.created'",
                      meta.evidence("$.type", "response.created", etype))
         elif etype == "response.created" and self._created:
             sink.add("RSP-LIFE-001", "'response.created' occurs a second time", meta.evidence("$.type"))
@@ -83,9 +83,8 @@ class ResponsesChecker:
         if self._terminal is not None:
             if not self._after_terminal:
                 self._after_terminal = True
-                sink.add("RSP-LIFE-003",
-                         f"{etype!r} follows the terminal event #{self._terminal.index} {self._terminal.type!r}",
-                         meta.evidence("$.type"))
+                sink.add("RSP-LIFE-003", f"{shown(etype)} follows the terminal event #{self._terminal.index} "
+                         f"{shown(self._terminal.type)}", meta.evidence("$.type"))
             return
         self._sequence(meta, index, payload.get("sequence_number"))
         if not self._validate(meta, etype, payload):
@@ -177,7 +176,7 @@ class ResponsesChecker:
             known = sorted(self._schemas.events)
             near = [k for k in known if k.rsplit(".", 1)[0] == etype.rsplit(".", 1)[0]][:3]
             hint = f"; nearest known: {', '.join(near)}" if near else ""
-            self._sink.add("RSP-SCHEMA-002", f"unknown event type {etype!r} for profile {self._profile}{hint}",
+            self._sink.add("RSP-SCHEMA-002", f"unknown event type {shown(etype)} for profile {self._profile}{hint}",
                            meta.evidence("$.type", actual=etype))
             return False
         if etype in _RESPONSE_EVENTS:
@@ -220,8 +219,8 @@ class ResponsesChecker:
                            meta.evidence("$.response.status", expected, status))
         if etype == "response.completed":
             for item in self._items.not_done():
-                self._sink.add("RSP-LIFE-006", f"item {item.id!r} (output_index {item.output_index}) is never done",
-                               meta.evidence("$.response.output", actual=item.output_index))
+                self._sink.add("RSP-LIFE-006", f"item {shown(item.id)} (output_index {item.output_index}) is "
+                               "never done", meta.evidence("$.response.output", actual=item.output_index))
         output = response.get("output")
         if not isinstance(output, list):
             return
@@ -239,6 +238,6 @@ def _statuses(sink: Sink, meta: EventMeta, status: object, output: list[Any], pa
     for position, item in enumerate(output):
         if isinstance(item, dict) and item.get("status") == "incomplete":
             sink.add("RSP-LIFE-011", f"the response is 'completed' but its output[{position}] "
-                     f"({item.get('type')!r} {item.get('id')!r}) ended 'incomplete': send response.incomplete "
-                     "with incomplete_details.reason", meta.evidence(f"{path}[{position}].status", "completed",
-                                                                   "incomplete"))
+                     f"({shown(item.get('type'))} {shown(item.get('id'))}) ended 'incomplete': send "
+                     "response.incomplete with incomplete_details.reason",
+                     meta.evidence(f"{path}[{position}].status", "completed", "incomplete"))

@@ -10,7 +10,7 @@ from typing import Any, cast
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Profile
 
-from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short
+from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, shown
 from ._responses_state import PART_TEXT_KEY, Item, same
 
 __all__ = ["OutputItems"]
@@ -55,7 +55,7 @@ class OutputItems:
         if item.id is not None:
             if item.id in self._by_id:
                 self._duplicate_ids.add(item.id)
-                self._sink.add("RSP-ID-003", f"item id {item.id!r} is already used by output_index "
+                self._sink.add("RSP-ID-003", f"item id {shown(item.id)} is already used by output_index "
                                f"{self._by_id[item.id].output_index}", meta.evidence("$.item.id", actual=item.id))
             else:
                 self._by_id[item.id] = item
@@ -80,7 +80,7 @@ class OutputItems:
         rid = as_str(raw.get("id"))
         if item.id is not None and rid is not None and rid != item.id:
             self._sink.add("RSP-ID-001", f"item.id {rid!r} at output_index {output_index}, which was added as "
-                           f"{item.id!r}", meta.evidence("$.item.id", item.id, rid))
+                           f"{shown(item.id)}", meta.evidence("$.item.id", item.id, rid))
         if item.done:
             self._sink.add("RSP-LIFE-005", f"output_index {output_index} is done a second time",
                            meta.evidence("$.output_index", actual=output_index))
@@ -101,12 +101,12 @@ class OutputItems:
         elif item_id is not None:
             found = self._by_id.get(item_id)
             if found is None:
-                self._sink.add("RSP-LIFE-004", f"item_id {item_id!r} names no item added so far",
+                self._sink.add("RSP-LIFE-004", f"item_id {shown(item_id)} names no item added so far",
                                meta.evidence("$.item_id", actual=item_id))
                 return None
             item = found
             if output_index is not None and output_index != item.output_index:
-                self._sink.add("RSP-ID-001", f"output_index {output_index} for item {item_id!r}, which was added "
+                self._sink.add("RSP-ID-001", f"output_index {output_index} for item {shown(item_id)}, which was added "
                                f"at output_index {item.output_index}",
                                meta.evidence("$.output_index", item.output_index, output_index))
         elif output_index is not None:
@@ -119,7 +119,7 @@ class OutputItems:
         else:
             return None
         if item.done:
-            self._sink.add("RSP-LIFE-005", f"{meta.type!r} for item {item.id!r} after its output_item.done",
+            self._sink.add("RSP-LIFE-005", f"{shown(meta.type)} for item {shown(item.id)} after its output_item.done",
                            meta.evidence("$.item_id"))
             return None
         return item
@@ -188,7 +188,7 @@ class OutputItems:
             return
         now = short(final) if present else "missing"
         self._sink.add("RSP-ID-011", f"{path[2:]} is {now} in the terminal response but {short(done)} in the "
-                       f"output_item.done of item {item.id!r} (output_index {item.output_index})",
+                       f"output_item.done of item {shown(item.id)} (output_index {item.output_index})",
                        meta.evidence(path, cast(JSONValue, done), cast(JSONValue, final) if present else None))
 
     def check_arguments(self, meta: EventMeta, arguments: str | None, path: str) -> None:
@@ -214,7 +214,7 @@ class OutputItems:
     def _call_done(self, meta: EventMeta, item: Item, raw: dict[str, Any]) -> None:
         sink = self._sink
         if item.args_done_count == 0:
-            sink.add("RSP-LIFE-007", f"call {item.id!r} is done without response.function_call_arguments.done",
+            sink.add("RSP-LIFE-007", f"call {shown(item.id)} is done without response.function_call_arguments.done",
                      meta.evidence("$.item"))
         same(sink, meta, "RSP-ID-006", "call_id", item.call_id, raw.get("call_id"), "$.item")
         same(sink, meta, "RSP-ID-007", "name", item.name, raw.get("name"), "$.item")
@@ -233,7 +233,7 @@ class OutputItems:
     def _message_done(self, meta: EventMeta, item: Item, raw: dict[str, Any]) -> None:
         for content_index, part in sorted(item.parts.items()):
             if not part.done:
-                self._sink.add("RSP-LIFE-008", f"content part {content_index} of {item.id!r} is not done before "
+                self._sink.add("RSP-LIFE-008", f"content part {content_index} of {shown(item.id)} is not done before "
                                "its item", meta.evidence("$.item"))
         self._message_texts(meta, item, raw, "$.item")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._front import EventMeta, Sink, as_int, as_str, short
+from ._front import EventMeta, Sink, as_int, as_str, short, shown
 from ._responses_state import PART_TEXT_KEY, Item, Part, same
 
 __all__ = ["item_event"]
@@ -26,7 +26,7 @@ def _arguments_delta(sink: Sink, meta: EventMeta, payload: dict[str, Any], item:
     if not _is_call(sink, meta, item):
         return
     if item.args_done_count:
-        sink.add("RSP-LIFE-007", f"an arguments delta for {item.id!r} after its arguments.done",
+        sink.add("RSP-LIFE-007", f"an arguments delta for {shown(item.id)} after its arguments.done",
                  meta.evidence("$.delta"))
     delta = as_str(payload.get("delta"))
     if delta is not None:
@@ -38,7 +38,7 @@ def _arguments_done(sink: Sink, meta: EventMeta, payload: dict[str, Any], item: 
         return
     item.args_done_count += 1
     if item.args_done_count > 1:
-        sink.add("RSP-LIFE-007", f"a second arguments.done for {item.id!r}", meta.evidence())
+        sink.add("RSP-LIFE-007", f"a second arguments.done for {shown(item.id)}", meta.evidence())
         return
     arguments = as_str(payload.get("arguments"))
     joined = item.deltas.joined()
@@ -57,7 +57,7 @@ def _part_added(sink: Sink, meta: EventMeta, payload: dict[str, Any], item: Item
     if index is None:
         return
     if index in item.parts:
-        sink.add("RSP-LIFE-008", f"content part {index} of {item.id!r} is added twice",
+        sink.add("RSP-LIFE-008", f"content part {index} of {shown(item.id)} is added twice",
                  meta.evidence("$.content_index", actual=index))
         return
     kind = as_str(part.get("type")) if isinstance(part, dict) else None
@@ -80,7 +80,7 @@ def _text_delta(sink: Sink, meta: EventMeta, payload: dict[str, Any], item: Item
     if found is not None:
         if found.text is not None:
             sink.add("RSP-LIFE-008", f"a delta after the {found.kind} done event of part "
-                     f"{payload.get('content_index')}", meta.evidence("$.delta"))
+                     f"{shown(payload.get('content_index'))}", meta.evidence("$.delta"))
         delta = as_str(payload.get("delta"))
         if delta is not None:
             found.deltas.append(delta)
@@ -120,11 +120,11 @@ def _open_part(sink: Sink, meta: EventMeta, item: Item, payload: dict[str, Any])
         return None
     part = item.parts.get(index)
     if part is None:
-        sink.add("RSP-LIFE-008", f"{meta.type!r} for content part {index} of {item.id!r}, never added",
+        sink.add("RSP-LIFE-008", f"{shown(meta.type)} for content part {index} of {shown(item.id)}, never added",
                  meta.evidence("$.content_index", actual=index))
         part = item.parts[index] = Part("refusal" if "refusal" in (meta.type or "") else "output_text")
     if part.done:
-        sink.add("RSP-LIFE-008", f"{meta.type!r} for content part {index} after its content_part.done",
+        sink.add("RSP-LIFE-008", f"{shown(meta.type)} for content part {index} after its content_part.done",
                  meta.evidence("$.content_index", actual=index))
         return None
     return part
@@ -133,6 +133,6 @@ def _open_part(sink: Sink, meta: EventMeta, item: Item, payload: dict[str, Any])
 def _is_call(sink: Sink, meta: EventMeta, item: Item) -> bool:
     if item.type == "function_call":
         return True
-    sink.add("RSP-ID-001", f"{meta.type!r} names item {item.id!r}, a {item.type!r}, not a function_call",
+    sink.add("RSP-ID-001", f"{shown(meta.type)} names item {shown(item.id)}, a {item.type!r}, not a function_call",
              meta.evidence("$.item_id", "function_call", item.type))
     return False

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from callproof.harness.catalogue import Evidence
-from callproof.harness.check import short
+from callproof.harness.check import short, shown
 from callproof.harness.outcome import Call, Result
 from callproof.harness.scenario import Scenario, framing_variant, is_framing
 
@@ -57,7 +57,7 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
         findings.check("CLI-005")
         if result.status != "incomplete":
             findings.fail("CLI-005", f"the response ended incomplete on the wire ({wire.terminal}, reason "
-                          f"{wire.incomplete_reason}) but the adapter reported incomplete false",
+                          f"{shown(wire.incomplete_reason)}) but the adapter reported incomplete false",
                           Evidence(path="$.incomplete", expected=True, actual=False))
     if scenario.calls and scenario.expect.status != "completed":
         findings.check("CLI-003")
@@ -74,7 +74,8 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
         for index, (call, match) in enumerate(zip(result.calls, pairs, strict=True)):
             wanted = match.call_id if match is not None else None
             if wanted and call.call_id != wanted:
-                findings.fail("CLI-004", f"call {index} ({call.name}) is reported with call_id {call.call_id!r}; the "
+                reported = "no call_id" if call.call_id is None else f"call_id {call.call_id!r}"
+                findings.fail("CLI-004", f"call {index} ({call.name}) is reported with {reported}; the "
                               f"stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
                                                                       expected=wanted, actual=call.call_id))
     _check_idless(findings, result.calls, pairs)
@@ -119,7 +120,7 @@ def _check_usage(findings: Findings, scenario: Scenario, usage: Mapping[str, Any
     for key in _USAGE_FIELDS:
         got = usage.get(key, 0 if key == "cached_tokens" else None)
         if got != wanted[key]:
-            findings.fail("CLI-009", f"the adapter reported usage.{key} {got!r}; the stream's usage makes it "
+            findings.fail("CLI-009", f"the adapter reported usage.{key} {shown(got)}; the stream's usage makes it "
                           f"{wanted[key]} (input_tokens count the cached ones, as OpenAI counts them)",
                           Evidence(path=f"$.usage.{key}", expected=wanted[key], actual=got))
 
@@ -229,8 +230,9 @@ def _check_fallback(findings: Findings, reported: tuple[Call, ...], wire: tuple[
             continue
         findings.check("CLI-013")
         if reported[index].call_id != item_id:
+            got = "none" if reported[index].call_id is None else repr(reported[index].call_id)
             findings.fail("CLI-013", f"call {index} ({match.name}) had no call_id on the wire and is reported with "
-                          f"{reported[index].call_id!r}; its item id {item_id!r} is the id to fall back to",
+                          f"{got}; its item id {item_id!r} is the id to fall back to",
                           Evidence(path=f"$.tool_calls[{index}].call_id", expected=item_id,
                                    actual=reported[index].call_id))
 

@@ -105,14 +105,14 @@ def check_ids(findings: Findings, scenario: Scenario, result: Result) -> None:
         evidence = Evidence(path=f"$.response.output[?(@.type=='function_call')][{index}].call_id",
                             expected=upstream if upstream and not repeated else "a unique non-empty id",
                             actual=call.call_id)
+        has = "no call_id" if call.call_id is None else f"call_id {call.call_id!r}"
         if upstream and not repeated and call.call_id != upstream:
-            findings.fail("GW-ID-001", f"call {index} ({call.name}) has call_id {call.call_id!r}; the upstream sent "
-                          f"id {upstream!r}", evidence)
-        elif not call.call_id or call.call_id in seen:
-            why = "empty" if not call.call_id else "already used by an earlier call"
-            findings.fail("GW-ID-001", f"call {index} ({call.name}) has call_id {call.call_id!r}, {why}; the "
-                          f"upstream sent {'no id' if upstream is None else f'the repeated id {upstream!r}'}",
+            findings.fail("GW-ID-001", f"call {index} ({call.name}) has {has}; the upstream sent id {upstream!r}",
                           evidence)
+        elif not call.call_id or call.call_id in seen:
+            why = "" if call.call_id is None else ", empty" if not call.call_id else ", already used by an earlier call"
+            findings.fail("GW-ID-001", f"call {index} ({call.name}) has {has}{why}; the upstream sent "
+                          f"{'no id' if upstream is None else f'the repeated id {upstream!r}'}", evidence)
         if call.call_id:
             seen.add(call.call_id)
 
@@ -150,10 +150,12 @@ def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer) ->
             retry = answer.exchange.headers.get("retry-after")
             wanted = http.get("retry_after")
             if status != 429:
-                findings.fail("GW-FAULT-002", f"the upstream's 429 became HTTP {status}",
+                findings.fail("GW-FAULT-002", f"the upstream's 429 became "
+                              f"{'no answer' if status is None else f'HTTP {status}'}",
                               Evidence(path="HTTP status", expected=429, actual=status))
             elif wanted is not None and (retry is None or not _same_seconds(retry, float(wanted))):
-                findings.fail("GW-FAULT-002", f"Retry-After is {retry!r} at the front; the upstream sent {wanted:g}",
+                header = "missing" if retry is None else repr(retry)
+                findings.fail("GW-FAULT-002", f"Retry-After is {header} at the front; the upstream sent {wanted:g}",
                               Evidence(path="header retry-after", expected=f"{wanted:g}", actual=retry))
     cut = cut_kinds(scenario.faults)  # the faults that cut the stream short (the fault table's `cuts_stream`)
     if cut or scenario.ending == "failed":

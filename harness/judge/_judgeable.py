@@ -35,7 +35,8 @@ def what_arrived(answer: FrontAnswer) -> str:
     events = len(answer.events)
     last = f" (the last {answer.events[-1].type!r})" if events else ""
     size = len(exchange.body)
-    return (f"HTTP {exchange.status} {kind}, {size} byte{'' if size == 1 else 's'}, "
+    status = "no HTTP status" if exchange.status is None else f"HTTP {exchange.status}"
+    return (f"{status} {kind}, {size} byte{'' if size == 1 else 's'}, "
             f"{events} event{'' if events == 1 else 's'}{last}")
 
 

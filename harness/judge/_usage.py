@@ -12,6 +12,7 @@ from typing import Any
 
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Evidence
+from callproof.harness.check import shown
 from callproof.harness.scenario import Scenario
 
 from ._expected import expects_success
@@ -104,7 +105,7 @@ def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> 
     for key, value in wanted.items():
         actual = got.get(key, 0 if "cached" in key or key.startswith("cache_") else None)
         if actual != value:
-            findings.fail("GW-USAGE-001", f"usage.{key} is {actual!r} at the front; the upstream's usage makes it "
+            findings.fail("GW-USAGE-001", f"usage.{key} is {shown(actual)} at the front; the upstream's usage makes it "
                           f"{value} ({where})", Evidence(path=f"usage.{key}", expected=value, actual=actual))
 
 

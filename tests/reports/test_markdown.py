@@ -120,7 +120,7 @@ def test_failed_rules_table_links_every_rule(failing: dict[str, Any]) -> None:
         assert cells[0] == f"[`{rule}`]({DOCS}#{rule.lower()})"
     assert rows["GW-REQ-004"][1:5] == ["SHOULD", "gateway", "1", "0"]
     assert rows["RSP-ID-008"][3:5] == ["0", "1"]  # covered by the baseline: a known failure, not a failing case
-    assert rows["GW-FAULT-002"][5] == "Retry-After is None at the front; the upstream sent 2"
+    assert rows["GW-FAULT-002"][5] == "Retry-After is missing at the front; the upstream sent 2"
     levels = [cells[1] for cells in rows.values()]
     assert levels == sorted(levels, key=["MUST", "SHOULD", "INFO"].index)
 

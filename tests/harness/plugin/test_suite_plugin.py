@@ -72,7 +72,7 @@ def test_a_broken_gateway_fails_with_evidence_and_the_fix(pytester: pytest.Pytes
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
         "*fault_http_429::faults:*",
-        "*GW-FAULT-002 MUST: Retry-After is None at the front; the upstream sent 2*",
+        "*GW-FAULT-002 MUST: Retry-After is missing at the front; the upstream sent 2*",
         "*fix: Pass the upstream's 429 status and Retry-After header through.*",
         "*repro: callproof run --launch*-k 'fault_http_429::faults'*",
     ])
