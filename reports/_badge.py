@@ -3,10 +3,11 @@
 
 The pass percentage is (passed + xfailed) / (cases - skipped): the cases that ran, and of those the ones that
 passed or failed only as the baseline expects. A case with only SHOULD failures is `failed` and counts against it,
-like an `error`. It is rounded down, so 100% means every case that ran passed. Colour: brightgreen at 100%, green
-from 95%, yellow from 80%, orange from 50%, red below; lightgrey for "incomplete" (a run cut off before every case
-ran) and "no cases" (the report holds none); red "nothing judged" when every case is an `error` or skipped (no
-case was judged: the run exits 1).
+like an `error`. It is rounded down, so 100% means every case that ran passed. It is the Markdown report's pass rate
+(its "all cases" row, one decimal), rounded down to a whole percent: the two always agree. Colour: brightgreen at
+100%, green from 95%, yellow from 80%, orange from 50%, red below; lightgrey for "incomplete" (a run cut off before
+every case ran) and "no cases" (the report holds none); red "nothing judged" when every case is an `error` or
+skipped (no case was judged: the run exits 1).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from callproof.harness.report_model import Report
 
 from ._text import ReportLike, as_report
 
-__all__ = ["COLOURS", "badge_json", "badge_svg", "pass_percentage"]
+__all__ = ["COLOURS", "badge_json", "badge_svg", "pass_counts", "pass_percentage"]
 
 LABEL = "callproof"
 #: shields.io's named colours (the endpoint JSON uses the names, the SVG the hex values).
@@ -45,25 +46,29 @@ class _Badge:
     colour: str  # a key of COLOURS
 
 
+def pass_counts(report: ReportLike) -> tuple[int, int]:
+    """The cases that passed (or failed only as the baseline expects: xfailed) and the cases that ran (not
+    skipped): the pass rate's numerator and denominator, for the badge and the Markdown report alike."""
+    summary = as_report(report).summary
+    return summary.passed + summary.xfailed, summary.cases - summary.skipped
+
+
 def pass_percentage(report: ReportLike) -> float | None:
     """(passed + xfailed) / (cases - skipped) * 100, or None when no case ran."""
-    summary = as_report(report).summary
-    ran = summary.cases - summary.skipped
-    if ran <= 0:
-        return None
-    return 100 * (summary.passed + summary.xfailed) / ran
+    ok, ran = pass_counts(report)
+    return None if ran <= 0 else 100 * ok / ran
 
 
 def _badge(report: Report) -> _Badge:
-    percent = pass_percentage(report)
+    ok, ran = pass_counts(report)
     if not report.complete:
         return _Badge(LABEL, "incomplete", "lightgrey")
     if report.summary.cases and not report.summary.judged:  # every case an error or skipped: the run exits 1
         return _Badge(LABEL, "nothing judged", "red")
-    if percent is None:
+    if ran <= 0:
         return _Badge(LABEL, "no cases", "lightgrey")
-    shown = math.floor(percent)
-    colour = next(name for threshold, name in _THRESHOLDS if percent >= threshold)
+    shown = 100 * ok // ran  # in integers: 29 of 100 is 29%, not floor(28.999...)
+    colour = next(name for threshold, name in _THRESHOLDS if shown >= threshold)
     return _Badge(LABEL, f"{shown}% pass", colour)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from callproof.harness import JSONValue
 from callproof.harness.report_model import Case, Report, ReportEvidence, Target
 
+from ._badge import pass_counts
 from ._text import (
     DOCS_URL,
     FAMILIES,
@@ -50,12 +51,14 @@ _COMMAND_CHARS = 300
 
 
 def _percent(part: int, whole: int) -> str:
-    """One decimal, never rounded up to 100% when something failed."""
+    """One decimal, rounded down (in integers), so never 100% when something failed, and the badge's whole percent
+    is this figure rounded down."""
     if whole == 0:
         return "n/a"
     if part == whole:
         return "100%"
-    return f"{min(100 * part / whole, 99.9):.1f}%"
+    tenths = 1000 * part // whole
+    return f"{tenths // 10}.{tenths % 10}%"
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,22 +144,25 @@ def _target(report: Report) -> list[str]:
     return [" · ".join(parts), ""]
 
 
-def _families(cases: Sequence[Case]) -> list[str]:
-    applicable: dict[str, int] = {}
+def _families(report: Report) -> list[str]:
+    """The pass rate in cases (docs/report.md#pass-rate), per rule family (of the cases a family's rules applied
+    to, those that failed none of them; a known failure, xfailed, passes as the badge counts it) and over every case
+    that ran: the badge's figure."""
+    applied: dict[str, int] = {}
     passed: dict[str, int] = {}
-    for case in cases:
-        for result in case.results:
-            applicable[result.family] = applicable.get(result.family, 0) + 1
-            passed[result.family] = passed.get(result.family, 0) + (result.outcome == "passed")
-    if not applicable:
+    for case in report.cases:
+        failed = set() if case.outcome == "xfailed" else {r.family for r in case.failed}
+        for family in {r.family for r in case.results}:
+            applied[family] = applied.get(family, 0) + 1
+            passed[family] = passed.get(family, 0) + (family not in failed)
+    if not applied:
         return []
-    order = [f for f in FAMILIES if f in applicable] + sorted(set(applicable) - set(FAMILIES))
-    lines = ["### Conformance by rule family", "", "| family | passed | applicable | score |",
+    order = [f for f in FAMILIES if f in applied] + sorted(set(applied) - set(FAMILIES))
+    lines = ["### Pass rate by rule family", "", "| family | cases passed | cases | pass rate |",
              "|---|---:|---:|---:|"]
-    lines += [f"| {escape(f)} | {passed[f]} | {applicable[f]} | {_percent(passed[f], applicable[f])} |"
-              for f in order]
-    total, ok = sum(applicable.values()), sum(passed.values())
-    lines += [f"| **all** | {ok} | {total} | {_percent(ok, total)} |", ""]
+    lines += [f"| {escape(f)} | {passed[f]} | {applied[f]} | {_percent(passed[f], applied[f])} |" for f in order]
+    ok, ran = pass_counts(report)
+    lines += [f"| **all cases** | {ok} | {ran} | {_percent(ok, ran)} |", ""]
     return lines
 
 
@@ -246,7 +252,7 @@ def render_markdown(report: ReportLike, *, limit: int = 60_000, docs_url: str = 
     Raises ValueError when even the verdict and the bare list of failed rules do not fit."""
     report = as_report(report)
     cases = report.cases
-    top = [*_verdict(report), *_target(report), *_families(cases)]
+    top = [*_verdict(report), *_target(report), *_families(report)]
     rows = _rule_rows(cases)
     sections = [_section(c, docs_url) for c in _shown(cases)]
     heading = "### Failed cases\n\n" if sections else ""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from callproof.reports import badge_json, badge_svg
+from callproof.reports import badge_json, badge_svg, render_markdown
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -38,6 +38,7 @@ def _report(base: dict[str, Any], *, passed: int, failed: int = 0, skipped: int 
     ({"passed": 0, "error": 7}, "nothing judged", "red"),  # not "0% pass" either: no case was judged
     ({"passed": 0, "error": 1, "xfailed": 1}, "50% pass", "orange"),  # a baseline-covered failure was judged
     ({"passed": 0}, "no cases", "lightgrey"),
+    ({"passed": 29, "failed": 71}, "29% pass", "red"),  # counted in integers: 100 * 0.29 is 28.999... in floats
 ])
 def test_message_and_colour(passing: dict[str, Any], counts: dict[str, int], message: str, colour: str) -> None:
     report = _report(passing, **counts)
@@ -73,3 +74,19 @@ def test_svg_is_valid_accessible_and_sized_by_its_text(passing: dict[str, Any]) 
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert texts == ["callproof", "callproof", "100% pass", "100% pass"]  # shadow and text for each half
     assert all(re.fullmatch(r"\d+", str(t.get("textLength"))) for t in root.iter(f"{SVG}text"))
+
+
+@pytest.mark.parametrize("counts", [{"passed": 13, "failed": 3}, {"passed": 199, "failed": 1}, {"passed": 29, "error": 71},
+                                    {"passed": 90, "xfailed": 10}, {"passed": 9, "skipped": 90, "failed": 1}])
+def test_the_badge_is_the_markdowns_pass_rate_rounded_down(passing: dict[str, Any], counts: dict[str, int]) -> None:
+    report = _report(passing, **counts)
+    row = re.search(r"^\| \*\*all cases\*\* \| (\d+) \| (\d+) \| ([\d.]+)% \|$", render_markdown(report), re.M)
+    assert row is not None
+    ok, ran = counts["passed"] + counts.get("xfailed", 0), sum(counts.values()) - counts.get("skipped", 0)
+    assert (int(row[1]), int(row[2])) == (ok, ran)
+    assert badge_json(report)["message"] == f"{int(float(row[3]))}% pass"
+
+
+def test_the_failing_fixtures_badge_and_markdown_agree(failing: dict[str, Any]) -> None:
+    row = re.search(r"^\| \*\*all cases\*\* \| \d+ \| \d+ \| ([\d.]+)% \|$", render_markdown(failing), re.M)
+    assert row is not None and badge_json(failing)["message"] == f"{int(float(row[1]))}% pass"
