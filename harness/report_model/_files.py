@@ -39,8 +39,32 @@ _ZERO = Summary().to_json()
 # -- writing ---------------------------------------------------------------------------------------------------
 
 
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux says it (/proc/self/status), else set and restored
+    at once."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _plain_mode(path: Path) -> int:
+    """The mode `path` gets as any other report file: an existing file's own, else 0666 less the umask (what
+    open() gives; mkstemp's 0600 would hide report.json from the group its siblings are shared with)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 def write_report(path: Path, report: Report | Mapping[str, Any]) -> None:
-    """Write the JSON report atomically: a reader never sees half a report."""
+    """Write the JSON report atomically: a reader never sees half a report. It gets the mode of the report's
+    other files (the umask's, or the mode of the file it replaces)."""
     data = report.to_json() if isinstance(report, Report) else report
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -48,6 +72,7 @@ def write_report(path: Path, report: Report | Mapping[str, Any]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:  # a lone surrogate: \ud83d
             json.dump(data, out, indent=2, ensure_ascii=False)
             out.write("\n")
+        os.chmod(tmp, _plain_mode(path))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
