@@ -111,9 +111,10 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300, check=False)
 
 
-#: What differs between two runs of the same cases: timings, timestamps, where the run wrote its report and the
-#: free ports it picked (the front URL's port in the cases' details).
-_TIMING = {"duration_s", "started_at", "t_ms", "seconds", "latency_ms", "cpu_wait_ms"}
+#: What differs between two runs of the same cases: timings, timestamps, how many of the isolation case's concurrent
+#: streams were in flight at the same moment (`overlapped`: timing, measured), where the run wrote its report and
+#: the free ports it picked (the front URL's port in the cases' details).
+_TIMING = {"duration_s", "started_at", "t_ms", "seconds", "latency_ms", "cpu_wait_ms", "overlapped"}
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _OUTPUT = ("--report", "--shard-durations")
 
@@ -130,6 +131,15 @@ def normalised(report: dict[str, Any]) -> Any:
     command = data["command"]  # where each run wrote its report, and what balanced the shards
     data["command"] = [a for i, a in enumerate(command) if a not in _OUTPUT and command[i - 1] not in _OUTPUT]
     return data
+
+
+def differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two JSON values differ, as paths (the assertion's message)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in differences(a.get(k), b.get(k), f"{path}/{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {a!r:.200} != {b!r:.200}"]
 
 
 def test_three_shards_merge_into_the_report_of_one_run(tmp_path: Path) -> None:
@@ -151,7 +161,7 @@ def test_three_shards_merge_into_the_report_of_one_run(tmp_path: Path) -> None:
     union = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
     jsonschema.validate(union, SCHEMA)
     assert "concurrent::isolation" in {c["id"] for c in union["cases"]}
-    assert normalised(union) == normalised(one)
+    assert normalised(union) == normalised(one), differences(normalised(union), normalised(one))
     md = _run(tmp_path, "report", "--merge", "shard3.json", "shard1.json", "shard2.json", "--format", "md")
     assert md.returncode == 0 and f"{one['summary']['cases']} cases: " in md.stdout
 
