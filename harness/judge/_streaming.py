@@ -145,9 +145,10 @@ def content_times(writes: Sequence[tuple[float, bytes]]) -> tuple[float, ...]:
 
 
 def waited(waits: Sequence[tuple[float, float]], start: float, end: float) -> float:
-    """Seconds of CPU waits (the IUT's and the harness's threads summed) that ended between `start` and `end`, from
-    samples of (time, seconds waited so far): the last sample at or before `start` to the first at or after `end`.
-    The kernel counts a wait when it ends, so a stall that began earlier counts in full. 0.0 without samples."""
+    """Seconds of CPU waits (the IUT's threads and the harness's reader summed) that ended between `start` and
+    `end`, from samples of (time, seconds waited so far): the last sample at or before `start` to the first at or
+    after `end`. The kernel counts a wait when it ends, so a stall that began earlier counts in full. 0.0 without
+    samples."""
     before = [total for when, total in waits if when <= start]
     after = [total for when, total in waits if when >= end]
     if not before or not after:

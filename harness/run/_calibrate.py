@@ -8,10 +8,10 @@ judge a timing verdict; the slack of the causal timing rule (GW-STREAM-002) is d
 
 A probe at the start cannot see the load of a later moment, so while the run plays, `CPUWaits` samples how long
 the IUT's processes and the harness's threads have been runnable but waiting for a CPU (the kernel's own count, in
-/proc/<pid>/task/<tid>/schedstat): CPU-bound competitors show there as the time a streaming gateway could not
-forward, where a buffering one sits idle, waiting for nothing. The timing rules (GW-STREAM-001/002) read those
-waits over each case's own stretches: lateness the waits can account for is not evidence of buffering
-(docs/spec/contracts.md §7.8).
+/proc/<pid>/task/<tid>/schedstat; a case reads the IUT's and those of the thread that read its answer): CPU-bound
+competitors show there as the time a streaming gateway could not forward, where a buffering one sits idle, waiting
+for nothing. The timing rules (GW-STREAM-001/002) read those waits over each case's own stretches: lateness the
+waits can account for is not evidence of buffering (docs/spec/contracts.md §7.8).
 """
 
 from __future__ import annotations
@@ -150,15 +150,25 @@ def _threads(pid: int | str, skip: str = "") -> list[str]:
     return files
 
 
-class CPUWaits:
-    """While started, a daemon thread samples every TICK how long the run's processes have waited for a CPU: this
-    one (the harness's reader, the mock; not the sampler itself) and the IUT (`follow(pid)`: a launched gateway
-    and its children). Each sample is (time.monotonic(), seconds waited so far, all threads summed); the kernel
-    counts a wait when it ends, so a stretch's waits show by the first sample after the thread ran again. Linux only
-    (/proc/<pid>/task/<tid>/schedstat); elsewhere nothing waits and the timing rules judge as without it."""
+@dataclass(frozen=True, slots=True)
+class _Sample:
+    """One sample: when, the IUT's waits so far (seconds, its threads summed) and each harness thread's (by id)."""
 
-    def __init__(self, keep: int = 60_000) -> None:
-        self._samples: deque[tuple[float, float]] = deque(maxlen=keep)
+    time: float
+    iut: float
+    harness: dict[int, float]
+
+
+class CPUWaits:
+    """While started, a daemon thread samples every TICK how long the IUT (`follow(pid)`: a launched gateway and its
+    children) and each of the harness's own threads have waited for a CPU. A case reads the IUT's waits and those
+    of its own reader thread (whose waits delay the arrival stamps), not those of the harness's other threads (other
+    cases, the mock: the journal stamps a write when it happened). The kernel counts a wait when it ends, so a
+    stretch's waits show by the first sample after the thread ran again. Linux only (/proc/<pid>/task/<tid>/
+    schedstat); elsewhere nothing waits and the timing rules judge as without it."""
+
+    def __init__(self, keep: int = 15_000) -> None:
+        self._samples: deque[_Sample] = deque(maxlen=keep)
         self._pid: int | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -166,7 +176,7 @@ class CPUWaits:
         self._sampled = threading.Condition(self._lock)
 
     def follow(self, pid: int | None) -> None:
-        """Count the waits of process `pid` and its children from the next sample on (None: the harness's only)."""
+        """Count the waits of process `pid` and its children from the next sample on (None: no IUT process)."""
         self._pid = pid
 
     def start(self) -> CPUWaits:
@@ -189,29 +199,33 @@ class CPUWaits:
     def _watch(self) -> None:
         me = str(threading.get_native_id())
         last: dict[str, int] = {}
+        own: list[str] = []
         files: list[str] = []
         followed: int | None = None
         total = count = 0
         while not self._stop.wait(TICK):
             pid = self._pid
             if count % RESCAN == 0 or pid != followed:  # threads and children come and go
-                files = _threads("self", me) + (_threads(pid) if pid is not None else [])
-                followed = pid
+                own, files, followed = _threads("self", me), _threads(pid) if pid is not None else [], pid
             count += 1
             now: dict[str, int] = {path: _schedstat(path) for path in files}
             total += sum(max(0, waited - last.get(path, waited)) for path, waited in now.items())
             last = now
+            harness = {int(path.split("/")[4]): _schedstat(path) / 1e9 for path in own}
             with self._sampled:
-                self._samples.append((time.monotonic(), total / 1e9))
+                self._samples.append(_Sample(time.monotonic(), total / 1e9, harness))
                 self._sampled.notify_all()
 
-    def between(self, start: float, end: float, patience: float = 1.0) -> tuple[tuple[float, float], ...]:
-        """The samples from the last one at or before `start` to the first one at or after `end`, waiting up to
-        `patience` seconds for that one while sampling runs."""
+    def between(self, start: float, end: float, reader: int | None = None,
+                patience: float = 1.0) -> tuple[tuple[float, float], ...]:
+        """(time, seconds waited so far by the IUT and the harness thread `reader`, a native thread id) from the last
+        sample at or before `start` to the first at or after `end`, waiting up to `patience` seconds for that one
+        while sampling runs."""
         with self._sampled:
             self._sampled.wait_for(lambda: self._thread is None or self._stop.is_set()
-                                   or (bool(self._samples) and self._samples[-1][0] >= end), patience)
+                                   or (bool(self._samples) and self._samples[-1].time >= end), patience)
             samples = tuple(self._samples)
-        first = next((i for i in range(len(samples) - 1, -1, -1) if samples[i][0] <= start), 0)
-        last = next((i for i in range(first, len(samples)) if samples[i][0] >= end), len(samples) - 1)
-        return samples[first:last + 1]
+        first = next((i for i in range(len(samples) - 1, -1, -1) if samples[i].time <= start), 0)
+        last = next((i for i in range(first, len(samples)) if samples[i].time >= end), len(samples) - 1)
+        return tuple((s.time, s.iut + (s.harness.get(reader, 0.0) if reader is not None else 0.0))
+                     for s in samples[first:last + 1])

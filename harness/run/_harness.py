@@ -192,7 +192,8 @@ class Harness:
         journal = self.mock.journal
         requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
-        waits = self._waits.between(requests[0].time, time.monotonic()) if requests else ()
+        # the IUT's waits and this thread's, which read the answer (called right after it did)
+        waits = self._waits.between(requests[0].time, time.monotonic(), threading.get_native_id()) if requests else ()
         return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes), waits)
 
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
