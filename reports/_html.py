@@ -149,6 +149,8 @@ def _header(view: _View, numbered: bool) -> list[str]:
         ("profile", f"<code>{e(report.profile)}</code>"),
         *((("policy", f"<code>{e(target.policies)}</code>"),) if target.policies else ()),
         ("started", f"{e(report.started_at)}, took {e(report.duration_s)} s"),
+        *((("shard", f"{e(report.shard)} (a slice of the run; <code>callproof report --merge</code> joins the "
+                     "shards)"),) if report.shard is not None else ()),
         ("command", f"<code>{e(shlex.join(report.command))}</code>"),
         ("scenario set", f"<code>{e(report.scenario_set)}</code>"),
         ("callproof", f"{e(report.callproof_version)}, Python {e(platform.python)} on "

@@ -82,6 +82,16 @@ def test_report_merge_writes_every_format(fmt: str, tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8")
 
 
+def test_a_shards_pages_say_it_is_a_shard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = _shards(tmp_path)[0]
+    assert main(["report", first, "--format", "md"]) == 0
+    assert " · **shard** 1/3" in capsys.readouterr().out
+    assert main(["report", first, "--format", "html"]) == 0
+    assert "<dt>shard</dt><dd>1/3 (a slice of the run;" in capsys.readouterr().out
+    assert main(["report", "--merge", *_shards(tmp_path), "--format", "md"]) == 0
+    assert "**shard**" not in capsys.readouterr().out  # the merge is the whole run
+
+
 def test_report_merge_writes_json_by_default(tmp_path: Path) -> None:
     assert main(["report", "--merge", *_shards(tmp_path), "-o", str(tmp_path / "merged.json")]) == 0
     merged = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
