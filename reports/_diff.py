@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from callproof.harness.report_model import Case, Report
+from callproof.harness.report_model import Case, Report, Target
 
 from ._text import DOCS_URL, ReportLike, as_report, code, escape, plural, rule_link
 
@@ -52,8 +52,18 @@ class ReportDiff:
     new_cases: tuple[str, ...]
     removed_cases: tuple[str, ...]
     stale_baseline: tuple[str, ...]
-    #: Why the comparison may mislead: different scenario sets or profiles, an incomplete run.
+    #: Why the comparison may mislead: different targets, scenario sets, profiles or policies, an incomplete run.
     notes: tuple[str, ...] = ()
+    #: How the two runs' targets differ (what each tested: mode, command or URL, dialects), in one phrase; None
+    #: when they tested the same thing. Then the cases compare different implementations: the outputs warn.
+    targets: str | None = None
+
+    @property
+    def warning(self) -> str | None:
+        """The one-line warning when the runs tested different targets."""
+        if self.targets is None:
+            return None
+        return f"the runs tested different targets ({self.targets}): the diff compares two implementations"
 
     @property
     def regression(self) -> bool:
@@ -75,6 +85,20 @@ def _change(case_id: str, base: Case | None, head: Case | None) -> CaseChange:
                       tuple(sorted(after - before)), tuple(sorted(before - after)))
 
 
+def _described(target: Target) -> str:
+    named = target.named
+    shown = f" {named[:77] + '...' if len(named) > 80 else named!r}" if named else ""
+    return f"{target.kind}{shown}" + (f" ({target.dialects})" if target.dialects else "")
+
+
+def _targets(base: Report, head: Report) -> str | None:
+    """How the targets differ (mode, what was named, dialects), or None."""
+    one, other = base.target, head.target
+    if (one.kind, one.named, one.dialects) == (other.kind, other.named, other.dialects):
+        return None
+    return f"base {_described(one)}, head {_described(other)}"
+
+
 def _notes(base: Report, head: Report) -> tuple[str, ...]:
     notes = []
     for name, report in (("base", base), ("head", head)):
@@ -84,6 +108,8 @@ def _notes(base: Report, head: Report) -> tuple[str, ...]:
         notes.append(f"the runs used different scenario sets ({base.scenario_set} and {head.scenario_set})")
     if base.profile != head.profile:
         notes.append(f"the runs used different profiles ({base.profile} and {head.profile})")
+    if base.target.policy and head.target.policy and base.target.policy != head.target.policy:
+        notes.append(f"the runs used different policies ({base.target.policies} and {head.target.policies})")
     return tuple(notes)
 
 
@@ -107,7 +133,7 @@ def diff_reports(base: ReportLike, head: ReportLike) -> ReportDiff:
         new_cases=tuple(sorted(after.keys() - before.keys())),
         removed_cases=tuple(sorted(before.keys() - after.keys())),
         stale_baseline=tuple(sorted(i for i, c in after.items() if c.baseline == "stale")),
-        notes=_notes(base, head),
+        notes=_notes(base, head), targets=_targets(base, head),
     )
 
 
@@ -131,6 +157,7 @@ def diff_text(diff: ReportDiff) -> str:
     """The diff as plain text for a terminal."""
     verdict = "REGRESSION" if diff.regression else "no regression"
     lines = [f"callproof diff: {verdict}: {_headline(diff)}"]
+    lines += [f"warning: {diff.warning}"] if diff.warning else []
     lines += [f"note: {note}" for note in diff.notes]
     for title, changes in (("newly failing", diff.newly_failing), ("newly passing", diff.newly_passing),
                            ("changed (still failing)", diff.changed)):
@@ -172,6 +199,7 @@ def _list(title: str, ids: Sequence[str], rows: int) -> list[str]:
 def _markdown(diff: ReportDiff, docs_url: str, rows: int) -> str:
     icon, verdict = ("❌", "regression") if diff.regression else ("✅", "no regression")
     lines = [f"## {icon} callproof diff: {verdict}", "", escape(_headline(diff)) + ".", ""]
+    lines += ["> [!WARNING]", f"> {escape(diff.warning)}", ""] if diff.warning else []
     lines += [f"> {escape(note)}" for note in diff.notes] + ([""] if diff.notes else [])
     lines += _table("Newly failing", diff.newly_failing, docs_url, rows)
     lines += _table("Newly passing", diff.newly_passing, docs_url, rows)

@@ -33,4 +33,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"callproof diff: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     emit(diff_markdown(changes) if args.format == "md" else diff_text(changes), args.output)
+    if changes.warning and args.output is not None:  # on the terminal, the output's own second line says it
+        print(f"callproof diff: warning: {changes.warning}", file=sys.stderr)
     return ExitCode.FAILED if changes.regression else ExitCode.OK

@@ -100,6 +100,23 @@ def test_notes_on_runs_that_do_not_compare_cleanly(failing: dict[str, Any], inco
     )
 
 
+def test_a_warning_when_the_runs_tested_different_targets(failing: dict[str, Any]) -> None:
+    """A different mode, implementation or dialect: the cases compare two implementations, not a change."""
+    client = {"kind": "client", "how": "client", "client": "python my_client.py", "client_dialect": "chat"}
+    chat_front = {**failing["target"], "front": "chat"}
+    assert diff_reports(failing, failing).warning is None
+    for head, differs in ((client, "head client 'python my_client.py' (chat client)"),
+                          (chat_front, "head gateway '.venv/bin/python tests/fakes/passthrough.py --upstream "
+                                       "{upstream} --port {port}' (chat front, responses upstream)")):
+        diff = diff_reports(failing, {**failing, "target": head})
+        assert diff.warning is not None and differs in diff.warning and diff.notes == ()
+        assert diff.warning.startswith("the runs tested different targets (base gateway '.venv/bin/python tests/")
+        assert diff_text(diff).splitlines()[1] == f"warning: {diff.warning}"
+        markdown = diff_markdown(diff)
+        assert "> [!WARNING]\n> the runs tested different targets (base gateway" in markdown
+        assert not diff.regression  # a warning, not a verdict
+
+
 def test_the_diff_is_a_frozen_value(failing: dict[str, Any]) -> None:
     diff = diff_reports(failing, failing)
     with pytest.raises(dataclasses.FrozenInstanceError):

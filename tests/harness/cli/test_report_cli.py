@@ -53,3 +53,15 @@ def test_diff_exits_1_on_a_regression_and_0_otherwise(capsys: pytest.CaptureFixt
     assert "newly failing" in capsys.readouterr().out.lower()
     assert main(["diff", str(FAILING), str(FAILING)]) == 0
     assert main(["diff", str(FAILING), str(PASSING)]) == 0
+
+
+def test_diff_of_runs_of_different_targets_warns_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    assert main(["diff", str(FAILING), str(PASSING)]) == 0  # the passthrough fake, then the reference gateway
+    out, err = capsys.readouterr()
+    assert err == "" and out.splitlines()[1].startswith("warning: the runs tested different targets (base gateway")
+    assert main(["diff", str(FAILING), str(PASSING), "-o", str(tmp_path / "diff.txt")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("callproof diff: warning: the runs tested different targets (") and err.count("\n") == 1
+    assert main(["diff", str(FAILING), str(FAILING), "-o", str(tmp_path / "same.txt")]) == 0
+    assert capsys.readouterr().err == ""
