@@ -67,6 +67,23 @@ def test_an_empty_shard_is_one_line_and_exit_2(tmp_path: Path) -> None:
                            "shards; use fewer shards\n")
 
 
+def test_the_plugin_runs_a_shard_of_what_k_chose(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])  # `python -m tests.fakes...` from pytester's folder
+    ran: list[set[str]] = []
+    for index in (1, 2):
+        result = pytester.runpytest("-p", "callproof", "-p", "no:cacheprovider", "--pyargs", "callproof.suite",
+                                    "--callproof-launch", fakes.launch("gateways"), "-k", "one_call or text_only",
+                                    "--callproof-shard", f"{index}/2", "--callproof-report", f"s{index}.json")
+        report = json.loads((pytester.path / f"s{index}.json").read_text(encoding="utf-8"))
+        assert report["shard"]["index"] == index and report["shard"]["count"] == 2
+        ids = {c["id"] for c in report["cases"]}
+        outcomes = result.parseoutcomes()
+        assert outcomes["passed"] == len(ids) and outcomes["deselected"] > 0
+        ran.append(ids)
+    assert not ran[0] & ran[1] and len(ran[0] | ran[1]) == 21  # `callproof run -k 'one_call or text_only'`: 21
+    assert {i.split("::")[0] for i in ran[0]}.isdisjoint(i.split("::")[0] for i in ran[1])  # whole scenarios
+
+
 def _shards(tmp_path: Path) -> list[str]:
     paths = []
     for name, report in three():
