@@ -1,12 +1,15 @@
-"""`callproof rules`: the rule catalogue as text, JSON or a Markdown table."""
+"""`callproof rules`: the rule catalogue as text, JSON or a Markdown table. Without `--profile` the text has a
+profiles column (and a header line): some rules say opposite things for different profiles (RSP-FRAME-001, no
+`[DONE]` for `openai`; RSP-FRAME-002, `[DONE]` for `open-responses`), and each row says where it applies."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 
-from callproof.harness.catalogue import CATALOGUE, FRONTS, PROFILES
+from callproof.harness.catalogue import CATALOGUE, FRONTS, PROFILES, Rule
 from callproof.harness.check import catalogue_markdown
 
 from ._exit import ExitCode
@@ -19,7 +22,8 @@ def add_parser(subparsers: Subparsers) -> None:
     rules = subparsers.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
     rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
     rules.add_argument("--front", choices=FRONTS, help="only the rules of this front")
-    rules.add_argument("--profile", choices=PROFILES, help="only the rules of this profile")
+    rules.add_argument("--profile", choices=PROFILES,
+                       help="only the rules of this profile (without it, a column names each rule's profiles)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,7 +45,21 @@ def run(args: argparse.Namespace) -> int:
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        for r in selected:
-            mark = " [timing: machine load can touch this verdict]" if r.timing else ""
-            print(f"{r.id:<15} {r.level:<6} {r.family:<10} {r.statement}{mark}")
+        _text(selected, profiles=args.profile is None)
     return ExitCode.OK
+
+
+def _profiles(rule: Rule) -> str:
+    """A rule's profiles in a few characters: `all`, or their names in PROFILES order, comma-separated."""
+    return "all" if set(PROFILES) <= rule.profiles else ",".join(p for p in PROFILES if p in rule.profiles)
+
+
+def _text(rules: Sequence[Rule], *, profiles: bool) -> None:
+    """One line per rule; with `profiles`, a header and the column of the profiles each rule applies to."""
+    width = max((len(_profiles(r)) for r in rules), default=8) if profiles else 0
+    if profiles:
+        print(f"{'ID':<15} {'LEVEL':<6} {'FAMILY':<10} {'PROFILES':<{width}} STATEMENT")
+    for r in rules:
+        mark = " [timing: machine load can touch this verdict]" if r.timing else ""
+        column = f"{_profiles(r):<{width}} " if profiles else ""
+        print(f"{r.id:<15} {r.level:<6} {r.family:<10} {column}{r.statement}{mark}")

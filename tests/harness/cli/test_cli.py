@@ -152,7 +152,25 @@ def test_an_unknown_dialect_is_one_line(flag: str, value: str, capsys: pytest.Ca
 def test_rules_text_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in out] == [r.id for r in CATALOGUE]
+    assert out[0].split() == ["ID", "LEVEL", "FAMILY", "PROFILES", "STATEMENT"]
+    assert [line.split()[0] for line in out[1:]] == [r.id for r in CATALOGUE]
+
+
+def test_rules_without_a_profile_say_where_each_applies(capsys: pytest.CaptureFixture[str]) -> None:
+    """RSP-FRAME-001 (no [DONE]) and RSP-FRAME-002 ([DONE] required) contradict each other: the column says why."""
+    assert main(["rules"]) == 0
+    rows = {line.split()[0]: line.split()[3] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows["RSP-FRAME-001"] == "openai" and rows["RSP-FRAME-002"] == "open-responses"
+    assert rows["SSE-001"] == "all"
+    assert all(rows[r.id] == "all" or set(rows[r.id].split(",")) == r.profiles for r in CATALOGUE)
+
+
+def test_rules_of_one_profile_keep_their_columns(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--profile", "openai"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:3] == ["SSE-001", "MUST", "framing"] and "PROFILES" not in out[0]
+    assert out[0].split()[3:5] == ["Event", "data"]
+    assert [line.split()[0] for line in out] == [r.id for r in CATALOGUE if "openai" in r.profiles]
 
 
 def test_rules_json_filters_by_front_and_profile(capsys: pytest.CaptureFixture[str]) -> None:
