@@ -94,7 +94,8 @@ def merge_reports(named: Sequence[tuple[str, Report]]) -> Report:
         command=unsharded_command(first.command), scenario_set=first.scenario_set,
         started_at=min(r.started_at for _, r in named), duration_s=max(r.duration_s for _, r in named),
         cases=[c for _, r in named for c in r.cases], complete=all(r.complete for _, r in named),
-        platform=first.platform,
+        platform=first.platform, stopped="; ".join(f"shard {r.shard}: {r.stopped}" for _, r in named if r.stopped)
+        or None,
     )
 
 

@@ -85,6 +85,15 @@ def test_a_merge_with_a_cut_off_shard_is_incomplete() -> None:
     shards = three()
     shards[1] = ("s2.jsonl", shard_report(2, 3, cases={"b::expected": 1.0}, complete=False))
     assert not merge_reports(shards).complete
+    assert merge_reports(shards).stopped is None
+
+
+def test_a_shard_that_stopped_early_says_so_in_the_merge() -> None:
+    shards = three()
+    stopped = dataclasses.replace(shards[2][1], complete=False, stopped="5 scenarios in a row got no answer")
+    shards[2] = (shards[2][0], stopped)
+    merged = merge_reports(shards)
+    assert not merged.complete and merged.stopped == "shard 3/3: 5 scenarios in a row got no answer"
 
 
 @pytest.mark.parametrize(("change", "message"), [
