@@ -5,9 +5,9 @@ its cases share that play); the run-wide case `concurrent::isolation` is a unit 
 The units are dealt by longest processing time first: heaviest unit first (ties by scenario id), each to the
 shard with the least weight so far (ties to the lowest index). A unit weighs its cases' durations in whole
 milliseconds as a previous report recorded them (`--shard-durations REPORT.json`; a case it lacks weighs the median
-of those it has), else one per case. Only integers, sorted ids and the given order are involved: the same inputs
-give the same slice on every machine and in every process (no hash randomisation), so the shards of one run
-together hold every selected case exactly once.
+of those it has), else one per case. Only integer weights and sorted ids decide, never the plan's order or a hash:
+the same inputs give the same slice on every machine and in every process, so the shards of one run together hold
+every selected case exactly once.
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ def shard_cases(specs: Sequence[CaseSpec], index: int, count: int,
 
 def selection_digest(config: RunConfig, keyword: str | None, durations: Mapping[str, int] | None) -> str:
     """A digest of what chooses a shard's cases besides its index: the run's options (as a repro command gives
-    them, without the scenario files' paths: the report's scenario set stands for them), the shard count's
-    companions `-k` and the durations. Equal in every shard of one run, whatever machine ran it."""
+    them, without the scenario files' paths: the report's scenario set stands for them), `-k` and the durations.
+    Equal in every shard of one run, whatever machine ran it."""
     args = config.run_args()
     options: list[str] = []
     skip = False
