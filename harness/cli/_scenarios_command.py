@@ -43,8 +43,9 @@ def corpus(paths: Sequence[Path] | None, bundled: bool) -> dict[str, Scenario]:
 def add_parser(subparsers: Subparsers) -> None:
     scenarios = subparsers.add_parser(
         "scenarios", help="list the scenarios, or import a capture as one (scenarios import)",
-        description="List every scenario id, its feature, tags and description: the bundled corpus and the files "
-                    "of --scenarios PATH ... (only those with --no-bundled).",
+        description="List every scenario: its id, feature, description and [tags] (--format json: also the rules "
+                    "its streams break); the bundled corpus and the files of --scenarios PATH ... (only those with "
+                    "--no-bundled).",
     )
     scenarios.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     add_corpus_options(scenarios)
@@ -116,5 +117,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         for s in found.values():
-            print(f"{s.id:<36} {s.feature:<22} {s.description}")
+            tags = f" [{', '.join(s.tags)}]" if s.tags else ""
+            print(f"{s.id:<36} {s.feature:<22} {s.description}{tags}")
     return ExitCode.OK

@@ -12,6 +12,7 @@ import pytest
 
 from callproof.harness import CATALOGUE
 from callproof.harness.cli import main
+from callproof.harness.scenario import bundled_scenarios
 
 ROOT = Path(__file__).resolve().parents[3]
 CAPTURES = ROOT / "examples" / "captures"
@@ -184,6 +185,17 @@ def test_console_script_is_installed() -> None:
     exe = Path(sys.executable).with_name("callproof")
     proc = subprocess.run([str(exe), "--version"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("callproof ")
+
+
+def test_scenarios_show_the_tags_their_help_promises(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    for scenario in bundled_scenarios().values():
+        line = lines[scenario.id]
+        assert line.endswith(f" [{', '.join(scenario.tags)}]" if scenario.tags else scenario.description), line
+    with pytest.raises(SystemExit):
+        main(["scenarios", "--help"])
+    assert "[tags]" in " ".join(capsys.readouterr().out.split())
 
 
 def test_scenarios_lists_the_bundled_corpus(capsys: pytest.CaptureFixture[str]) -> None:
