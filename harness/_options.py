@@ -33,6 +33,7 @@ __all__ = [
     "Surface",
     "format_options",
     "header_pair",
+    "non_negative_int",
     "option",
     "options_for",
     "policy_pair",
@@ -43,6 +44,8 @@ __all__ = [
     "plugin_flag",
     "plugin_text",
     "redact_argv",
+    "shard_durations",
+    "shard_spec",
     "shown_header",
 ]
 
@@ -68,6 +71,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """A whole number of at least 0 (an argparse `type`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A finite number of seconds above 0 (an argparse `type`)."""
     try:
@@ -77,6 +91,32 @@ def positive_float(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
+
+
+_SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+def shard_spec(text: str) -> str:
+    """`I/N`, shard I of N with 1 <= I <= N (an argparse `type`), as `I/N`."""
+    found = _SHARD.match(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(f"expected I/N, shard I of N shards (e.g. 2/3), got {text!r}")
+    index, count = int(found.group(1)), int(found.group(2))
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"shard {index}/{count}: I must be between 1 and N (1/{max(count, 1)} to "
+                                         f"{max(count, 1)}/{max(count, 1)})")
+    return f"{index}/{count}"
+
+
+def shard_durations(text: str) -> Path:
+    """A report to balance shards by (an argparse `type`): read and checked now, so a bad file is a usage error."""
+    from callproof.harness.report_model import ReportError, read_report  # only when the flag is given
+
+    try:
+        read_report(Path(text))
+    except ReportError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return Path(text)
 
 
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -234,6 +274,15 @@ OPTIONS: tuple[Option, ...] = (
             _RUN_PYTEST, metavar="N", type=positive_int),
     _option("max_bytes", "fail a case whose answer exceeds N bytes, and stop reading it (default: no limit)",
             _RUN_PYTEST, metavar="N", type=positive_int),
+    _option("shard", "run only shard I of N: a slice of whole scenarios, the same on every machine; merge the "
+            "shards' reports with `callproof report --merge` (docs/ci.md: shards)", _RUN_PYTEST, metavar="I/N",
+            type=shard_spec, field=None),
+    _option("shard_durations", "balance the shards by the case durations of this earlier report (default: by "
+            "case count)", _RUN_PYTEST, metavar="REPORT.json", type=shard_durations, field=None),
+    _option("max_consecutive_errors", "stop the run (exit 1, reports written with what was judged) once N scenarios "
+            "in a row got no answer at all: refused, reset, timed out with nothing received, or the IUT could not "
+            "be started (default 5; 0: never stop)", _RUN_PYTEST, metavar="N", type=non_negative_int, default=5,
+            field=None),
     _option("baseline", "known failures that do not fail the run (docs/cli.md: baselines)", _RUN_PYTEST,
             metavar="FILE", type=Path, field=None),
     _option("strict_baseline", "fail the run on stale baseline entries (listed failures that now pass), one line "

@@ -31,6 +31,7 @@ from ._html import render_html
 from ._junit import render_junit
 from ._load import load_report
 from ._markdown import render_markdown
+from ._text import skip_reasons
 
 __all__ = [
     "FORMATS",
@@ -51,6 +52,7 @@ __all__ = [
     "render_junit",
     "render_markdown",
     "run_formats",
+    "skip_reasons",
     "write_jsonl_case",
     "write_jsonl_footer",
     "write_jsonl_header",

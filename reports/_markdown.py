@@ -38,6 +38,7 @@ from ._text import (
     printable,
     rule_link,
     shorten,
+    skip_reasons,
 )
 
 __all__ = ["DOCS_URL", "FAMILIES", "render_markdown"]
@@ -112,6 +113,9 @@ def _verdict(report: Report) -> list[str]:
         lines += ["> [!WARNING]",
                   f"> **Incomplete run**: the run was cut off before every case ran; this report covers the "
                   f"{plural(len(cases), 'case')} that finished.", ""]
+    if report.stopped is not None:
+        lines[-1:-1] = [">", f"> **Stopped early**: {escape(report.stopped)}. The cases it did not reach are left "
+                        "out, never counted as passed."]
     should_only = summary.failed - must
     counts = [f"{summary.passed} passed"]
     counts += [f"{summary.failed} failed" + (f" ({should_only} SHOULD only)" if should_only else "")]
@@ -126,6 +130,9 @@ def _verdict(report: Report) -> list[str]:
                  f"delete {'it' if stale == 1 else 'them'} from the baseline.")
     if should_only:
         line += " SHOULD failures are reported but do not fail the run."
+    skips = skip_reasons(cases)
+    if skips:
+        line += " Skipped: " + "; ".join(f"{escape(reason)} ({count})" for reason, count in skips) + "."
     return [*lines, line, ""]
 
 
@@ -141,6 +148,8 @@ def _target(report: Report) -> list[str]:
     parts.append(f"**profile** {escape(report.profile)}")
     parts.append(f"callproof {escape(report.callproof_version)}")
     parts.append(f"started {escape(report.started_at)}, {report.duration_s:g} s")
+    if report.shard is not None:  # a slice of the run: `callproof report --merge` gives the whole
+        parts.append(f"**shard** {report.shard}")
     return [" · ".join(parts), ""]
 
 

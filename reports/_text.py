@@ -38,6 +38,7 @@ __all__ = [
     "printable",
     "rule_chips",
     "rule_link",
+    "skip_reasons",
     "shorten",
     "slug",
 ]
@@ -118,6 +119,17 @@ def evidence_text(evidence: ReportEvidence, *, kind: Callable[[str], str], path:
 
 
 # -- text and Markdown -------------------------------------------------------------------------------------------
+
+
+def skip_reasons(cases: Iterable[Case]) -> list[tuple[str, int]]:
+    """Why cases were skipped: each reason (a skipped case's first message line) and how many cases it skipped,
+    the most frequent first (ties by reason)."""
+    counts: dict[str, int] = {}
+    for case in cases:
+        if case.outcome == "skipped":
+            reason = case.message.splitlines()[0] if case.message.strip() else "no reason given"
+            counts[reason] = counts.get(reason, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

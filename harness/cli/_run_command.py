@@ -6,7 +6,10 @@ or setup error (bad option, the IUT never started, `-k` matched nothing); 3 inte
 launched IUT stopped, the report and every requested format written, marked incomplete). With --strict-baseline,
 a stale baseline entry (a listed case or rule that now passes) also exits 1, one line each naming the file and line.
 
-Setup problems are found before pytest starts (harness/run/_preflight.py), each one line.
+Setup problems are found before pytest starts (harness/run/_preflight.py), each one line; then the IUT is
+started once (the preflight), and handed to the plugin so it is not started again in this process. A run that
+stops early (`--max-consecutive-errors`) exits 1 with one line saying why. `--write-baseline` exits 0 once it wrote
+the baseline: adopting callproof on a gateway with bugs is the point of it.
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ from callproof.harness.report_model import (
 )
 from callproof.harness.run import (
     ConfigError,
+    Preflight,
     interrupted_by,
     interruptible,
     iut_groups,
+    preflight,
     setup_problem,
     workers_problem,
 )
@@ -114,11 +119,23 @@ def run(args: argparse.Namespace) -> int:
     if args.report.exists():
         args.report.unlink()
     with interruptible(), iut_groups():  # SIGTERM ends the run as Ctrl-C does; no launched IUT outlives it
-        code = int(pytest.main(_pytest_args(args)))
+        harness, problem = preflight(run_config(args), keep=_workers(args) == 0)
+        if problem is not None:
+            print(f"callproof run: {problem}", file=sys.stderr)
+            return ExitCode.USAGE
+        try:
+            code = int(pytest.main(_pytest_args(args), plugins=[Preflight(harness)]))
+        finally:
+            if harness is not None:  # the plugin closes it at the end of the session; not if pytest never got there
+                harness.close()
         if code == pytest.ExitCode.INTERRUPTED:
             return _interrupted(args)
         if code in _PYTEST_USAGE:
             print(f"callproof run: pytest stopped with exit status {code} (see above)", file=sys.stderr)
+            return ExitCode.USAGE
+        if code == pytest.ExitCode.NO_TESTS_COLLECTED and args.shard:  # shards hold whole scenarios
+            print(f"callproof run: shard {args.shard} got no case: the run selects fewer scenarios than there are "
+                  "shards; use fewer shards", file=sys.stderr)
             return ExitCode.USAGE
         if code == pytest.ExitCode.NO_TESTS_COLLECTED:
             print(f"callproof run: no case matched -k {args.keyword!r}; list them with `callproof scenarios`",
@@ -161,6 +178,10 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     counts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "flaky", "error", "xfailed", "skipped")
                        if summary.get(k))
     print(f"callproof run: {summary['cases']} cases: {counts}; report: {args.report}")
+    if report.get("stopped"):
+        print(f"callproof run: stopped early: {report['stopped']}; the cases it did not reach are not in the report",
+              file=sys.stderr)
+        return ExitCode.FAILED
     setup = [c for c in cases if c["details"].get("setup_error")]
     if setup:
         first = setup[0]["message"].splitlines()[0]
@@ -171,6 +192,8 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     if nothing is not None:
         print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)
         return ExitCode.FAILED
+    if args.write_baseline:  # its failures are now the baseline: adopting callproof is not a failed run
+        return ExitCode.OK
     blocking = [c for c in judged if c.blocking]
     stale = stale_entries(load_baseline(args.baseline), judged) \
         if args.strict_baseline and args.baseline is not None else []

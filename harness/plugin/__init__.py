@@ -21,6 +21,7 @@ from callproof.harness.run import interruptible
 from ._assertions import StreamAssertion
 from ._scenario_case import ScenarioCase, scenario_case
 from ._settings import add_options, profile, run_config
+from ._shard import select_shard
 from ._suite import (
     PROPERTY,
     Judged,
@@ -111,6 +112,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     ])
 
 
+@pytest.hookimpl(trylast=True)  # after -k: a shard is a slice of the cases -k chose (docs/ci.md#shards)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    select_shard(config, items)
+
+
 @pytest.fixture
 def callproof_check(request: pytest.FixtureRequest) -> StreamAssertion:
     """Check a stream in your own test: `callproof_check(sse_bytes)` raises on MUST failures, returns the report."""
@@ -175,7 +181,7 @@ def _callproof_session(request: pytest.FixtureRequest) -> Iterator[SuiteSession]
     run = run_config(request.config)
     if run is None:
         raise pytest.UsageError(_NO_IUT)
-    session = SuiteSession(run, load_optional_baseline(request.config.getoption("callproof_baseline")))
+    session = SuiteSession(run, load_optional_baseline(request.config.getoption("callproof_baseline")), request.session)
     yield session
     session.close()
 

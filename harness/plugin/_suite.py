@@ -28,6 +28,7 @@ from callproof.harness.report_model import (
     BaselineMark,
     Case,
     Report,
+    Shard,
     load_baseline,
     nothing_judged,
     stale_entries,
@@ -38,16 +39,24 @@ from callproof.harness.report_model import (
 )
 from callproof.harness.run import (
     Harness,
+    Preflight,
     RunConfig,
     build_report,
     case_of,
     interrupted_by,
     iut_groups,
+    preflight,
     run_scenarios,
     scenario_set_hash,
     setup_problem,
+    stop_requested,
 )
 from callproof.harness.scenario import ScenarioError
+from callproof.reports import skip_reasons
+
+from ._progress import Progress, isatty
+from ._shard import shard_record
+from ._watch import RunWatch
 
 __all__ = [
     "PROPERTY",
@@ -63,6 +72,8 @@ __all__ = [
 
 #: The user_properties key carrying a case's JSON from the process that ran it to the controller.
 PROPERTY = "callproof_case"
+#: The harness the preflight started, for the cases when they run in the controller's process (no xdist workers).
+_PREPARED = pytest.StashKey[Harness]()
 
 
 def plan(config: RunConfig) -> list[CaseSpec]:
@@ -79,7 +90,8 @@ def check_setup(config: pytest.Config, run: RunConfig) -> None:
     workers = config.getoption("numprocesses", None) or 0
     report = config.getoption("callproof_report")
     outputs = [] if not report else [("--report", Path(report)), ("--report", Path(report).with_suffix(".jsonl"))]
-    problem = setup_problem(run, outputs, workers if isinstance(workers, int) else 1)
+    # `callproof run` asked the same questions, then started the IUT (and the mock, on --mock-port) for good
+    problem = None if _handed(config) else setup_problem(run, outputs, workers if isinstance(workers, int) else 1)
     if problem is not None:
         raise pytest.UsageError(plugin_text(problem))
     baseline = load_optional_baseline(config.getoption("callproof_baseline"))  # a bad file: usage error, now
@@ -90,16 +102,45 @@ def check_setup(config: pytest.Config, run: RunConfig) -> None:
 
 def start_collector(config: pytest.Config, run: RunConfig, stack: contextlib.ExitStack) -> None:
     """On the controller: no launched IUT outlives the session (whichever process launched it, undone by `stack`),
-    and the `Collector` that writes the report is registered."""
+    the IUT is started once before any case (`start_once`), and the `Collector` that writes the report is
+    registered."""
     stack.enter_context(iut_groups())
+    start_once(config, run, stack)
     report = config.getoption("callproof_report")
     program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "pytest"
     command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
     strict = load_optional_baseline(config.getoption("callproof_baseline")) \
         if config.getoption("callproof_strict_baseline") else None
+    watch = RunWatch(config.getoption("callproof_max_consecutive_errors") or 0, Progress(isatty()))
+    config.pluginmanager.register(watch, "callproof-watch")
     collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None,
-                          strict_baseline=strict)
+                          strict_baseline=strict, shard=shard_record(config, run), watch=watch)
     config.pluginmanager.register(collector, "callproof-collector")
+
+
+def start_once(config: pytest.Config, run: RunConfig, stack: contextlib.ExitStack) -> None:
+    """The preflight, once per run, on the controller before any worker starts: the IUT started (or reached, or
+    imported) once, a usage error in one line when it cannot be. `callproof run` does it before pytest and hands
+    over a `Preflight`, so it is not repeated here. The started harness is kept for the cases when they run in this
+    process; under pytest-xdist each worker starts its own."""
+    handed = _handed(config)
+    if handed is not None:
+        harness = handed.harness
+    elif config.getoption("collectonly", False):
+        return
+    else:
+        workers = config.getoption("numprocesses", None)
+        harness, problem = preflight(run, keep=not workers)
+        if problem is not None:
+            raise pytest.UsageError(plugin_text(problem))
+    if harness is not None:
+        config.stash[_PREPARED] = harness
+        stack.callback(harness.close)
+
+
+def _handed(config: pytest.Config) -> Preflight | None:
+    """The preflight `callproof run` did before pytest started, if it did."""
+    return next((p for p in config.pluginmanager.get_plugins() if isinstance(p, Preflight)), None)
 
 
 def load_optional_baseline(path: str | None) -> Baseline | None:
@@ -125,12 +166,15 @@ class Judged:
 
 
 class SuiteSession:
-    """One process's harness (mock + IUT), started on the first case and closed at the end of the session."""
+    """One process's harness (mock + IUT), started on the first case (or by the preflight, in the controller's
+    process) and closed at the end of the session. Before each case it asks whether the controller stopped the run
+    early (`--max-consecutive-errors`): then it runs no more cases in this process (an xdist worker too)."""
 
-    def __init__(self, config: RunConfig, baseline: Baseline | None) -> None:
+    def __init__(self, config: RunConfig, baseline: Baseline | None, session: pytest.Session | None = None) -> None:
         self.config = config
         self.baseline = baseline
-        self._harness: Harness | None = None
+        self.session = session
+        self._harness: Harness | None = None if session is None else session.config.stash.get(_PREPARED, None)
 
     @property
     def harness(self) -> Harness:
@@ -140,6 +184,11 @@ class SuiteSession:
 
     def judge(self, spec: CaseSpec) -> Judged:
         """The verdict and its report case (with the baseline applied)."""
+        stopped = stop_requested()
+        if stopped is not None:  # not judged, and not in the report: the run says it stopped early
+            if self.session is not None:
+                self.session.shouldstop = stopped
+            pytest.skip(f"not run: {stopped}")
         result = self.harness.judge(spec)
         mark: BaselineMark | None = None
         if self.baseline is not None and self.baseline.listed(spec.id):
@@ -178,8 +227,13 @@ class Collector:
     interrupted, marked incomplete) and the terminal summary."""
 
     def __init__(self, config: RunConfig, command: Sequence[str], path: Path | None, *,
-                 strict_baseline: Baseline | None = None) -> None:
+                 strict_baseline: Baseline | None = None, shard: Shard | None = None,
+                 watch: RunWatch | None = None) -> None:
         self.config = config
+        #: The fail-fast and progress watch (`_watch`), told of every case.
+        self.watch = watch
+        #: `--shard I/N`: the slice of the cases this run judges, recorded in the report.
+        self.shard = shard
         self.command = list(command)
         self.path = path
         #: `--strict-baseline`: the baseline whose stale entries fail the run.
@@ -205,6 +259,8 @@ class Collector:
         self.cases[case.id] = case
         if self._lines is not None:
             write_jsonl_case(self._lines, case)
+        if self.watch is not None:
+            self.watch.case(case)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         found = False
@@ -255,6 +311,11 @@ class Collector:
         if self.path is not None:
             terminalreporter.write_line(f"report: {self.path}")
 
+    @property
+    def stopped(self) -> str | None:
+        """Why the run stopped early (`--max-consecutive-errors`), or None."""
+        return None if self.watch is None else self.watch.stopped
+
     def stale(self) -> list[str]:
         """With `--strict-baseline`: the stale baseline entries, one line each naming the file and line."""
         if self.strict_baseline is None:
@@ -266,7 +327,8 @@ class Collector:
         return build_report(
             self.config, list(self.cases.values()), started_at=self.started_at,
             duration_s=time.monotonic() - self.started, command=self.command,
-            scenario_hash=scenario_set_hash(scenarios.values()), complete=complete,
+            scenario_hash=scenario_set_hash(scenarios.values()), complete=complete, shard=self.shard,
+            stopped=self.stopped,
         )
 
     def write(self, path: Path, *, complete: bool) -> Report:
@@ -282,6 +344,8 @@ class Collector:
         lines = ["cases: " + ", ".join(f"{counts[k]} {k}" for k in sorted(counts))]
         nothing = nothing_judged(self.cases.values())
         lines += [f"no case was judged: {nothing}"] if nothing else []
+        lines += [f"stopped early: {self.stopped}"] if self.stopped else []
+        lines += [f"skipped {count}: {reason}" for reason, count in skip_reasons(self.cases.values())]
         for case in sorted(self.cases.values(), key=lambda c: c.id):
             should = [r for r in case.failed if r.level != "MUST"]
             if should and case.outcome != "xfailed":

@@ -6,12 +6,13 @@ from __future__ import annotations
 from ._client import ClientAdapter, CommandClient, InProcessClient
 from ._config import ConfigError, Dialect, Mode, RunConfig
 from ._groups import CLIENT_GROUPS, GATEWAY_GROUPS
-from ._harness import Harness, run_scenarios
+from ._harness import NO_ANSWER, Harness, run_scenarios
 from ._http_exchange import exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
-from ._preflight import output_problem, setup_problem, workers_problem
+from ._preflight import Preflight, output_problem, preflight, setup_problem, workers_problem
 from ._reporting import build_report, case_of, scenario_set_hash
-from ._stop import interrupted_by, interruptible, iut_groups
+from ._shard import case_durations, selection_digest, shard_cases
+from ._stop import interrupted_by, interruptible, iut_groups, request_stop, stop_requested
 
 __all__ = [
     "AppIUT",
@@ -27,9 +28,12 @@ __all__ = [
     "InProcessClient",
     "LaunchedIUT",
     "Mode",
+    "NO_ANSWER",
+    "Preflight",
     "RunConfig",
     "TargetIUT",
     "build_report",
+    "case_durations",
     "case_of",
     "exchange",
     "free_port",
@@ -37,8 +41,13 @@ __all__ = [
     "interruptible",
     "iut_groups",
     "output_problem",
+    "preflight",
+    "request_stop",
     "run_scenarios",
     "scenario_set_hash",
+    "selection_digest",
     "setup_problem",
+    "shard_cases",
+    "stop_requested",
     "workers_problem",
 ]

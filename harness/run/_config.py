@@ -16,6 +16,8 @@ from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
 from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.request import DEFAULT_MODEL
 
+from ._templates import placeholders, template_problem
+
 __all__ = ["ConfigError", "Dialect", "Mode", "RunConfig"]
 
 Mode = Literal["gateway", "client"]
@@ -128,7 +130,10 @@ class RunConfig:
         for name in ("case_timeout", "start_timeout"):
             if not 0 < getattr(self, name) < float("inf"):
                 return f"--{name.replace('_', '-')} must be a positive number of seconds, got {getattr(self, name):g}"
-        if self.launch and "{port}" not in self.launch and "{port}" in self.front_template:
+        templates = template_problem(self.launch, self.front_url, self.ready_url)
+        if templates is not None:
+            return templates
+        if self.launch and "port" not in placeholders(self.launch) and "port" in placeholders(self.front_template):
             return ("--launch has no {port} placeholder, so callproof cannot know where the gateway listens: add "
                     "{port} to the command (e.g. --port {port}), or give --front-url with the fixed port it listens on "
                     f"(e.g. --front-url {self.front_template.replace('{port}', '8080')})")

@@ -12,6 +12,7 @@ kept in a `_scenario_run.ScenarioRun`, and each case judged in `_verdict`.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -56,7 +57,14 @@ from ._verdict import group_results, over_limit, summary, verdict
 if TYPE_CHECKING:
     from callproof.mock_server import MockServer
 
-__all__ = ["Harness", "run_scenarios"]
+__all__ = ["NO_ANSWER", "Harness", "run_scenarios"]
+
+#: The case detail marking a case whose scenario got no answer at all (`--max-consecutive-errors` counts them): no
+#: HTTP head (refused, reset, timed out), a head and then not one byte before the case timeout, an IUT that could
+#: not be started, an adapter that could not be run or timed out without a result.
+NO_ANSWER = "no_answer"
+#: The preflight waits this long at most (or --case-timeout, if shorter) for the gateway's answer to one GET.
+PROBE_S = 10.0
 
 
 class _OverLimit(IUTError):
@@ -116,7 +124,7 @@ class Harness:
                                         front_url=config.front_template, ready_url=config.ready_url,
                                         start_timeout=config.start_timeout, cwd=config.cwd)
             elif config.target:
-                self._iut = TargetIUT(config.target)
+                self._iut = TargetIUT(config.target, upstream=mock.url)
             else:
                 assert config.app is not None
                 self._iut = AppIUT(config.app, upstream=mock.url, upstream_root=mock.root_url, mock_app=mock.app,
@@ -133,6 +141,29 @@ class Harness:
                 assert self.config.client is not None
                 self._adapter = InProcessClient(self.config.client, dialect)
         return self._adapter
+
+    def preflight(self) -> None:
+        """Start what every case needs, once, before any case: the mock and the gateway (launched and ready,
+        reached, or imported and served), or the client adapter (its command split and its program found, or its
+        function imported). Raises `IUTError` naming the cause."""
+        if self.config.mode == "gateway":
+            iut = self._gateway()
+            wait = min(self.config.case_timeout, PROBE_S)
+            try:  # any HTTP answer will do (a 404, a 405): only its head is read
+                with self._http().stream("GET", iut.front_url, headers=self.config.front_headers or None,
+                                         timeout=httpx.Timeout(wait)):
+                    pass
+            except httpx.TimeoutException:
+                raise IUTError(f"the IUT accepts connections at {iut.front_url} but sent no HTTP answer to a GET "
+                               f"within {wait:g} s: it is hung, or not an HTTP server there") from None
+            except httpx.HTTPError as exc:
+                raise IUTError(f"the IUT at {iut.front_url} did not answer an HTTP request: "
+                               f"{type(exc).__name__}: {exc}") from None
+            return
+        adapter = self._client()
+        if isinstance(adapter, CommandClient) and shutil.which(adapter.argv[0]) is None:
+            raise IUTError(f"--client-cmd could not run {adapter.argv[0]!r}: no such program, or it is not "
+                           "executable; check the command and PATH")
 
     def close(self) -> None:
         self._waits.stop()
@@ -213,15 +244,17 @@ class Harness:
         try:
             iut = self._gateway()
         except IUTError as exc:
-            run.error, run.details["setup_error"] = str(exc), True
+            run.error, run.details["setup_error"], run.details[NO_ANSWER] = str(exc), True, True
             return
         self._waits.follow(iut.pid if isinstance(iut, LaunchedIUT) else None)
         self._waits.start()
         answer, problem = self._front(iut, run.request)
         run.details["front_url"] = iut.front_url
         if answer is None:
-            run.error = problem
+            run.error, run.details[NO_ANSWER] = problem, True
             return
+        if answer.exchange.timed_out and not answer.exchange.chunks:  # a head, then nothing until the timeout
+            run.details[NO_ANSWER] = True
         run.upstream = self._upstream(run.case)
         if answer.exchange.over_limit is not None:  # read no further, judge nothing: every case fails the limit
             run.over_limit = answer.exchange.over_limit
@@ -263,8 +296,10 @@ class Harness:
             adapter = self._client()
             outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout)
         except IUTError as exc:
-            run.error, run.details["setup_error"] = str(exc), True
+            run.error, run.details["setup_error"], run.details[NO_ANSWER] = str(exc), True, True
             return
+        if outcome.timed_out and outcome.result is None:
+            run.details[NO_ANSWER] = True
         run.adapter = outcome
         run.unjudged = adapter_problem(outcome)
         run.adapter_result = result_of_adapter(outcome.result) if outcome.result is not None else None
@@ -327,7 +362,7 @@ class Harness:
                 adapter = self._client()
             except IUTError as exc:
                 return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
-                                  details={"setup_error": True})
+                                  details={"setup_error": True, NO_ANSWER: True})
             return judge_client_isolation(spec, chosen, adapter, self.mock, self.config.client_dialect,
                                           self.config.case_timeout, self._request,
                                           lambda scenario_id: self._run(scenario_id).adapter_result)
@@ -335,7 +370,7 @@ class Harness:
             iut = self._gateway()
         except IUTError as exc:
             return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
-                              details={"setup_error": True})
+                              details={"setup_error": True, NO_ANSWER: True})
         answers: list[tuple[Scenario, FrontAnswer | None, str | None]] = [(s, None, None) for s in chosen]
         barrier = threading.Barrier(len(chosen))
         tags = [new_case_tag() for _ in chosen]
@@ -359,7 +394,8 @@ class Harness:
             return over_limit(spec, over[0], time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
         problems = [p for _, a, p in answers if a is None and p]
         if problems:
-            return CaseResult(spec, "error", message=problems[0], seconds=time.monotonic() - start)
+            silent = {NO_ANSWER: True} if all(a is None for _, a, _ in answers) else {}
+            return CaseResult(spec, "error", message=problems[0], seconds=time.monotonic() - start, details=silent)
         findings = Findings()
         check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
         results = findings.results()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-import shlex
 import socket
 import subprocess
 import sys
@@ -27,7 +26,8 @@ import httpx
 
 from callproof.harness._errors import CallproofError
 
-from ._stop import forget_group, record_group, stop_group
+from ._stop import GroupGuard, forget_group, record_group, stop_group
+from ._templates import TemplateError, launch_argv, placeholders, render
 
 if TYPE_CHECKING:
     import respx
@@ -69,20 +69,29 @@ class Gateway(Protocol):
 
 
 def _wait_ready(host: str, port: int, ready_url: str | None, deadline: float, alive: Callable[[], bool]) -> str | None:
-    """None once the IUT is ready, else why not."""
+    """None once the IUT is ready, else why not (with what the last attempt got: a status or a connection error)."""
+    last = "no attempt"
     while time.monotonic() < deadline:
         if not alive():
             return "it exited before it was ready"
         if ready_url is None:
-            with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.2):
-                return None
-        else:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(ready_url, timeout=0.5).is_success:
+            try:
+                with socket.create_connection((host, port), timeout=0.2):
                     return None
+            except OSError as exc:
+                last = exc.strerror or type(exc).__name__
+        else:
+            try:
+                answer = httpx.get(ready_url, timeout=0.5)
+            except httpx.HTTPError as exc:
+                last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            else:
+                if answer.is_success:
+                    return None
+                last = f"HTTP {answer.status_code}"
         time.sleep(0.05)
     what = f"{ready_url} never answered 2xx" if ready_url else f"port {port} never accepted a connection"
-    return f"{what} within the start timeout"
+    return f"{what} within the start timeout (the last attempt got: {last})"
 
 
 @dataclass
@@ -129,9 +138,10 @@ class LaunchedIUT:
         self.starts = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._tail: _Tail | None = None
+        self._guard: GroupGuard | None = None
 
-    def _expand(self, template: str) -> str:
-        return template.format(upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
+    def _expand(self, template: str, flag: str = "--front-url") -> str:
+        return render(template, flag, upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
 
     @property
     def front_url(self) -> str:
@@ -148,18 +158,19 @@ class LaunchedIUT:
             raise IUTError(self.failure)
         self.stop()
         self.port = free_port()
-        if "{port}" not in self.command:  # a fixed port, named by --front-url: nothing else may hold it
+        try:  # the templates as the run's check reads them (callproof run checks them before anything starts)
+            argv = launch_argv(self.command, upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
+            ready = None if self.ready_template is None else self._expand(self.ready_template, "--ready-url")
+            self._expand(self.front_template)
+        except TemplateError as exc:
+            self.failure = str(exc)
+            raise IUTError(self.failure) from None
+        if "port" not in placeholders(self.command):  # a fixed port, named by --front-url: nothing else may hold it
             host, port = self._listens_on()
             with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
                 self.failure = (f"port {port} of --front-url {self.front_url} is in use before the gateway started; "
                                 "stop what holds it, or put {port} in --launch so callproof picks a free port")
                 raise IUTError(self.failure)
-        try:
-            argv = shlex.split(self._expand(self.command))
-        except (ValueError, KeyError, IndexError) as exc:
-            self.failure = (f"--launch {self.command!r} is not a valid command template ({exc}); use the placeholders "
-                            "{upstream}, {upstream_root} and {port}")
-            raise IUTError(self.failure) from None
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         try:
             self._process = subprocess.Popen(  # the user's own command
@@ -170,10 +181,10 @@ class LaunchedIUT:
             self.failure = f"--launch could not run {argv[0]!r}: {exc.strerror or exc}; check the command and PATH"
             raise IUTError(self.failure) from None
         record_group(self._process.pid)
+        self._guard = GroupGuard.start(self._process.pid)  # the group dies with this process, even on SIGKILL
         assert self._process.stderr is not None
         self._tail = _Tail.follow(self._process.stderr)
         self.starts += 1
-        ready = None if self.ready_template is None else self._expand(self.ready_template)
         host, port = self._listens_on()
         problem = _wait_ready(host, port, ready, time.monotonic() + self.start_timeout, self.alive)
         if problem is not None:
@@ -188,7 +199,7 @@ class LaunchedIUT:
 
     def _listens_on(self) -> tuple[str, int]:
         """Where the gateway listens: the port callproof picked, or the fixed one of a --front-url without {port}."""
-        if "{port}" in self.command:
+        if "port" in placeholders(self.command):
             return "127.0.0.1", self.port
         url = httpx.URL(self.front_url)
         return url.host or "127.0.0.1", url.port or (443 if url.scheme == "https" else 80)
@@ -216,6 +227,9 @@ class LaunchedIUT:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=3)
         forget_group(process.pid)
+        if self._guard is not None:
+            self._guard.release()
+            self._guard = None
         if self._tail is not None:
             self._tail.thread.join(timeout=1)
 
@@ -223,8 +237,9 @@ class LaunchedIUT:
 class TargetIUT:
     """`--target URL`: an IUT the user runs and points at the mock; the harness only sends it requests."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, upstream: str | None = None) -> None:
         self.url = url
+        self.upstream = upstream
         self.description = url
         self.failure: str | None = None
 
@@ -242,7 +257,8 @@ class TargetIUT:
                 pass
         except OSError as exc:
             self.failure = (f"--target {self.url}: nothing accepts connections on {host}:{port} "
-                            f"({exc.strerror or exc}); start the IUT first, pointed at the mock URL callproof printed")
+                            f"({exc.strerror or exc}); start the IUT first, pointed at the mock"
+                            + (f", {self.upstream}" if self.upstream else ""))
             raise IUTError(self.failure) from None
 
     def alive(self) -> bool:
@@ -296,7 +312,7 @@ class AppIUT:
 
     @property
     def front_url(self) -> str:
-        return self.front_template.format(upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
+        return render(self.front_template, upstream=self.upstream, upstream_root=self.upstream_root, port=self.port)
 
     def start(self) -> None:
         # Start-up guard: respx, uvicorn and the mock's respx route load only for an --app IUT.

@@ -1,6 +1,8 @@
 """Setup problems found before a run starts, each one line naming the flag and the fix: a busy mock port, scenario
-files that do not load, output files that cannot be written, a number of workers the machine cannot bring up.
-`callproof run` and the pytest plugin ask the same questions, so neither starts work it cannot finish."""
+files that do not load, output files that cannot be written, a number of workers the machine cannot bring up;
+then `preflight` starts the implementation under test once, before any case (launched and ready, reached, or
+imported), so an IUT that cannot start is one line, not one error per case. `callproof run` and the pytest plugin
+ask the same questions, so neither starts work it cannot finish."""
 
 from __future__ import annotations
 
@@ -8,14 +10,19 @@ import contextlib
 import os
 import socket
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from callproof.harness.scenario import ScenarioError
 
 from ._config import RunConfig
+from ._harness import Harness
+from ._iut import IUTError
 from ._plan import run_scenarios
+from ._templates import placeholders
 
-__all__ = ["MAX_WORKERS_PER_CPU", "output_problem", "port_problem", "setup_problem", "workers_problem"]
+__all__ = ["MAX_WORKERS_PER_CPU", "Preflight", "output_problem", "port_problem", "preflight", "setup_problem",
+           "workers_problem"]
 
 #: `-n` above this many workers per CPU is refused: xdist would sit at "bringing up nodes" for minutes.
 MAX_WORKERS_PER_CPU = 4
@@ -82,7 +89,7 @@ def setup_problem(config: RunConfig, outputs: Iterable[tuple[str, Path | None]],
             return "--target runs one mock on --mock-port, shared by one worker: drop -n"
         if config.mock_port:
             return f"--mock-port {config.mock_port} with -n {workers}: each worker runs its own mock; drop one of them"
-        if config.launch and "{port}" not in config.launch:
+        if config.launch and "port" not in placeholders(config.launch):
             return (f"--launch without {{port}} listens on one fixed port, so -n {workers} workers cannot each launch "
                     "it: drop -n, or put {port} in --launch")
     if config.mock_port:
@@ -94,3 +101,31 @@ def setup_problem(config: RunConfig, outputs: Iterable[tuple[str, Path | None]],
         if problem is not None:
             return problem
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Preflight:
+    """A preflight that passed, handed by `callproof run` to the pytest plugin (`pytest.main(plugins=[...])`) so
+    the plugin does not repeat it: the started harness, for the cases to reuse when they run in this process (no
+    pytest-xdist workers), else None (it was closed: each worker starts its own)."""
+
+    harness: Harness | None
+
+
+def preflight(config: RunConfig, *, keep: bool) -> tuple[Harness | None, str | None]:
+    """Start what every case needs, once, before any case runs (`Harness.preflight`): (the started harness, None),
+    the harness closed unless `keep`; or (None, why it cannot start, in one line: the exit status and last stderr
+    line, the refused connection, the import error, the program not found)."""
+    harness = Harness(config)
+    try:
+        harness.preflight()
+    except IUTError as exc:
+        harness.close()
+        return None, str(exc).splitlines()[0]
+    except BaseException:
+        harness.close()
+        raise
+    if not keep:
+        harness.close()
+        return None, None
+    return harness, None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -73,9 +74,41 @@ def test_a_command_that_does_not_exist() -> None:
 
 
 def test_a_bad_template_names_the_placeholders() -> None:
-    with pytest.raises(IUTError, match=r"is not a valid command template .*\{upstream\}, \{upstream_root\} and "
-                       r"\{port\}"):
-        _launched("gw --up {upstrem}").start()
+    with pytest.raises(IUTError) as info:
+        _launched("gw --up {upstrem} --port {port}").start()
+    assert str(info.value) == ("--launch 'gw --up {upstrem} --port {port}' has an unknown placeholder {upstrem}; the "
+                               "placeholders are {upstream}, {upstream_root} and {port}; write {{ and }} for a "
+                               "literal brace")
+
+
+def test_doubled_braces_are_literal_braces_in_the_command(tmp_path: Path) -> None:
+    script = tmp_path / "gw.py"
+    script.write_text("import http.server, json, pathlib, socketserver, sys\n"
+                      f"pathlib.Path({str(tmp_path / 'argv.json')!r}).write_text(json.dumps(sys.argv[1:]))\n"
+                      "srv = socketserver.TCPServer(('127.0.0.1', int(sys.argv[-1])), "
+                      "http.server.SimpleHTTPRequestHandler)\nsrv.serve_forever()\n", encoding="utf-8")
+    iut = _launched(f"{sys.executable} {script} --extra '{{{{\"a\": 1}}}}' {{port}}")
+    try:
+        iut.start()
+        assert json.loads((tmp_path / "argv.json").read_text(encoding="utf-8")) == [
+            "--extra", '{"a": 1}', str(iut.port)]
+    finally:
+        iut.stop()
+
+
+def test_a_ready_url_that_times_out_says_what_it_last_got(tmp_path: Path) -> None:
+    iut = _launched(f"{SERVER} --directory {tmp_path}", ready_url="http://127.0.0.1:{port}/health",
+                    start_timeout=2.0)
+    with pytest.raises(IUTError) as info:
+        iut.start()
+    assert str(info.value).startswith(
+        f"the IUT did not start: http://127.0.0.1:{iut.port}/health never answered 2xx within the start timeout (the "
+        "last attempt got: HTTP 404)")
+    refused = _launched(f"{sys.executable} -c \"import time; time.sleep(60)\"", start_timeout=0.5,
+                        ready_url="http://127.0.0.1:{port}/health")
+    with pytest.raises(IUTError, match=r"never answered 2xx within the start timeout \(the last attempt got: "
+                       r"ConnectError: .*\)"):
+        refused.start()
 
 
 def test_a_dead_iut_is_restarted_on_the_next_start() -> None:
