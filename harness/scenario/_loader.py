@@ -169,7 +169,7 @@ def _scenario(source: str, feature: str, index: int, raw: Mapping[str, Any], leg
         description=raw["description"],
         output=output,
         steps=_steps(source, where, raw.get("order"), output),
-        request=raw["request"],
+        request=_normal_tools(raw["request"]),
         expect=_expect(source, where, raw["expect"]),
         tags=tuple(raw.get("tags", ())),
         spec=raw.get("spec"),
@@ -222,6 +222,42 @@ def _sequence(source: str, feature: str, index: int, raw: Mapping[str, Any]) -> 
 _BESIDE_LEGS = ("output", "order", "usage", "ending", "error", "timing", "faults", "raw", "raw_body", "breaks")
 
 
+#: The tool types a request may give besides function tools (schemas/scenario.schema.json#/$defs/builtin_tool).
+_BUILTIN_TOOLS = ("web_search", "file_search", "custom")
+
+
+def _tool_hint(doc: JSONData, path: list[str | int]) -> str | None:
+    """What to write instead, for a schema error inside a request's tool: a function tool is flat, `{"name",
+    "parameters"}` (with `"type": "function"` or without), not Chat's `{"type": "function", "function": {...}}`."""
+    at = next((i for i in range(len(path) - 1) if path[i] == "tools" and isinstance(path[i + 1], int)), None)
+    if at is None or "request" not in path[:at]:
+        return None
+    node = doc
+    for step in path[: at + 2]:
+        node = node[step]
+    if not isinstance(node, dict):
+        return None
+    kind = node.get("type", "function")
+    if kind == "function" and isinstance(node.get("function"), dict):
+        return ('a function tool is written flat, {"name", "description", "parameters", "strict"} (with "type": '
+                '"function" or without): move the fields of "function" up and drop it; the harness builds each '
+                "dialect's tool from it")
+    if kind not in ("function", *_BUILTIN_TOOLS):
+        return (f"{kind!r} is not a tool type: a function tool is {{\"name\", \"parameters\"}} (\"type\": \"function\" "
+                f"optional), a built-in tool {{\"type\": {' | '.join(json.dumps(t) for t in _BUILTIN_TOOLS)}, ...}}")
+    return None
+
+
+def _normal_tools(request: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The request with each function tool as the harness reads it: without the optional `"type": "function"`
+    (a tool with a `type` is a built-in one)."""
+    tools = request.get("tools")
+    if not isinstance(tools, list) or not any(isinstance(t, dict) and t.get("type") == "function" for t in tools):
+        return request
+    plain = [{k: v for k, v in t.items() if k != "type"} if t.get("type") == "function" else t for t in tools]
+    return {**request, "tools": plain}
+
+
 def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     """The scenarios of one file's text; `source` names it in errors."""
     try:
@@ -236,7 +272,7 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
             sid = doc["scenarios"][path[1]].get("id") if isinstance(doc["scenarios"][path[1]], dict) else None
             if isinstance(sid, str):
                 where = f"{where} (scenario {sid!r})"
-        message = error.message
+        message = _tool_hint(doc, path) or error.message
         if error.schema is False:  # a playable field beside `legs` (the schema's then-branch)
             node = doc
             for step in path:

@@ -16,6 +16,8 @@ import jsonschema
 import pytest
 
 from callproof.harness import check_bytes
+from callproof.harness._types import Dialect
+from callproof.harness.request import front_request
 from callproof.harness.scenario import Chunked, FunctionCall, Scenario, ScenarioError, bundled_scenarios, load_scenarios
 
 BAD = Path(__file__).parent / "data" / "bad"
@@ -99,6 +101,44 @@ def test_a_user_file_loads_under_any_name(tmp_path: Path) -> None:
     (tmp_path / "my capture (1).json").write_text(json.dumps(doc), encoding="utf-8")
     loaded = load_scenarios([tmp_path])
     assert list(loaded) == ["named_otherwise"] and loaded["named_otherwise"].feature == "something_else"
+
+
+_WEATHER_TOOL = {"name": "get_weather", "description": "The weather.", "parameters": {"type": "object"}}
+
+
+def _with_tool(tmp_path: Path, tool: dict[str, Any]) -> Path:
+    request = dict(WRITTEN["text_only"]["request"], tools=[tool])
+    doc = {"feature": "tools", "description": "one tool", "scenarios": [dict(WRITTEN["text_only"], id="with_tool",
+                                                                           request=request)]}
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("dialect", ["responses", "chat", "anthropic"])
+def test_a_function_tool_may_say_type_function(tmp_path: Path, dialect: Dialect) -> None:
+    """Written as Responses writes it, a function tool loads and is sent as the flat one is, in every dialect."""
+    typed = load_scenarios([_with_tool(tmp_path, {"type": "function", **_WEATHER_TOOL})])["with_tool"]
+    plain = load_scenarios([_with_tool(tmp_path, _WEATHER_TOOL)])["with_tool"]
+    assert typed.request == plain.request
+    sent = [front_request("with_tool", s.request, case="c", dialect=dialect) for s in (typed, plain)]
+    assert sent[0] == sent[1] and "get_weather" in json.dumps(sent[0]["tools"])
+
+
+@pytest.mark.parametrize(("tool", "says"), [
+    ({"type": "function", "function": _WEATHER_TOOL},
+     'a function tool is written flat, {"name", "description", "parameters", "strict"} (with "type": "function" or '
+     'without): move the fields of "function" up and drop it'),
+    ({"type": "code_interpreter"},
+     "'code_interpreter' is not a tool type: a function tool is {\"name\", \"parameters\"} (\"type\": \"function\" "
+     'optional), a built-in tool {"type": "web_search" | "file_search" | "custom", ...}'),
+])
+def test_a_tool_in_another_shape_says_what_to_write(tmp_path: Path, tool: dict[str, Any], says: str) -> None:
+    with pytest.raises(ScenarioError) as caught:
+        load_scenarios([_with_tool(tmp_path, tool)])
+    message = str(caught.value)
+    assert "$.scenarios[0].request.tools[0]" in message and "(scenario 'with_tool')" in message
+    assert says in message and "is not one of" not in message, message
 
 
 def test_loader_schema_error_names_the_scenario_id() -> None:
