@@ -74,9 +74,8 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
         for index, (call, match) in enumerate(zip(result.calls, pairs, strict=True)):
             wanted = match.call_id if match is not None else None
             if wanted and call.call_id != wanted:
-                reported = "no call_id" if call.call_id is None else f"call_id {call.call_id!r}"
-                findings.fail("CLI-004", f"call {index} ({call.name}) is reported with {reported}; the "
-                              f"stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
+                findings.fail("CLI-004", f"call {index} ({call.name}) is reported with {_id_phrase(call.call_id)}; "
+                              f"the stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
                                                                       expected=wanted, actual=call.call_id))
     _check_idless(findings, result.calls, pairs)
     _check_fallback(findings, result.calls, wire.calls, pairs, item_ids)
@@ -253,6 +252,10 @@ def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | N
     return [item.get("id") if isinstance(item.get("id"), str) else None for item in done
             if isinstance(item, Mapping) and item.get("type") == "function_call"
             and item.get("status", "completed") == "completed"]
+
+
+def _id_phrase(call_id: str | None) -> str:
+    return "no call_id" if call_id is None else f"call_id {call_id!r}"
 
 
 def check_client_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Result, Result, Result]]) -> None:
