@@ -111,7 +111,8 @@ def start_collector(config: pytest.Config, run: RunConfig, stack: contextlib.Exi
     command = ["python", "-m", "pytest"] if program == "__main__.py" else [program]
     strict = load_optional_baseline(config.getoption("callproof_baseline")) \
         if config.getoption("callproof_strict_baseline") else None
-    watch = RunWatch(config.getoption("callproof_max_consecutive_errors") or 0, Progress(isatty()))
+    flag = "--max-consecutive-errors" if _handed(config) else plugin_text("--max-consecutive-errors")
+    watch = RunWatch(config.getoption("callproof_max_consecutive_errors") or 0, Progress(isatty()), flag)
     config.pluginmanager.register(watch, "callproof-watch")
     collector = Collector(run, [*command, *redact_argv(sys.argv[1:])], Path(report) if report else None,
                           strict_baseline=strict, shard=shard_record(config, run), watch=watch)

@@ -31,9 +31,11 @@ __all__ = ["RunWatch"]
 class RunWatch:
     """Registered as a plugin on the controller; `Collector` hands it every case (`case`)."""
 
-    def __init__(self, limit: int, progress: Progress) -> None:
+    def __init__(self, limit: int, progress: Progress, flag: str = "--max-consecutive-errors") -> None:
         #: `--max-consecutive-errors`: 0 never stops.
         self.limit = limit
+        #: The option as the user gave it (`--callproof-max-consecutive-errors` in pytest).
+        self.flag = flag
         self.progress = progress
         #: Why the run stopped early; None while it has not.
         self.stopped: str | None = None
@@ -78,7 +80,7 @@ class RunWatch:
             self._streak.clear()
         if self.limit and len(self._streak) >= self.limit and self.stopped is None:
             self.stop(f"{len(self._streak)} scenarios in a row got no answer at all (the last: {self._last}); "
-                      f"stopped by --max-consecutive-errors {self.limit}")
+                      f"stopped by {self.flag} {self.limit}")
 
     def stop(self, reason: str) -> None:
         """End the run after the cases running now: in this process, in xdist's controller, in every worker."""

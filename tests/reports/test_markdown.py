@@ -234,3 +234,20 @@ def test_the_target_line_names_the_run_policies(failing: dict[str, Any]) -> None
     assert "**policy**" not in render_markdown(failing)  # a report from before policies were recorded
     failing["target"]["policy"] = {"xml-tool-text": "convert"}
     assert " · **policy** xml-tool-text=convert · **profile** " in render_markdown(failing)
+
+
+def test_skip_reasons_are_grouped_after_the_counts(passing: dict[str, Any], with_cases: WithCases) -> None:
+    reasons = ["no call id to compare", "no call id to compare", "too short a burst\nmore"]
+    skipped = [{**copy.deepcopy(c), "outcome": "skipped", "results": [], "message": why}
+               for c, why in zip(passing["cases"][:3], reasons, strict=True)]
+    markdown = render_markdown(with_cases(passing, [*copy.deepcopy(passing["cases"][3:6]), *skipped]))
+    assert "6 cases: 3 passed, 0 failed, 3 skipped. Skipped: no call id to compare (2); too short a burst (1)." in (
+        markdown)
+    assert "Skipped:" not in render_markdown(passing)
+
+
+def test_a_run_stopped_early_says_why(passing: dict[str, Any]) -> None:
+    markdown = render_markdown({**passing, "complete": False, "stopped": "5 scenarios in a row got no answer"})
+    assert ("> **Incomplete run**: the run was cut off before every case ran; this report covers the "
+            f"{len(passing['cases'])} cases that finished.\n>\n> **Stopped early**: 5 scenarios in a row got no "
+            "answer. The cases it did not reach are left out, never counted as passed.\n\n") in markdown

@@ -5,7 +5,9 @@ tests (`callproof_scenario` with the `callproof` marker)."""
 from __future__ import annotations
 
 import json
+import re
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -266,3 +268,68 @@ def test_bad_policy_and_limit_values_are_usage_errors(pytester: pytest.Pytester,
     result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([line])
+
+
+_HANGS_ON_POST = (  # answers the preflight's GET, never a case's POST
+    "import sys, time\nfrom http.server import BaseHTTPRequestHandler, ThreadingHTTPServer\n"
+    "class Handler(BaseHTTPRequestHandler):\n"
+    "    def do_GET(self):\n        self.send_response(405)\n        self.send_header('content-length', '0')\n"
+    "        self.end_headers()\n"
+    "    def do_POST(self):\n        time.sleep(3600)\n"
+    "    def log_message(self, *args):\n        pass\n"
+    "ThreadingHTTPServer.daemon_threads = True\n"
+    "ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()\n")
+
+
+def test_an_iut_that_cannot_start_is_one_usage_error_before_any_case(pytester: pytest.Pytester) -> None:
+    exits = f"{sys.executable} -c \"import sys; sys.exit('boom: config missing')\" {{port}}"
+    result = pytester.runpytest(*SUITE, "--callproof-launch", exits, "--callproof-report", "report.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    [line, blank] = result.stderr.lines
+    assert blank == "" and line.startswith(
+        "ERROR: the IUT did not start: it exited before it was ready (exit status 1); its last stderr line: "
+        "'boom: config missing'; command: [")
+    assert not (pytester.path / "report.json").exists()
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "--callproof-front-url",
+                                "http://127.0.0.1:{prot}/v1/responses")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines == [
+        "ERROR: --callproof-front-url 'http://127.0.0.1:{prot}/v1/responses' has an unknown placeholder {prot}; the "
+        "placeholders are {upstream}, {upstream_root} and {port}; write {{ and }} for a literal brace", ""]
+
+
+def test_the_plugin_stops_a_run_whose_gateway_stops_answering(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(hang=_HANGS_ON_POST)
+    result = pytester.runpytest(*SUITE, "--callproof-launch", f"{sys.executable} hang.py {{port}}",
+                                "--callproof-case-timeout", "0.5", "--callproof-max-consecutive-errors", "2",
+                                "--callproof-report", "report.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    why = ("2 scenarios in a row got no answer at all (the last: the IUT did not answer: no answer within the case "
+           "timeout of 0.5 s); stopped by --callproof-max-consecutive-errors 2")
+    result.stdout.fnmatch_lines([f"stopped early: {why}"])
+    report = report_of(pytester.path / "report.json")
+    assert report["stopped"] == why and report["complete"] is False
+    assert report["summary"]["cases"] == report["summary"]["error"] < 30
+
+
+def test_a_progress_line_replaces_the_letters_on_a_terminal(pytester: pytest.Pytester,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("callproof.harness.plugin._suite.isatty", lambda: True)
+    result = pytester.runpytest_inprocess(*SUITE, "--callproof-launch", gateway(), "-k", "text_only::expected or "
+                                          "one_call::expected")
+    result.assert_outcomes(passed=2)
+    erase = "\x1b[2K"  # after a carriage return, which the captured lines are split at
+    assert [re.sub(r"\d+:\d\d", "T", line) for line in result.stderr.lines] == [
+        "", f"{erase}callproof: 1/2 cases, 0 failed, 0 errors, T elapsed, ETA T",
+        f"{erase}callproof: 2/2 cases, 0 failed, 0 errors, T elapsed, ETA T", erase]  # erased before the summary
+    assert "test_conformance.py " in result.stdout.lines  # no letter after it: the line counts instead
+    monkeypatch.setattr("callproof.harness.plugin._suite.isatty", lambda: False)
+    result = pytester.runpytest_inprocess(*SUITE, "--callproof-launch", gateway(), "-k", "text_only::expected")
+    assert "callproof: 1/1" not in result.stderr.str() and "\x1b" not in result.stderr.str()
+
+
+def test_skip_reasons_are_in_the_terminal_summary(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*SUITE, "--callproof-launch", gateway(), "-k", "malformed_args_completed::ids")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["cases: 1 skipped", "skipped 1: the IUT completed no tool call, so no call id to "
+                                 "compare (the expected group judges the calls)"])
