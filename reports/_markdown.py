@@ -1,6 +1,6 @@
-"""The Markdown report, for a pull-request comment or `$GITHUB_STEP_SUMMARY`: the verdict, a conformance score per
-rule family, a table of the failed rules (each linked to docs/rules.md), then one collapsed section per failed
-case with its evidence, stream excerpt and repro command.
+"""The Markdown report, for a pull-request comment or `$GITHUB_STEP_SUMMARY`: the verdict, the pass rate in cases per
+rule family and over all cases (the badge's), a table of the failed rules (each linked to docs/rules.md), then one
+collapsed section per failed case with its evidence, stream excerpt and repro command.
 
 GitHub rejects comments over 65,536 characters, so the output stays under `limit` (default 60,000): when it would
 not, the per-case sections go first (a note says how many were left out and where the full report is), then the

@@ -1,4 +1,4 @@
-"""The Markdown report: verdict, family scores, failed rules linked to the README, per-case sections, the size
+"""The Markdown report: verdict, pass rates per family, failed rules linked to the README, per-case sections, the size
 cap, and escaping of everything the implementation under test controls."""
 
 from __future__ import annotations
