@@ -18,6 +18,7 @@ import inspect
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -31,7 +32,7 @@ from callproof.harness.judge import AdapterRun, protocol_problem
 
 from ._iut import IUTError, load_object
 
-__all__ = ["ClientAdapter", "CommandClient", "InProcessClient"]
+__all__ = ["ClientAdapter", "CommandClient", "InProcessClient", "program_problem"]
 
 _TAIL = 4000
 
@@ -45,6 +46,15 @@ class ClientAdapter(Protocol):
 def _tail(data: bytes | str) -> str:
     text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     return text[-_TAIL:]
+
+
+def program_problem(adapter: ClientAdapter) -> str | None:
+    """Why an adapter program cannot be run (its program is not found or not executable), or None: checked once
+    before any case, so a typo is one line, not an error per case."""
+    if isinstance(adapter, CommandClient) and shutil.which(adapter.argv[0]) is None:
+        return (f"--client-cmd could not run {adapter.argv[0]!r}: no such program, or it is not executable; check the "
+                "command and PATH")
+    return None
 
 
 class CommandClient:

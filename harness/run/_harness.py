@@ -12,7 +12,6 @@ kept in a `_scenario_run.ScenarioRun`, and each case judged in `_verdict`.
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,12 +23,10 @@ from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS
 from callproof.harness.judge import (
     CaseResult,
     CaseSpec,
-    Findings,
     FrontAnswer,
     UpstreamView,
     adapter_problem,
     answer_problem,
-    check_isolation,
     content_times,
     dialect_mismatch,
     forwarding_latency,
@@ -43,28 +40,21 @@ from callproof.harness.request import front_request, new_case_tag
 from callproof.harness.scenario import Scenario
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
-from ._client import ClientAdapter, CommandClient, InProcessClient
+from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
 from ._client_play import judge_client_isolation, read_wire
 from ._config import RunConfig
-from ._http_exchange import Limits, exchange
+from ._http_exchange import Limits, exchange, head_problem
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
-from ._overlap import hold_seconds, in_flight, not_overlapping
+from ._overlap import hold_seconds, in_flight, isolation_verdict
 from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
-from ._scenario_run import ScenarioRun
-from ._verdict import group_results, over_limit, summary, verdict
+from ._scenario_run import NO_ANSWER, ScenarioRun
+from ._verdict import group_results, over_limit, verdict
 
 if TYPE_CHECKING:
     from callproof.mock_server import MockServer
 
 __all__ = ["NO_ANSWER", "Harness", "run_scenarios"]
-
-#: The case detail marking a case whose scenario got no answer at all (`--max-consecutive-errors` counts them): no
-#: HTTP head (refused, reset, timed out), a head and then not one byte before the case timeout, an IUT that could
-#: not be started, an adapter that could not be run or timed out without a result.
-NO_ANSWER = "no_answer"
-#: The preflight waits this long at most (or --case-timeout, if shorter) for the gateway's answer to one GET.
-PROBE_S = 10.0
 
 
 class _OverLimit(IUTError):
@@ -143,27 +133,15 @@ class Harness:
         return self._adapter
 
     def preflight(self) -> None:
-        """Start what every case needs, once, before any case: the mock and the gateway (launched and ready,
-        reached, or imported and served), or the client adapter (its command split and its program found, or its
-        function imported). Raises `IUTError` naming the cause."""
+        """Start what every case needs, once, before any case: the mock and the gateway (ready, and answering one
+        HTTP GET), or the client adapter (its program found, or its function imported). Raises `IUTError`."""
         if self.config.mode == "gateway":
             iut = self._gateway()
-            wait = min(self.config.case_timeout, PROBE_S)
-            try:  # any HTTP answer will do (a 404, a 405): only its head is read
-                with self._http().stream("GET", iut.front_url, headers=self.config.front_headers or None,
-                                         timeout=httpx.Timeout(wait)):
-                    pass
-            except httpx.TimeoutException:
-                raise IUTError(f"the IUT accepts connections at {iut.front_url} but sent no HTTP answer to a GET "
-                               f"within {wait:g} s: it is hung, or not an HTTP server there") from None
-            except httpx.HTTPError as exc:
-                raise IUTError(f"the IUT at {iut.front_url} did not answer an HTTP request: "
-                               f"{type(exc).__name__}: {exc}") from None
-            return
-        adapter = self._client()
-        if isinstance(adapter, CommandClient) and shutil.which(adapter.argv[0]) is None:
-            raise IUTError(f"--client-cmd could not run {adapter.argv[0]!r}: no such program, or it is not "
-                           "executable; check the command and PATH")
+            problem = head_problem(self._http(), iut.front_url, self.config.front_headers, self.config.case_timeout)
+        else:
+            problem = program_problem(self._client())
+        if problem is not None:
+            raise IUTError(problem)
 
     def close(self) -> None:
         self._waits.stop()
@@ -389,28 +367,7 @@ class Harness:
             thread.start()
         for thread in threads:
             thread.join()
-        over = [f"{s.id}: {a.exchange.over_limit}" for s, a, _ in answers if a is not None and a.exchange.over_limit]
-        if over:
-            return over_limit(spec, over[0], time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
-        problems = [p for _, a, p in answers if a is None and p]
-        if problems:
-            silent = {NO_ANSWER: True} if all(a is None for _, a, _ in answers) else {}
-            return CaseResult(spec, "error", message=problems[0], seconds=time.monotonic() - start, details=silent)
-        findings = Findings()
-        check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
-        results = findings.results()
-        failed = [r for r in results if r.outcome == "failed"]
-        overlapped = in_flight(self.mock.journal, tags)
-        details = {"scenarios": [s.id for s in chosen], "concurrent": len(chosen), "overlapped": overlapped}
-        unjudged = [f"{s.id}: {why}" for s, a, _ in answers if a is not None
-                    for why in [answer_problem(a, s)] if why is not None]
-        apart = None if unjudged else not_overlapping(len(chosen), overlapped, held, "the gateway")
-        unjudged += [apart] if apart else []
-        if unjudged and not failed:  # no verdict without evidence: every concurrent answer must be judgeable
-            return CaseResult(spec, "error", (), "\n".join(unjudged), time.monotonic() - start, details)
-        message = "\n".join([summary(failed), *unjudged]) if failed else ""
-        return CaseResult(spec, "failed" if failed else "passed", results, message, time.monotonic() - start,
-                          details)
+        return isolation_verdict(spec, answers, in_flight(self.mock.journal, tags), held, start)
 
     def iter_judged(self, specs: Sequence[CaseSpec]) -> Iterator[CaseResult]:
         for spec in specs:

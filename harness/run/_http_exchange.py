@@ -18,7 +18,7 @@ import httpx
 from callproof.harness.check import SSEParser
 from callproof.harness.outcome import Chunk, Exchange
 
-__all__ = ["Limits", "exchange"]
+__all__ = ["PROBE_S", "Limits", "exchange", "head_problem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,25 @@ class Limits:
             return f"--max-events {self.events}: the answer exceeded it ({events} events read, then the harness " \
                    f"stopped reading and closed the connection)"
         return None
+
+
+#: The preflight waits this long at most (or the case timeout, if shorter) for the gateway's answer to one GET.
+PROBE_S = 10.0
+
+
+def head_problem(client: httpx.Client, url: str, headers: Mapping[str, str], timeout: float) -> str | None:
+    """Why `url` gave no HTTP answer to a GET within min(`timeout`, PROBE_S) seconds, or None: any status will do (a
+    404, a 405), and only its head is read. A front that accepts connections and never answers is caught here, before
+    any case waits its whole timeout for it."""
+    wait = min(timeout, PROBE_S)
+    try:
+        with client.stream("GET", url, headers=headers or None, timeout=httpx.Timeout(wait)):
+            return None
+    except httpx.TimeoutException:
+        return (f"the IUT accepts connections at {url} but sent no HTTP answer to a GET within {wait:g} s: it is hung, "
+                "or not an HTTP server there")
+    except httpx.HTTPError as exc:
+        return f"the IUT at {url} did not answer an HTTP request: {type(exc).__name__}: {exc}"
 
 
 def exchange(

@@ -4,11 +4,17 @@ once. Isolation judged on streams that never overlapped would be a verdict witho
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
+from callproof.harness.judge import CaseResult, CaseSpec, Findings, FrontAnswer, answer_problem, check_isolation
+from callproof.harness.scenario import Scenario
 from callproof.mock_server import Journal, JournalEnd, JournalRequest
 
-__all__ = ["hold_seconds", "in_flight", "not_overlapping"]
+from ._scenario_run import NO_ANSWER
+from ._verdict import over_limit, summary
+
+__all__ = ["hold_seconds", "in_flight", "isolation_verdict", "not_overlapping"]
 
 
 def hold_seconds(case_timeout: float) -> float:
@@ -48,3 +54,31 @@ def not_overlapping(count: int, overlapped: int, held: float, what: str) -> str 
     return (f"the {count} concurrent cases' streams were never in flight at the mock together (at most {overlapped} "
             f"at once, after holding them {held:g} s for the rest): {what} seems to send one request at a time, so "
             "isolation was not exercised")
+
+
+def isolation_verdict(spec: CaseSpec, answers: Sequence[tuple[Scenario, FrontAnswer | None, str | None]],
+                      overlapped: int, held: float, start: float) -> CaseResult:
+    """The gateway's concurrency case (GW-ISO-001) from its concurrent answers (each scenario, its answer or None
+    and why not): an error without evidence (an answer missing or unjudgeable, streams that never overlapped, all
+    of them unanswered: `no_answer`), else each answer judged against what its scenario alone would give."""
+    chosen = [s for s, _, _ in answers]
+    over = [f"{s.id}: {a.exchange.over_limit}" for s, a, _ in answers if a is not None and a.exchange.over_limit]
+    if over:
+        return over_limit(spec, over[0], time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
+    problems = [p for _, a, p in answers if a is None and p]
+    if problems:
+        silent = {NO_ANSWER: True} if all(a is None for _, a, _ in answers) else {}
+        return CaseResult(spec, "error", message=problems[0], seconds=time.monotonic() - start, details=silent)
+    findings = Findings()
+    check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
+    results = findings.results()
+    failed = [r for r in results if r.outcome == "failed"]
+    details = {"scenarios": [s.id for s in chosen], "concurrent": len(chosen), "overlapped": overlapped}
+    unjudged = [f"{s.id}: {why}" for s, a, _ in answers if a is not None
+                for why in [answer_problem(a, s)] if why is not None]
+    apart = None if unjudged else not_overlapping(len(chosen), overlapped, held, "the gateway")
+    unjudged += [apart] if apart else []
+    if unjudged and not failed:  # no verdict without evidence: every concurrent answer must be judgeable
+        return CaseResult(spec, "error", (), "\n".join(unjudged), time.monotonic() - start, details)
+    message = "\n".join([summary(failed), *unjudged]) if failed else ""
+    return CaseResult(spec, "failed" if failed else "passed", results, message, time.monotonic() - start, details)

@@ -10,7 +10,12 @@ from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
 
-__all__ = ["ScenarioRun"]
+__all__ = ["NO_ANSWER", "ScenarioRun"]
+
+#: The case detail marking a case whose scenario got no answer at all (`--max-consecutive-errors` counts them): no
+#: HTTP head (refused, reset, timed out), a head and then not one byte before the case timeout, an IUT that could
+#: not be started, an adapter that could not be run or timed out without a result.
+NO_ANSWER = "no_answer"
 
 
 @dataclass
