@@ -13,17 +13,12 @@ from callproof.harness.catalogue import FRONTS, PROFILES, Profile
 from callproof.harness.check import check_capture, format_report
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    check = subparsers.add_parser(
-        "check",
-        help="check captured streams or bodies against the rule catalogue",
-        description="Check raw SSE text as captured off the wire (or a non-stream JSON body), rule by rule.",
-    )
+def add_arguments(check: argparse.ArgumentParser) -> None:
+    check.description = "Check raw SSE text as captured off the wire (or a non-stream JSON body), rule by rule."
     check.add_argument("files", nargs="+", metavar="FILE", help="capture file, or - for standard input")
     check.add_argument("--front", choices=("auto", *FRONTS), default="auto",
                        help="the dialect of the capture (default: detected from its first event)")

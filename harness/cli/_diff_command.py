@@ -9,17 +9,13 @@ from pathlib import Path
 from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, read_report
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 from ._report_command import emit
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser(
-        "diff", help="compare two reports: newly failing, newly passing, stale baseline entries",
-        description="Compare a base run with a head run case by case. Exit 1 when a case newly fails.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Compare a base run with a head run case by case. Exit 1 when a case newly fails."
     parser.add_argument("base", type=Path, metavar="BASE", help="the report of the base run")
     parser.add_argument("head", type=Path, metavar="HEAD", help="the report of the head run")
     parser.add_argument("--format", choices=("md", "text"), default="text", help="output format (default text)")

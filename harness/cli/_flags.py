@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 from callproof.harness._options import Option, Surface, options_for, plugin_flag
-from callproof.harness.run import RunConfig
 
-__all__ = ["Subparsers", "add_options", "pytest_argv", "run_config"]
+if TYPE_CHECKING:
+    from callproof.harness.run import RunConfig
 
-#: What `add_parser(subparsers)` of each subcommand module receives.
-Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+__all__ = ["add_options", "pytest_argv", "run_config"]
 
 
 def _add(parser: argparse._ActionsContainer, entry: Option) -> None:
@@ -39,6 +38,9 @@ def add_options(parser: argparse.ArgumentParser, command: Surface) -> None:
 
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The run's configuration from the parsed flags. Raises `ConfigError`."""
+    # start-up guard: the runner (httpx, the mock) loads when a run is configured, not when its flags are defined
+    from callproof.harness.run import RunConfig
+
     config = RunConfig.from_options(lambda name: getattr(args, name, None), Path.cwd())
     assert config is not None, "argparse requires one IUT flag"
     return config

@@ -12,21 +12,19 @@ from typing import TYPE_CHECKING
 from callproof.harness.run import ConfigError, IUTError
 
 from ._exit import ExitCode
-from ._flags import Subparsers, add_options, run_config
+from ._flags import add_options, run_config
 
 if TYPE_CHECKING:
     from callproof.harness.fuzz import FuzzOptions, FuzzOutcome
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser(
-        "fuzz", help="generate scenarios against a gateway or client and shrink a failure to a scenario file",
-        description="Generate scenarios (chunk boundaries, interleavings, call ids, unicode, sizes) with hypothesis, "
-                    "run each through the rules of `callproof run`, and shrink the first failure to a minimal "
-                    "scenario file for --scenarios. Exit 0: no failure found; 1: a failure (file written); 2: usage "
-                    "or setup error.",
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Generate scenarios (chunk boundaries, interleavings, call ids, unicode, sizes) with hypothesis, run each "
+        "through the rules of `callproof run`, and shrink the first failure to a minimal scenario file for "
+        "--scenarios. Exit 0: no failure found; 1: a failure (file written); 2: usage or setup error."
     )
     add_options(parser, "fuzz")
 

@@ -10,10 +10,9 @@ from types import ModuleType
 from callproof.harness.scenario import ScenarioError
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 from ._scenarios_command import add_corpus_options, corpus
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
 def _port(text: str) -> int:
@@ -30,13 +29,9 @@ def _speed(text: str) -> float:
     return value
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    mock = subparsers.add_parser(
-        "mock",
-        help="run the scripted mock upstream",
-        description="Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT or "
-                    "SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.",
-    )
+def add_arguments(mock: argparse.ArgumentParser) -> None:
+    mock.description = ("Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT "
+                        "or SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.")
     mock.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     mock.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
     add_corpus_options(mock)

@@ -8,20 +8,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 from ._mock_command import _port, server_module
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    record = subparsers.add_parser(
-        "record",
-        help="record real traffic as scenario files (a recording proxy)",
-        description="Forward every request to --upstream (same path, headers but hop-by-hop ones), stream the "
-                    "answer back unchanged as it arrives, and write each exchange of a dialect endpoint to --out as "
-                    "a scenario file with a `match` on its request, until SIGINT or SIGTERM; prints `callproof "
-                    "record listening on http://HOST:PORT/v1, ...`.",
+def add_arguments(record: argparse.ArgumentParser) -> None:
+    record.description = (
+        "Forward every request to --upstream (same path, headers but hop-by-hop ones), stream the answer back "
+        "unchanged as it arrives, and write each exchange of a dialect endpoint to --out as a scenario file with a "
+        "`match` on its request, until SIGINT or SIGTERM; prints `callproof record listening on "
+        "http://HOST:PORT/v1, ...`."
     )
     record.add_argument("--upstream", required=True, metavar="URL",
                         help="where to forward, e.g. https://api.openai.com (the caller's path is appended)")

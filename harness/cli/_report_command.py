@@ -15,18 +15,15 @@ from callproof import reports
 from callproof.harness.report_model import MergeError, Report, merge_reports, read_report
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 
-__all__ = ["add_parser", "emit", "render", "run", "write_formats"]
+__all__ = ["add_arguments", "emit", "render", "run", "write_formats"]
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser(
-        "report", help="convert a report to Markdown, HTML, JUnit XML or a badge; merge the reports of shards",
-        description="Render a JSON report (or the JSON Lines report of a run cut off mid-way, shown as incomplete) "
-                    "in another format. Several reports with --format html give a side-by-side matrix. With --merge, "
-                    "the reports of every shard of one run (--shard I/N) become the one report of the whole run "
-                    "(JSON unless --format says otherwise).",
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Render a JSON report (or the JSON Lines report of a run cut off mid-way, shown as incomplete) in another "
+        "format. Several reports with --format html give a side-by-side matrix. With --merge, the reports of every "
+        "shard of one run (--shard I/N) become the one report of the whole run (JSON unless --format says otherwise)."
     )
     parser.add_argument("reports", nargs="+", type=Path, metavar="REPORT", help="report.json or report.jsonl")
     parser.add_argument("--format", choices=[f.name for f in reports.FORMATS], help="output format (required, "

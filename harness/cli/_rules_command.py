@@ -13,13 +13,12 @@ from callproof.harness.catalogue import CATALOGUE, FRONTS, PROFILES, Rule
 from callproof.harness.check import catalogue_markdown
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    rules = subparsers.add_parser("rules", help="print the rule catalogue", description="Print the rule catalogue.")
+def add_arguments(rules: argparse.ArgumentParser) -> None:
+    rules.description = "Print the rule catalogue."
     rules.add_argument("--format", choices=("text", "json", "md"), default="text", help="output format")
     rules.add_argument("--front", choices=FRONTS, help="only the rules of this front")
     rules.add_argument("--profile", choices=PROFILES,

@@ -44,20 +44,17 @@ from callproof.harness.run import (
 )
 
 from ._exit import ExitCode
-from ._flags import Subparsers, add_options, pytest_argv, run_config
+from ._flags import add_options, pytest_argv, run_config
 from ._report_command import write_formats
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_arguments", "run"]
 
 _PYTEST_USAGE = {pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR}
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    parser = subparsers.add_parser(
-        "run", help="run the conformance suite against a gateway or client",
-        description="Run every scenario against the implementation under test, one case per scenario and rule group "
-                    "(ids like parallel_two_calls::identity), and write a JSON report.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Run every scenario against the implementation under test, one case per scenario and rule "
+                          "group (ids like parallel_two_calls::identity), and write a JSON report.")
     add_options(parser, "run")
 
 

@@ -13,14 +13,17 @@ from typing import cast
 
 from callproof.harness._errors import InputError
 from callproof.harness._types import DIALECTS, Dialect
-from callproof.harness.capture import import_capture, read_capture, scenario_file
-from callproof.harness.run import run_scenarios
-from callproof.harness.scenario import Scenario, ScenarioError, load_scenarios, parse_scenario_file
+from callproof.harness.scenario import (
+    Scenario,
+    ScenarioError,
+    bundled_scenarios,
+    load_scenarios,
+    parse_scenario_file,
+)
 
 from ._exit import ExitCode
-from ._flags import Subparsers
 
-__all__ = ["add_corpus_options", "add_parser", "corpus", "run"]
+__all__ = ["add_arguments", "add_corpus_options", "corpus", "run"]
 
 
 def add_corpus_options(parser: argparse.ArgumentParser) -> None:
@@ -32,20 +35,27 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
 
 
 def corpus(paths: Sequence[Path] | None, bundled: bool) -> dict[str, Scenario]:
-    """The scenarios `--scenarios` and `--no-bundled` name. Raises `ScenarioError`."""
+    """The scenarios `--scenarios` and `--no-bundled` name, as `callproof run` loads them (harness/run's
+    `run_scenarios`, not imported: the runner is no start-up cost of `scenarios`). Raises `ScenarioError`."""
     if not bundled:
         if not paths:
             raise ScenarioError("--no-bundled leaves no scenario: give your files with --scenarios PATH")
         return load_scenarios(paths)
-    return dict(run_scenarios(paths or ()))
+    scenarios = dict(bundled_scenarios())
+    if paths:
+        extra = load_scenarios(paths)
+        clash = sorted(set(extra) & set(scenarios))
+        if clash:
+            raise ScenarioError(f"--scenarios redefine bundled scenario ids {clash}; give your scenarios ids of "
+                                "their own")
+        scenarios.update(extra)
+    return scenarios
 
 
-def add_parser(subparsers: Subparsers) -> None:
-    scenarios = subparsers.add_parser(
-        "scenarios", help="list the scenarios, or import a capture as one (scenarios import)",
-        description="List every scenario: its id, feature, description and [tags] (--format json: also the rules "
-                    "its streams break); the bundled corpus and the files of --scenarios PATH ... (only those with "
-                    "--no-bundled).",
+def add_arguments(scenarios: argparse.ArgumentParser) -> None:
+    scenarios.description = (
+        "List every scenario: its id, feature, description and [tags] (--format json: also the rules its streams "
+        "break); the bundled corpus and the files of --scenarios PATH ... (only those with --no-bundled)."
     )
     scenarios.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     add_corpus_options(scenarios)
@@ -74,6 +84,8 @@ def _default_id(name: str) -> str:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from callproof.harness.capture import import_capture, read_capture, scenario_file  # only `scenarios import`
+
     name = "<stdin>" if args.file == "-" else args.file
     try:
         scenario_id = args.scenario_id or _default_id(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -242,3 +243,45 @@ def test_scenarios_refuses_user_ids_that_clash_with_bundled_ones(
     assert main(["scenarios", "--scenarios", str(_mine(tmp_path, "one_call"))]) == 2
     assert "redefine bundled scenario ids ['one_call']" in capsys.readouterr().err
     assert main(["scenarios", "--scenarios", str(_mine(tmp_path, "one_call")), "--no-bundled"]) == 0
+
+
+#: Prints the modules a fresh interpreter holds after `callproof ARGS...` (its output and exit swallowed).
+_MODULES_AFTER = """
+import contextlib, io, json, sys
+from callproof.harness.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.suppress(SystemExit):
+        main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)))
+"""
+#: What the commands that read files or print tables never need: the web stack, the runner, the mock, the test and
+#: fuzzing frameworks.
+_HEAVY = ("httpx", "uvicorn", "starlette", "anyio", "pytest", "_pytest", "hypothesis", "callproof.mock_server",
+          "callproof.harness.run", "callproof.harness.plugin", "callproof.harness.fuzz")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--version"], ["--help"], ["check", "--help"], ["check", str(OK[0])], ["rules"], ["rules", "--help"],
+    ["scenarios"], ["scenarios", "--help"],
+], ids=" ".join)
+def test_the_light_commands_import_no_runner_mock_or_web_stack(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", _MODULES_AFTER, *argv], capture_output=True, text=True, check=True,
+                          timeout=120)
+    loaded = json.loads(done.stdout)
+    heavy = [m for m in loaded if m.split(".")[0] in _HEAVY or any(m.startswith(h + ".") or m == h for h in _HEAVY)]
+    assert heavy == [], f"callproof {' '.join(argv)} imported {heavy}"
+    if argv[0].startswith("--"):  # no subcommand module at all
+        assert not [m for m in loaded if m.startswith("callproof.harness.cli._") and m.endswith("_command")]
+
+
+@pytest.mark.parametrize("command", ["check", "mock", "scenarios", "run", "fuzz", "report", "diff", "rules", "record"])
+def test_a_subcommand_defined_on_demand_has_the_help_of_the_whole_parser(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "120")
+    from callproof.harness.cli import _parser
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert capsys.readouterr().out == sub.choices[command].format_help()
