@@ -1,7 +1,7 @@
 """callproof client adapter for the official `anthropic` Python SDK (`--client-dialect anthropic`).
 
-    callproof run --client-dialect anthropic --client-cmd 'python examples/client_anthropic.py'
-    callproof run --client-dialect anthropic --client examples.client_anthropic:run
+    callproof run --client-dialect anthropic --client-cmd 'python -m callproof.examples.client_anthropic'
+    callproof run --client-dialect anthropic --client callproof.examples.client_anthropic:run
 
 It reads the Messages request body on stdin and streams it with `client.messages.stream(...)`, the SDK's streaming
 helper, whose accumulator builds the `Message` SDK users read their tool calls from (`get_final_message()`). The

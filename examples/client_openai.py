@@ -1,7 +1,7 @@
 """callproof client adapter for the official `openai` Python SDK (docs/spec/contracts.md §5, `--client-cmd`).
 
-    callproof run --client-cmd 'python examples/client_openai.py'
-    callproof run --client examples.client_openai:run
+    callproof run --client-cmd 'python -m callproof.examples.client_openai'
+    callproof run --client callproof.examples.client_openai:run
 
 It reads the Responses request body on stdin and streams it with `client.responses.stream(...)`, the SDK's
 documented streaming helper. Its accumulator builds the `Response` from the events, and that is what SDK users

@@ -1,7 +1,7 @@
 """callproof client adapter for the official `openai` Python SDK on Chat Completions (`--client-dialect chat`).
 
-    callproof run --client-dialect chat --client-cmd 'python examples/client_openai_chat.py'
-    callproof run --client-dialect chat --client examples.client_openai_chat:run
+    callproof run --client-dialect chat --client-cmd 'python -m callproof.examples.client_openai_chat'
+    callproof run --client-dialect chat --client callproof.examples.client_openai_chat:run
 
 It reads the Chat Completions request body on stdin and streams it with `client.chat.completions.stream(...)`, the
 SDK's streaming helper, whose accumulator builds the `ChatCompletion` that SDK users read their tool calls from

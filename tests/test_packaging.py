@@ -2,7 +2,8 @@
 callproof installs with no index that has it, as README and docs/tutorial.md say: the sdist and the wheel of
 `make dist` (setuptools' PEP 517 hooks, as the Makefile calls them), each installed into a fresh venv (its
 dependencies from the configured index), run `callproof --version`, `callproof check` on a capture and the bundled
-suite (`pytest --pyargs callproof.suite`) against the example gateway, from outside the checkout."""
+suite (`pytest --pyargs callproof.suite`) against the example gateway installed with it
+(`python -m callproof.examples.gateway`), from outside the checkout."""
 
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ def test_wheel_holds_the_mapped_packages_and_data(wheel: Path) -> None:
     assert "callproof/harness/py.typed" in names
     assert "callproof/schemas/responses/events/response.function_call_arguments.delta.json" in names
     assert "callproof/schemas/fronts/responses.openai.json" in names
+    # the examples the README and the tutorial run: the gateway, the client adapters, their baselines
+    assert {"callproof/examples/gateway/__main__.py", "callproof/examples/gateway/fronts/responses.py",
+            "callproof/examples/gateway/upstreams/chat.py", "callproof/examples/client_openai.py",
+            "callproof/examples/baselines/openai-sdk.txt"} <= names
     assert not any(n.startswith(("tests/", "harness/", "conftest")) for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -106,8 +111,9 @@ def test_the_built_artifact_installs_and_runs_in_a_fresh_venv(dist: Path, artifa
     assert installed.startswith(str(venv)), installed
     capture = next((ROOT / "examples" / "captures" / "responses" / "openai" / "ok").glob("*.sse"))
     run("callproof", "check", str(capture))
-    # The example gateway is a package of the checkout: only its command sees the checkout (env PYTHONPATH=ROOT).
-    gateway = f"env PYTHONPATH={ROOT} {python} -m examples.gateway --upstream {{upstream}} --port {{port}}"
+    # The example gateway is installed with callproof: nothing of the checkout is on the path.
+    assert "usage: python -m callproof.examples.gateway" in run(python, "-m", "callproof.examples.gateway", "--help")
+    gateway = f"{python} -m callproof.examples.gateway --upstream {{upstream}} --port {{port}}"
     out = run(python, "-m", "pytest", "--pyargs", "callproof.suite", "-p", "no:cacheprovider", "-q",
               "--callproof-launch", gateway, "-k", "one_call or parallel_two_calls")
     assert " passed" in out and "failed" not in out and "error" not in out, out

@@ -3,12 +3,13 @@
 any of those dialects, translating each request one way and the upstream's answer back event by event, as it
 arrives.
 
-    python -m examples.gateway --upstream http://127.0.0.1:8000/v1 --port 8080
-    python -m examples.gateway --upstream-dialect anthropic --upstream https://api.anthropic.com/v1 --port 8080
+    python -m callproof.examples.gateway --upstream http://127.0.0.1:8000/v1 --port 8080
+    python -m callproof.examples.gateway --upstream-dialect anthropic --upstream https://api.anthropic.com/v1
 
-Check it against the callproof mock: callproof run --launch 'python -m examples.gateway --upstream {upstream}
---port {port}' (add `--upstream-dialect X` to both commands for another upstream, `--front chat|anthropic` to
-callproof's for another front).
+Check it against the callproof mock: callproof run --launch 'python -m callproof.examples.gateway --upstream
+{upstream} --port {port}' (add `--upstream-dialect X` to both commands for another upstream, `--front
+chat|anthropic` to callproof's for another front), or in-process: callproof run --app
+callproof.examples.gateway.asgi:app. From a clone it is also `examples.gateway`.
 
 Product shapes. Every front-upstream pair goes through one neutral model (`model`): a front parses its request
 into a `Request` and renders `Event`s (text delta, call start, argument delta, call done, usage, finish) as its

@@ -1,4 +1,4 @@
-"""`python -m examples.gateway --upstream URL [--upstream-dialect chat|anthropic|responses] [--port N]`."""
+"""`python -m callproof.examples.gateway --upstream URL [--upstream-dialect chat|anthropic|responses] [--port N]`."""
 
 from .app import main
 

@@ -133,7 +133,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m examples.gateway", description="A gateway serving the Responses, Chat "
+    parser = _Parser(prog=f"python -m {__package__}", description="A gateway serving the Responses, Chat "
                      "Completions and Anthropic Messages APIs in front of an upstream of any of them.")
     parser.add_argument("--upstream", required=True, help="upstream base URL ending in /v1")
     parser.add_argument("--host", default="127.0.0.1")
