@@ -1,18 +1,16 @@
-"""The `run` and `fuzz` flags, generated from the option table (harness/_options.py), and what is done with them:
-the `RunConfig` they make, and the `--callproof-*` options `callproof run` hands the pytest plugin."""
+"""The `run` and `fuzz` flags, generated from the option table (harness/_options.py), and the `--callproof-*`
+options `callproof run` hands the pytest plugin. The `RunConfig` they make is `_config.run_config`'s (it loads the
+runner; this module, which defines the flags, does not)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from callproof.harness._options import Option, Surface, options_for, plugin_flag
 
-if TYPE_CHECKING:
-    from callproof.harness.run import RunConfig
-
-__all__ = ["add_options", "pytest_argv", "run_config"]
+__all__ = ["add_options", "pytest_argv"]
 
 
 def _add(parser: argparse._ActionsContainer, entry: Option) -> None:
@@ -34,16 +32,6 @@ def add_options(parser: argparse.ArgumentParser, command: Surface) -> None:
     iut = parser.add_mutually_exclusive_group(required=True)
     for entry in options_for(command):
         _add(iut if entry.iut else parser, entry)
-
-
-def run_config(args: argparse.Namespace) -> RunConfig:
-    """The run's configuration from the parsed flags. Raises `ConfigError`."""
-    # start-up guard: the runner (httpx, the mock) loads when a run is configured, not when its flags are defined
-    from callproof.harness.run import RunConfig
-
-    config = RunConfig.from_options(lambda name: getattr(args, name, None), Path.cwd())
-    assert config is not None, "argparse requires one IUT flag"
-    return config
 
 
 def pytest_argv(args: argparse.Namespace) -> list[str]:

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from callproof.harness.run import ConfigError, IUTError
 
+from ._config import run_config
 from ._exit import ExitCode
-from ._flags import add_options, run_config
+from ._flags import add_options
 
 if TYPE_CHECKING:
     from callproof.harness.fuzz import FuzzOptions, FuzzOutcome

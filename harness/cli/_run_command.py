@@ -43,8 +43,9 @@ from callproof.harness.run import (
     workers_problem,
 )
 
+from ._config import run_config
 from ._exit import ExitCode
-from ._flags import add_options, pytest_argv, run_config
+from ._flags import add_options, pytest_argv
 from ._report_command import write_formats
 
 __all__ = ["add_arguments", "run"]

@@ -13,6 +13,7 @@ from typing import cast
 
 from callproof.harness._errors import InputError
 from callproof.harness._types import DIALECTS, Dialect
+from callproof.harness.capture import import_capture, read_capture, scenario_file
 from callproof.harness.scenario import (
     Scenario,
     ScenarioError,
@@ -84,8 +85,6 @@ def _default_id(name: str) -> str:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from callproof.harness.capture import import_capture, read_capture, scenario_file  # only `scenarios import`
-
     name = "<stdin>" if args.file == "-" else args.file
     try:
         scenario_id = args.scenario_id or _default_id(name)
