@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from callproof.harness._types import DIALECTS
 from callproof.harness.catalogue import PROFILES
+from callproof.harness.report_model import ReportError, read_report
 from callproof.harness.request import DEFAULT_MODEL
 from callproof.reports import FORMATS as REPORT_FORMATS
 from callproof.reports import ReportFormat, run_formats
@@ -110,8 +111,6 @@ def shard_spec(text: str) -> str:
 
 def shard_durations(text: str) -> Path:
     """A report to balance shards by (an argparse `type`): read and checked now, so a bad file is a usage error."""
-    from callproof.harness.report_model import ReportError, read_report  # only when the flag is given
-
     try:
         read_report(Path(text))
     except ReportError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._baseline import Baseline, BaselineError, format_baseline, load_baseline, stale_entries
 from ._files import read_report, write_jsonl_case, write_jsonl_footer, write_jsonl_header, write_report
+from ._merge import merge_reports
 from ._model import (
     ABSENT,
     OUTCOMES,
@@ -24,7 +25,7 @@ from ._model import (
     TimelineEvent,
     nothing_judged,
 )
-from ._shard import MergeError, Shard, merge_reports, unsharded_command
+from ._shard import MergeError, Shard, unsharded_command
 from ._validate import ReportError
 
 #: The report's evidence of a violation (named apart from the catalogue's `Evidence`, which the checkers produce).

@@ -26,14 +26,16 @@ SHARED = {"--front": "responses", "--upstream-dialect": "chat", "--client-dialec
 RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": None,
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
        "--html": None, "--badge": None, "-v": False, "--repeat": 1, "--strict-baseline": False,
-       "--policy": None, "--max-events": None, "--max-bytes": None}
+       "--policy": None, "--max-events": None, "--max-bytes": None, "--max-consecutive-errors": 5, "--shard": None,
+       "--shard-durations": None}
 FUZZ = {**dict.fromkeys(IUT), **SHARED, "--max-examples": 100, "--time": 60.0, "--seed": None, "--out": Path(),
         "--no-quirks": True}
 PYTEST: dict[str, Any] = {**{f"--callproof-{k[2:]}": v for k, v in {**dict.fromkeys(IUT), **SHARED}.items()},
           "--callproof-profile": None, "--callproof-scenarios": [], "--callproof-baseline": None,
           "--callproof-report": None, "--callproof-repeat": 1, "--callproof-header": [], "--callproof-policy": [],
           "--callproof-max-events": None, "--callproof-max-bytes": None,
-          "--callproof-strict-baseline": False}
+          "--callproof-strict-baseline": False, "--callproof-max-consecutive-errors": 5, "--callproof-shard": None,
+          "--callproof-shard-durations": None}
 
 
 def _subcommand(name: str) -> argparse.ArgumentParser:
@@ -73,7 +75,8 @@ def test_an_option_run_passes_to_pytest_has_the_same_default_on_both_unless_the_
     for entry in options_for("pytest"):
         if entry.ini is None and entry.kind == "value" and entry.pytest_default is entry.default:
             assert cli[entry.cli_flags[0]] == plugin[plugin_flag(entry)], entry.name
-    not_config = {"baseline", "report", "strict_baseline"}  # read by the report, not the run
+    # read by the report, or by the suite's plugin as it stops or slices the run, not by the run's config
+    not_config = {"baseline", "report", "strict_baseline", "max_consecutive_errors", "shard", "shard_durations"}
     assert {o.name for o in OPTIONS if o.field} == {o.name for o in options_for("pytest")} - not_config
 
 
