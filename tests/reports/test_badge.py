@@ -76,8 +76,10 @@ def test_svg_is_valid_accessible_and_sized_by_its_text(passing: dict[str, Any]) 
     assert all(re.fullmatch(r"\d+", str(t.get("textLength"))) for t in root.iter(f"{SVG}text"))
 
 
-@pytest.mark.parametrize("counts", [{"passed": 13, "failed": 3}, {"passed": 199, "failed": 1}, {"passed": 29, "error": 71},
-                                    {"passed": 90, "xfailed": 10}, {"passed": 9, "skipped": 90, "failed": 1}])
+@pytest.mark.parametrize("counts", [
+    {"passed": 13, "failed": 3}, {"passed": 199, "failed": 1}, {"passed": 29, "error": 71},
+    {"passed": 90, "xfailed": 10}, {"passed": 9, "skipped": 90, "failed": 1},
+])
 def test_the_badge_is_the_markdowns_pass_rate_rounded_down(passing: dict[str, Any], counts: dict[str, int]) -> None:
     report = _report(passing, **counts)
     row = re.search(r"^\| \*\*all cases\*\* \| (\d+) \| (\d+) \| ([\d.]+)% \|$", render_markdown(report), re.M)
