@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("harness", "mock_server", "reports")
 
 #: The bare `Any` left, and why: the option table forwards its keyword arguments to `Option` as they are.
-BARE_ANY = {"harness/_options.py:_option.kw"}
+#: Arguments forwarded untouched to a typed callee (an `Option`, argparse's parser), the only bare `Any` left.
+BARE_ANY = {"harness/_options.py:_option.kw", "harness/cli/__init__.py:_Parser.__init__.args",
+            "harness/cli/__init__.py:_Parser.__init__.kwargs"}
 
 #: The dialect defaults kept: the public API of callproof.harness (`check_*`, `StreamChecker`: README "From Python
 #: without pytest") and the pytest plugin's `callproof_check` (README), the run options' own defaults (`--front`,
