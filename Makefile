@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 INTEROP_STAMP := $(VENV)/.interop-installed
 INTEROP_OUT   := out/interop
 
-.PHONY: venv test test-under-load lint typecheck pytest demo matrix bench docs clean drift browser dist node
+.PHONY: venv test check test-under-load lint typecheck pytest demo matrix bench docs clean drift browser dist node
 
 venv: $(STAMP)
 
@@ -29,6 +29,9 @@ lint: venv
 	$(BIN)/ruff check .
 	@# The floors' layering ([tool.importlinter] in pyproject.toml), read through the symlink view of the package.
 	PYTHONPATH=$(VENV)/mypy-src $(BIN)/lint-imports --no-cache
+	@# Public seams: no module imports another package's private module or its own package's __init__ (import-linter
+	@# has no contract for private names; tests/test_imports.py's scan is the contract, run here and in pytest).
+	$(BIN)/python -m pytest -q -p no:cacheprovider -p no:xdist tests/test_imports.py -k "seam or function_level"
 
 typecheck: venv $(INTEROP_STAMP)
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
@@ -48,6 +51,17 @@ test-under-load: venv $(INTEROP_STAMP)
 	$(BIN)/python -m tests.under_load --hogs 2 --timeout 300 -n 2 -q -p no:cacheprovider
 
 test: lint typecheck pytest test-under-load
+
+# `make check`: the inner loop, a few seconds to a minute: ruff, the layering and the seams, mypy on the packages, and
+# the tests of the core floors and the renderers (no mock servers, no launched gateways, no CLI runs, no real client
+# libraries). `make test` is the whole suite; CI runs that.
+CHECK_TESTS := tests/harness/catalogue tests/harness/check tests/harness/scenario tests/harness/capture \
+	tests/harness/outcome tests/harness/request tests/harness/judge tests/harness/report_model tests/reports \
+	tests/schemas tests/harness/test_types.py tests/harness/test_exports.py tests/test_imports.py
+
+check: lint
+	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
+	$(BIN)/python -m pytest -n auto -q -p no:cacheprovider $(CHECK_TESTS)
 
 demo: venv
 	@mkdir -p out/demo

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from callproof.harness.run import ConfigError, IUTError
 
-from ._config import run_config
 from ._exit import ExitCode
 from ._flags import add_options
+from ._run_config import run_config
 
 if TYPE_CHECKING:
     from callproof.harness.fuzz import FuzzOptions, FuzzOutcome

@@ -43,10 +43,10 @@ from callproof.harness.run import (
     workers_problem,
 )
 
-from ._config import run_config
 from ._exit import ExitCode
 from ._flags import add_options, pytest_argv
 from ._report_command import write_formats
+from ._run_config import run_config
 
 __all__ = ["add_arguments", "run"]
 
