@@ -17,9 +17,9 @@ from callproof.harness.capture import import_capture, read_capture, scenario_fil
 from callproof.harness.scenario import (
     Scenario,
     ScenarioError,
-    bundled_scenarios,
     load_scenarios,
     parse_scenario_file,
+    with_bundled,
 )
 
 from ._exit import ExitCode
@@ -36,21 +36,13 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
 
 
 def corpus(paths: Sequence[Path] | None, bundled: bool) -> dict[str, Scenario]:
-    """The scenarios `--scenarios` and `--no-bundled` name, as `callproof run` loads them (harness/run's
-    `run_scenarios`, not imported: the runner is no start-up cost of `scenarios`). Raises `ScenarioError`."""
+    """The scenarios `--scenarios` and `--no-bundled` name, loaded as `callproof run` loads them. Raises
+    `ScenarioError`."""
     if not bundled:
         if not paths:
             raise ScenarioError("--no-bundled leaves no scenario: give your files with --scenarios PATH")
         return load_scenarios(paths)
-    scenarios = dict(bundled_scenarios())
-    if paths:
-        extra = load_scenarios(paths)
-        clash = sorted(set(extra) & set(scenarios))
-        if clash:
-            raise ScenarioError(f"--scenarios redefine bundled scenario ids {clash}; give your scenarios ids of "
-                                "their own")
-        scenarios.update(extra)
-    return scenarios
+    return with_bundled(paths or ())
 
 
 def add_arguments(scenarios: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from callproof.harness._types import Dialect
 from callproof.harness.judge import CaseSpec
-from callproof.harness.scenario import Scenario, ScenarioError, bundled_scenarios, load_scenarios
+from callproof.harness.scenario import Scenario, with_bundled
 
 from ._groups import planned_groups, run_wide_groups
 
@@ -59,15 +59,7 @@ def plan_cases(
 
 def run_scenarios(paths: Sequence[Path]) -> dict[str, Scenario]:
     """The bundled corpus plus the user's scenario files (whose ids must not clash with bundled ones)."""
-    scenarios: dict[str, Scenario] = dict(bundled_scenarios())
-    if paths:
-        extra = load_scenarios(paths)
-        clash = sorted(set(extra) & set(scenarios))
-        if clash:
-            raise ScenarioError(f"--scenarios redefine bundled scenario ids {clash}; give your scenarios ids of "
-                                "their own")
-        scenarios.update(extra)
-    return scenarios
+    return with_bundled(paths)
 
 
 def _playable(scenario: Scenario, dialect: str) -> bool:

@@ -18,7 +18,7 @@ from ._faults import (
     raw_http_error,
 )
 from ._legs import Leg, Requires
-from ._loader import bundled_scenarios, load_scenarios, parse_scenario_file
+from ._loader import bundled_scenarios, load_scenarios, parse_scenario_file, with_bundled
 from ._markers import case_marker, markers, scenario_marker, strip_markers
 from ._match import JsonPredicate, Match, RequestFacts, TextMatch, request_facts, strings_in
 from ._scenario import (
@@ -76,4 +76,5 @@ __all__ = [
     "scenario_marker",
     "strings_in",
     "strip_markers",
+    "with_bundled",
 ]

@@ -325,3 +325,15 @@ def bundled_scenarios() -> dict[str, Scenario]:
         for entry in sorted(root.iterdir(), key=lambda e: e.name)
         if entry.name.endswith(".json")
     )
+
+
+def with_bundled(paths: Iterable[Path]) -> dict[str, Scenario]:
+    """The bundled corpus plus the user's scenario files, whose ids must not clash with bundled ones (`callproof run`
+    and `callproof scenarios` alike). Raises `ScenarioError`."""
+    scenarios = dict(bundled_scenarios())
+    extra = load_scenarios(paths)
+    clash = sorted(set(extra) & set(scenarios))
+    if clash:
+        raise ScenarioError(f"--scenarios redefine bundled scenario ids {clash}; give your scenarios ids of their own")
+    scenarios.update(extra)
+    return scenarios
