@@ -61,26 +61,24 @@ _ALL: frozenset[Surface] = frozenset({"run", "fuzz", "pytest"})
 _RUN_PYTEST: frozenset[Surface] = frozenset({"run", "pytest"})
 
 
-def positive_int(text: str) -> int:
-    """A whole number of at least 1 (an argparse `type`)."""
+def _whole_number(text: str, minimum: int, below: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{below}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of at least 1 (an argparse `type`)."""
+    return _whole_number(text, 1, "must be at least 1")
 
 
 def non_negative_int(text: str) -> int:
     """A whole number of at least 0 (an argparse `type`)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _whole_number(text, 0, "must be 0 or more")
 
 
 def positive_float(text: str) -> float:
