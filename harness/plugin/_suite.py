@@ -286,7 +286,7 @@ class Collector:
         self._add(Case(
             id=case_id, scenario=scenario, group=group or "unknown", outcome="error",
             message=str(report.longrepr)[-4000:], duration_s=round(report.duration, 4), details={},
-            repro=self.config.repro(case_id),
+            repro=self.config.repro(case_id), front=self.config.front,
         ))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
