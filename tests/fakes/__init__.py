@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["ROOT", "Fake", "command", "env", "launch"]
+__all__ = ["HANGS_ON_POST", "ROOT", "Fake", "command", "env", "launch"]
 
 #: The repository root: `-m tests.fakes.<module>` resolves from here.
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,3 +40,15 @@ def env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     paths = [str(ROOT), *(p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
     environ["PYTHONPATH"] = os.pathsep.join(paths)
     return environ
+
+
+#: The source of a gateway (`python hang.py PORT`) that answers the preflight's GET but never a case's POST.
+HANGS_ON_POST = (  # answers the preflight's GET, never a case's POST
+    "import sys, time\nfrom http.server import BaseHTTPRequestHandler, ThreadingHTTPServer\n"
+    "class Handler(BaseHTTPRequestHandler):\n"
+    "    def do_GET(self):\n        self.send_response(405)\n        self.send_header('content-length', '0')\n"
+    "        self.end_headers()\n"
+    "    def do_POST(self):\n        time.sleep(3600)\n"
+    "    def log_message(self, *args):\n        pass\n"
+    "ThreadingHTTPServer.daemon_threads = True\n"
+    "ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()\n")

@@ -79,20 +79,10 @@ def test_a_gateway_that_crashes_mid_run_errors_that_case_and_is_restarted(tmp_pa
     assert "the IUT" in crashed["message"] and "dies_on_large_arguments: exiting" in crashed["message"]
 
 
-HANGS_ON_POST = (  # answers the preflight's GET, never a case's POST
-    "import sys, time\nfrom http.server import BaseHTTPRequestHandler, ThreadingHTTPServer\n"
-    "class Handler(BaseHTTPRequestHandler):\n"
-    "    def do_GET(self):\n        self.send_response(405)\n        self.send_header('content-length', '0')\n"
-    "        self.end_headers()\n"
-    "    def do_POST(self):\n        time.sleep(3600)\n"
-    "    def log_message(self, *args):\n        pass\n"
-    "ThreadingHTTPServer.daemon_threads = True\n"
-    "ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()\n")
-
 
 def test_a_gateway_that_hangs_is_timed_out_per_case(tmp_path: Path) -> None:
     script = tmp_path / "hang.py"
-    script.write_text(HANGS_ON_POST, encoding="utf-8")
+    script.write_text(fakes.HANGS_ON_POST, encoding="utf-8")
     done, report = run(tmp_path, "--launch", f"{sys.executable} {script} {{port}}", "--case-timeout", "0.5",
                        "-k", "one_call::expected or text_only::expected")
     assert done.returncode == 1

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from callproof.harness.run import free_port
+from tests import fakes
 
-from .test_run import CALLPROOF, HANGS_ON_POST, gateway, run
+from .test_run import CALLPROOF, gateway, run
 from .test_run_ends import _env
 
 VALID = "the placeholders are {upstream}, {upstream_root} and {port}; write {{ and }} for a literal brace"
@@ -74,7 +75,7 @@ def test_literal_braces_reach_the_command(tmp_path: Path) -> None:
 @pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_gateway_that_stops_answering_stops_the_run(tmp_path: Path, workers: str) -> None:
     script = tmp_path / "hang.py"
-    script.write_text(HANGS_ON_POST, encoding="utf-8")
+    script.write_text(fakes.HANGS_ON_POST, encoding="utf-8")
     done, report = run(tmp_path, "--launch", f"{sys.executable} {script} {{port}}", "--case-timeout", "0.5",
                        "--max-consecutive-errors", "2", "-n", workers, "--md", "out.md")
     assert done.returncode == 1, done.stdout + done.stderr
@@ -94,7 +95,7 @@ def test_a_gateway_that_stops_answering_stops_the_run(tmp_path: Path, workers: s
 def test_the_launched_iut_dies_with_the_harness_even_on_sigkill(tmp_path: Path) -> None:
     pids = tmp_path / "pid"
     script = tmp_path / "gw.py"
-    script.write_text(f"import os\nopen({str(pids)!r}, 'w').write(str(os.getpid()))\n{HANGS_ON_POST}",
+    script.write_text(f"import os\nopen({str(pids)!r}, 'w').write(str(os.getpid()))\n{fakes.HANGS_ON_POST}",
                       encoding="utf-8")
     process = subprocess.Popen([str(CALLPROOF), "run", "--launch", f"{sys.executable} {script} {{port}}",
                                 "--max-consecutive-errors", "0"], cwd=tmp_path, env=_env(),

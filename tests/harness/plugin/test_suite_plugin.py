@@ -270,16 +270,6 @@ def test_bad_policy_and_limit_values_are_usage_errors(pytester: pytest.Pytester,
     result.stderr.fnmatch_lines([line])
 
 
-_HANGS_ON_POST = (  # answers the preflight's GET, never a case's POST
-    "import sys, time\nfrom http.server import BaseHTTPRequestHandler, ThreadingHTTPServer\n"
-    "class Handler(BaseHTTPRequestHandler):\n"
-    "    def do_GET(self):\n        self.send_response(405)\n        self.send_header('content-length', '0')\n"
-    "        self.end_headers()\n"
-    "    def do_POST(self):\n        time.sleep(3600)\n"
-    "    def log_message(self, *args):\n        pass\n"
-    "ThreadingHTTPServer.daemon_threads = True\n"
-    "ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), Handler).serve_forever()\n")
-
 
 def test_an_iut_that_cannot_start_is_one_usage_error_before_any_case(pytester: pytest.Pytester) -> None:
     exits = f"{sys.executable} -c \"import sys; sys.exit('boom: config missing')\" {{port}}"
@@ -299,7 +289,7 @@ def test_an_iut_that_cannot_start_is_one_usage_error_before_any_case(pytester: p
 
 
 def test_the_plugin_stops_a_run_whose_gateway_stops_answering(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(hang=_HANGS_ON_POST)
+    pytester.makepyfile(hang=fakes.HANGS_ON_POST)
     result = pytester.runpytest(*SUITE, "--callproof-launch", f"{sys.executable} hang.py {{port}}",
                                 "--callproof-case-timeout", "0.5", "--callproof-max-consecutive-errors", "2",
                                 "--callproof-report", "report.json")
