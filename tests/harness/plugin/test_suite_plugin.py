@@ -304,7 +304,12 @@ def test_the_plugin_stops_a_run_whose_gateway_stops_answering(pytester: pytest.P
 
 def test_a_progress_line_replaces_the_letters_on_a_terminal(pytester: pytest.Pytester,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("callproof.harness.plugin._suite.isatty", lambda: True)
+    # Patched where the plugin package's start_collector reads it: an earlier in-process run may have left another
+    # copy of the _suite module in sys.modules (pytester restores sys.modules after each run), which a patch by
+    # module path would reach instead of the copy the plugin calls.
+    from callproof.harness import plugin
+
+    monkeypatch.setitem(vars(plugin)["start_collector"].__globals__, "isatty", lambda: True)
     result = pytester.runpytest_inprocess(*SUITE, "--callproof-launch", gateway(), "-k", "text_only::expected or "
                                           "one_call::expected")
     result.assert_outcomes(passed=2)
@@ -313,7 +318,7 @@ def test_a_progress_line_replaces_the_letters_on_a_terminal(pytester: pytest.Pyt
         "", f"{erase}callproof: 1/2 cases, 0 failed, 0 errors, T elapsed, ETA T",
         f"{erase}callproof: 2/2 cases, 0 failed, 0 errors, T elapsed, ETA T", erase]  # erased before the summary
     assert "test_conformance.py " in result.stdout.lines  # no letter after it: the line counts instead
-    monkeypatch.setattr("callproof.harness.plugin._suite.isatty", lambda: False)
+    monkeypatch.setitem(vars(plugin)["start_collector"].__globals__, "isatty", lambda: False)
     result = pytester.runpytest_inprocess(*SUITE, "--callproof-launch", gateway(), "-k", "text_only::expected")
     assert "callproof: 1/1" not in result.stderr.str() and "\x1b" not in result.stderr.str()
 
