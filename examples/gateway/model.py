@@ -40,10 +40,12 @@ class Call:
 
 @dataclass(frozen=True)
 class Result:
-    """The output of an earlier call, for the call `call_id`."""
+    """The output of an earlier call, for the call `call_id`; `is_error`: the tool failed (an Anthropic front's
+    `is_error`, kept where the upstream can say it: an Anthropic upstream)."""
 
     call_id: str
     output: str
+    is_error: bool = False
 
 
 Part = Message | Call | Result

@@ -114,7 +114,8 @@ class AnthropicFront(Front[AnthropicTurn]):
                     history.append(Call(str(block.get("id") or ""), str(block.get("name") or ""),
                                         json.dumps(block.get("input") or {}, ensure_ascii=False)))
                 elif kind == "tool_result":
-                    history.append(Result(str(block.get("tool_use_id") or ""), text_of(block.get("content"))))
+                    history.append(Result(str(block.get("tool_use_id") or ""), text_of(block.get("content")),
+                                          block.get("is_error") is True))
         return history
 
     def parse_tool(self, tool: Json) -> Tool:

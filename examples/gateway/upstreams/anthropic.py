@@ -105,7 +105,8 @@ class AnthropicUpstream(Upstream):
                 add("assistant", {"type": "tool_use", "id": part.id, "name": part.name,
                                   "input": json.loads(part.arguments or "{}")})
             elif isinstance(part, Result):
-                add("user", {"type": "tool_result", "tool_use_id": part.call_id, "content": part.output})
+                result: Json = {"type": "tool_result", "tool_use_id": part.call_id, "content": part.output}
+                add("user", {**result, "is_error": True} if part.is_error else result)
         return messages
 
     def translate_tool(self, tool: Tool) -> Json:
