@@ -26,6 +26,7 @@ from callproof.reports import FORMATS as REPORT_FORMATS
 from callproof.reports import ReportFormat, run_formats
 
 __all__ = [
+    "CLIENT_TRANSPORTS",
     "IUT_OPTIONS",
     "OPTIONS",
     "POLICIES",
@@ -49,6 +50,9 @@ __all__ = [
     "shard_spec",
     "shown_header",
 ]
+
+#: How a client under test reaches the mock (`--client-transport`).
+CLIENT_TRANSPORTS: tuple[str, ...] = ("http", "websocket")
 
 #: Where an option is offered: `callproof run`, `callproof fuzz`, the pytest plugin.
 Surface = Literal["run", "fuzz", "pytest"]
@@ -240,6 +244,9 @@ OPTIONS: tuple[Option, ...] = (
             default="chat", choices=DIALECTS),
     _option("client_dialect", "dialect the client under test speaks: its request on stdin and the mock endpoint it "
             "calls (default responses)", _ALL, default="responses", choices=DIALECTS),
+    _option("client_transport", "how the client under test reaches the mock: http, or websocket (the Responses "
+            "API's WebSocket mode; needs --client-dialect responses; docs/adapters.md: over WebSocket) (default "
+            "http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
     _option("front_url", "where a launched gateway serves its front (default http://127.0.0.1:{port}/v1/responses, "
             "/v1/chat/completions or /v1/messages by --front)", _ALL, metavar="TEMPLATE"),
     _option("ready_url", "URL that answers 2xx once a launched gateway is ready (default: its port accepts)", _ALL,

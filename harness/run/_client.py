@@ -9,6 +9,10 @@ adapter does raises here.
 `base_url` (env `CALLPROOF_BASE_URL`) is the mock's URL with /v1, whatever the dialect: the dialect's path appended
 is its endpoint (`/responses`, `/chat/completions`, `/messages`). A command also gets `CALLPROOF_DIALECT`, the
 OpenAI SDK's variables, and the Anthropic SDK's (`ANTHROPIC_BASE_URL` without /v1: that SDK appends /v1/messages).
+
+`--client-transport websocket` (Responses only) tells the adapter to use the Responses API's WebSocket mode: a
+command gets `CALLPROOF_TRANSPORT=websocket` and `CALLPROOF_WS_URL` (the base URL with a ws scheme: the SDKs append
+/responses to it), a function `transport="websocket"` (it must take a `transport` parameter, or `**kwargs`).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from callproof.harness.judge import AdapterRun, protocol_problem
 
 from ._iut import IUTError, load_object
 
-__all__ = ["ClientAdapter", "CommandClient", "InProcessClient", "program_problem"]
+__all__ = ["ClientAdapter", "CommandClient", "InProcessClient", "program_problem", "ws_url"]
 
 _TAIL = 4000
 
@@ -41,6 +45,12 @@ class ClientAdapter(Protocol):
     description: str
 
     def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun: ...
+
+
+def ws_url(base_url: str) -> str:
+    """The WebSocket base URL of an HTTP base URL (http -> ws, https -> wss), as openai-python derives it."""
+    scheme, sep, rest = base_url.partition("://")
+    return f"{'wss' if scheme == 'https' else 'ws'}{sep}{rest}" if sep else base_url
 
 
 def _tail(data: bytes | str) -> str:
@@ -60,8 +70,9 @@ def program_problem(adapter: ClientAdapter) -> str | None:
 class CommandClient:
     """`--client-cmd CMD`: the adapter program, run per case in its own process group."""
 
-    def __init__(self, command: str, dialect: Dialect) -> None:
+    def __init__(self, command: str, dialect: Dialect, transport: str = "http") -> None:
         self.dialect = dialect
+        self.transport = transport
         try:
             self.argv = shlex.split(command)
         except ValueError as exc:
@@ -74,7 +85,9 @@ class CommandClient:
         env = {**os.environ, "CALLPROOF_BASE_URL": base_url, "CALLPROOF_DIALECT": self.dialect,
                "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "callproof",
                "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"), "ANTHROPIC_API_KEY": "callproof",
-               "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1"}
+               "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1", "CALLPROOF_TRANSPORT": self.transport}
+        if self.transport == "websocket":
+            env["CALLPROOF_WS_URL"] = ws_url(base_url)
         start = time.monotonic()
         try:
             process = subprocess.Popen(  # the user's own command
@@ -110,14 +123,21 @@ class CommandClient:
 
 class InProcessClient:
     """`--client module:function`: `function(request: dict, base_url: str) -> dict`, called in this process; a
-    function that takes a `dialect` parameter (or `**kwargs`) gets `dialect=` the client dialect too."""
+    function that takes a `dialect` parameter (or `**kwargs`) gets `dialect=` the client dialect too; in a
+    WebSocket run it gets `transport="websocket"`, and must take that parameter (or `**kwargs`)."""
 
-    def __init__(self, spec: str, dialect: Dialect) -> None:
+    def __init__(self, spec: str, dialect: Dialect, transport: str = "http") -> None:
         function = load_object(spec, "--client")
         if not callable(function):
             raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")
         self.function: Callable[..., Any] = function
-        self.kwargs: dict[str, str] = {"dialect": dialect} if _takes_dialect(function) else {}
+        self.kwargs: dict[str, str] = {"dialect": dialect} if _takes(function, "dialect") else {}
+        if transport != "http":
+            if not _takes(function, "transport"):
+                raise IUTError(f"--client {spec!r} takes no transport parameter, so it cannot be told to use "
+                               f"--client-transport {transport}: add `transport: str = \"http\"` to its parameters "
+                               "and connect over WebSocket when it says websocket (docs/adapters.md: over WebSocket)")
+            self.kwargs["transport"] = transport
         self.description = spec
 
     def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
@@ -145,10 +165,10 @@ class InProcessClient:
         return AdapterRun(None if problem else box["value"], problem, "", seconds)
 
 
-def _takes_dialect(function: Callable[..., Any]) -> bool:
-    """Whether `function` accepts a `dialect=` keyword."""
+def _takes(function: Callable[..., Any], name: str) -> bool:
+    """Whether `function` accepts the keyword `name` (`dialect`, `transport`)."""
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):  # a builtin or C function without a signature: call it as documented
         return False
-    return any(p.kind is p.VAR_KEYWORD or (p.name == "dialect" and p.kind is not p.POSITIONAL_ONLY) for p in parameters)
+    return any(p.kind is p.VAR_KEYWORD or (p.name == name and p.kind is not p.POSITIONAL_ONLY) for p in parameters)

@@ -1,5 +1,10 @@
 """Client mode's reading of the wire and its isolation case: what the mock streamed to the client for one case tag
-(from its journal), read in the client's dialect, and nine adapter runs at once against one mock (CLI-012)."""
+(from its journal), read in the client's dialect, and nine adapter runs at once against one mock (CLI-012).
+
+Over WebSocket (`--client-transport websocket`) the wire of a case is the mock's last WebSocket turn under its case
+tag: the server messages it sent (the journal's body of the turn, one JSON message a line), read as the events of
+a Responses stream. A scenario whose point is SSE framing, or that replays raw SSE bytes, has nothing to play over
+WebSocket and is not planned (`websocket_playable`)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from callproof.harness._types import Dialect
-from callproof.harness.check import parse_sse
+from callproof.harness.check import SSEEvent, parse_sse
 from callproof.harness.judge import (
     AdapterRun,
     CaseResult,
@@ -22,25 +27,66 @@ from callproof.harness.judge import (
 )
 from callproof.harness.outcome import Result, result_of_adapter, result_of_body, result_of_events
 from callproof.harness.request import new_case_tag
-from callproof.harness.scenario import Scenario
+from callproof.harness.scenario import Scenario, is_framing
 from callproof.mock_server import Journal, MockServer
 
 from ._client import ClientAdapter
 from ._overlap import hold_seconds, in_flight, not_overlapping
 from ._verdict import summary
 
-__all__ = ["Wire", "judge_client_isolation", "read_wire"]
+__all__ = ["Wire", "judge_client_isolation", "read_wire", "websocket_events", "websocket_playable"]
 
 #: (wire result, Responses item ids of its calls, number of requests the client made for the case, the fault kinds
 #: the mock applied to the last answer).
 Wire = tuple[Result, tuple[str | None, ...], int, tuple[str, ...]]
 
 
-def read_wire(journal: Journal, case: str, dialect: Dialect) -> Wire:
-    """What the mock answered the case's last request, read in the dialect of the endpoint the client called."""
+def websocket_playable(scenario: Scenario) -> bool:
+    """Whether a scenario means something over WebSocket: not raw SSE bytes, no SSE framing fault (the messages of a
+    WebSocket turn are whole JSON texts: framing, keep-alive comments and fragmented writes do not exist there)."""
+    return not scenario.raw and not any(is_framing(fault.kind) for fault in scenario.faults)
+
+
+def websocket_events(body: bytes) -> list[SSEEvent]:
+    """The server messages of a WebSocket turn (JSONL, one message a line, as the journal keeps them) as the events
+    of a Responses stream: each message is one event, its type the message's `type`."""
+    events: list[SSEEvent] = []
+    offset = 0
+    for line in body.split(b"\n"):
+        end = offset + len(line) + 1
+        text = line.decode("utf-8", "replace").strip()
+        if text:
+            payload = _payload(text)
+            kind = payload.get("type") if payload is not None else None
+            events.append(SSEEvent(kind if isinstance(kind, str) and kind else "message", text, None, None, offset,
+                                   end, 0.0, isinstance(kind, str) and bool(kind)))
+        offset = end
+    return events
+
+
+def _transport(request: object) -> str:
+    value = getattr(request, "transport", None)
+    return value if isinstance(value, str) else "http"
+
+
+def read_wire(journal: Journal, case: str, dialect: Dialect, transport: str = "http") -> Wire:
+    """What the mock answered the case's last request, read in the dialect of the endpoint the client called; in a
+    WebSocket run (`transport`), its last WebSocket turn."""
     requests = journal.requests(case=case)
     if not requests:
         return Result("error", "", (), "no request", error="the adapter never called the mock"), (), 0, ()
+    if transport == "websocket":
+        turns = [r for r in requests if _transport(r) == "websocket"]
+        if not turns:
+            return (Result("error", "", (), "no websocket turn", error=(
+                f"the adapter called the mock over HTTP ({len(requests)} request(s)), not over WebSocket: in a "
+                "--client-transport websocket run it must connect to $CALLPROOF_WS_URL/responses and send "
+                "response.create")), (), len(requests), ())
+        turn = turns[-1]
+        events = websocket_events(journal.body_of(turn.id))
+        sent = [p for p in (_payload(e.data) for e in events) if p is not None]
+        return (result_of_events(events, "responses"), tuple(responses_call_item_ids(sent)), len(requests),
+                tuple(turn.faults))
     last = requests[-1]
     body = journal.body_of(last.id)
     spoken = last.dialect or dialect
@@ -72,6 +118,7 @@ def _payload(data: str) -> dict[str, Any] | None:
 def judge_client_isolation(
     spec: CaseSpec, scenarios: Sequence[Scenario], adapter: ClientAdapter, mock: MockServer, dialect: Dialect,
     timeout: float, request: Callable[[Scenario, str], dict[str, Any]], alone: Callable[[str], Result | None],
+    transport: str = "http",
 ) -> CaseResult:
     """CLI-012: run the adapter for every scenario at once (each with its own case tag), then check that each run
     reported what the client reports for its scenario alone (`alone`: the scenario's own run, cached by the
@@ -101,7 +148,7 @@ def judge_client_isolation(
         if run is None or run.result is None:
             problems.append(f"{scenario.id}: {adapter_problem(run) if run else 'the adapter run did not happen'}")
             continue
-        wire, _, count, _ = read_wire(mock.journal, tag, dialect)
+        wire, _, count, _ = read_wire(mock.journal, tag, dialect, transport)
         if not count:
             problems.append(f"{scenario.id}: the adapter never called the mock with its case's request (the markers "
                             "of the first user message must travel as they came)")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from callproof.harness._errors import CallproofError
-from callproof.harness._options import IUT_OPTIONS, OPTIONS, policy_pair, policy_values
+from callproof.harness._options import CLIENT_TRANSPORTS, IUT_OPTIONS, OPTIONS, policy_pair, policy_values
 from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
 from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.request import DEFAULT_MODEL
@@ -43,6 +43,8 @@ class RunConfig:
     front: Dialect = "responses"
     upstream_dialect: Dialect = "chat"
     client_dialect: Dialect = "responses"
+    #: `--client-transport`: http, or websocket (the Responses API's WebSocket mode; Responses clients only).
+    client_transport: str = "http"
     #: None: the front's standard path on the launched gateway's port (`front_template`).
     front_url: str | None = None
     ready_url: str | None = None
@@ -122,6 +124,16 @@ class RunConfig:
             if limit is not None and self.mode == "client":
                 return (f"--{name.replace('_', '-')} limits a gateway's answer; in a client run the mock writes the "
                         "stream and the adapter prints one result, so there is nothing to limit: drop it")
+        if self.client_transport != "http":
+            if self.client_transport not in CLIENT_TRANSPORTS:
+                return (f"--client-transport {self.client_transport!r} is not a transport; use one of "
+                        f"{', '.join(CLIENT_TRANSPORTS)}")
+            if self.mode != "client":
+                return ("--client-transport websocket says how a client under test reaches the mock; give "
+                        "--client-cmd or --client, or drop it")
+            if self.client_dialect != "responses":
+                return (f"--client-transport websocket is the Responses API's WebSocket mode; --client-dialect "
+                        f"{self.client_dialect} has none: use --client-dialect responses, or drop --client-transport")
         for pair in self.policy:
             try:
                 policy_pair(pair)

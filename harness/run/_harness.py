@@ -41,7 +41,7 @@ from callproof.harness.scenario import Scenario
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
-from ._client_play import judge_client_isolation, read_wire
+from ._client_play import judge_client_isolation, read_wire, websocket_playable
 from ._config import RunConfig
 from ._http_exchange import Limits, exchange, head_problem
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
@@ -86,7 +86,11 @@ class Harness:
     def cases(self) -> list[CaseSpec]:
         """Every case of this run, in scenario order."""
         config = self.config
-        return plan_cases(self.scenarios, config.mode, config.upstream_dialect, config.front, config.client_dialect)
+        specs = plan_cases(self.scenarios, config.mode, config.upstream_dialect, config.front, config.client_dialect)
+        if config.mode == "client" and config.client_transport == "websocket":  # no SSE framing over WebSocket
+            played = self.scenarios
+            specs = [s for s in specs if s.scenario not in played or websocket_playable(played[s.scenario])]
+        return specs
 
     # -- lifecycle --
 
@@ -126,10 +130,10 @@ class Harness:
         if self._adapter is None:
             dialect = self.config.client_dialect
             if self.config.client_cmd:
-                self._adapter = CommandClient(self.config.client_cmd, dialect)
+                self._adapter = CommandClient(self.config.client_cmd, dialect, self.config.client_transport)
             else:
                 assert self.config.client is not None
-                self._adapter = InProcessClient(self.config.client, dialect)
+                self._adapter = InProcessClient(self.config.client, dialect, self.config.client_transport)
         return self._adapter
 
     def preflight(self) -> None:
@@ -281,8 +285,12 @@ class Harness:
         run.adapter = outcome
         run.unjudged = adapter_problem(outcome)
         run.adapter_result = result_of_adapter(outcome.result) if outcome.result is not None else None
-        run.wire, run.wire_item_ids, count, run.wire_faults = read_wire(self.mock.journal, run.case, dialect)
+        transport = self.config.client_transport
+        run.wire, run.wire_item_ids, count, run.wire_faults = read_wire(self.mock.journal, run.case, dialect,
+                                                                        transport)
         run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
+        if transport != "http":
+            run.details["transport"] = transport
         framing = framing_variants(run.scenario, run.wire_faults)
         if framing:  # the SSE framings the client got (CLI-010 names them too)
             run.details["framing"] = framing
@@ -343,7 +351,8 @@ class Harness:
                                   details={"setup_error": True, NO_ANSWER: True})
             return judge_client_isolation(spec, chosen, adapter, self.mock, self.config.client_dialect,
                                           self.config.case_timeout, self._request,
-                                          lambda scenario_id: self._run(scenario_id).adapter_result)
+                                          lambda scenario_id: self._run(scenario_id).adapter_result,
+                                          self.config.client_transport)
         try:
             iut = self._gateway()
         except IUTError as exc:
