@@ -83,8 +83,8 @@ def _responses_message(role: str, text: str, form: str | None = None) -> Json:
 def _responses_item(item: Mapping[str, Any]) -> Json:
     if "role" in item:
         return _responses_message(item["role"], item["text"], item.get("form"))
-    if item["type"] == "function_call_output":
-        return {**item, "output": _parts(item["output"], "input_text")}
+    if item["type"] == "function_call_output":  # Responses has no is_error: the output text says it
+        return {**{k: v for k, v in item.items() if k != "is_error"}, "output": _parts(item["output"], "input_text")}
     return dict(item)
 
 
@@ -177,8 +177,9 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
             block("assistant", {"type": "tool_use", "id": item["call_id"], "name": item["name"],
                                 "input": _tool_input(item["arguments"])})
         else:
-            block("user", {"type": "tool_result", "tool_use_id": item["call_id"],
-                           "content": _parts(item["output"], "text")})
+            result: Json = {"type": "tool_result", "tool_use_id": item["call_id"],
+                            "content": _parts(item["output"], "text")}
+            block("user", {**result, "is_error": True} if item.get("is_error") else result)
     body: Json = {"max_tokens": request.get("max_output_tokens", ANTHROPIC_MAX_TOKENS), "messages": messages}
     if len(system) == 1:
         body["system"] = system[0]
