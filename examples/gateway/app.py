@@ -14,10 +14,11 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request as HTTPRequest
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp
+from starlette.websockets import WebSocket
 
-from .fronts import AnthropicFront, ChatFront, Front, ResponsesFront
+from .fronts import AnthropicFront, ChatFront, Connection, Front, ResponsesFront, WebSocketFront
 from .model import Event, Request, UpstreamError, UpstreamHTTPError
 from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream
 
@@ -35,15 +36,54 @@ BAD_SHAPE = (AttributeError, TypeError, KeyError, ValueError)
 class Gateway:
     """Every front of `fronts` in front of one `upstream` at the base URL `upstream_url` (ending in /v1)."""
 
-    def __init__(self, upstream_url: str, upstream: Upstream, fronts: Sequence[Front[Any]]) -> None:
+    def __init__(self, upstream_url: str, upstream: Upstream, fronts: Sequence[Front[Any]],
+                 websocket: WebSocketFront | None = None) -> None:
         self.upstream_url = upstream_url.rstrip("/")
         self.upstream = upstream
         self.fronts = list(fronts)
         self._client: httpx.AsyncClient | None = None
+        #: The Responses WebSocket mode on the Responses front's path (None: no WebSocket front).
+        self.websocket: WebSocketFront | None = websocket
 
     def app(self) -> Starlette:
-        routes = [Route(front.path, self.endpoint(front), methods=["POST"]) for front in self.fronts]
+        routes: list[BaseRoute] = [Route(front.path, self.endpoint(front), methods=["POST"]) for front in self.fronts]
+        if self.websocket is not None:
+            routes.append(WebSocketRoute(self.websocket.path, self.websocket_endpoint))
         return Starlette(routes=routes, lifespan=self._lifespan)
+
+    async def websocket_endpoint(self, socket: WebSocket) -> None:
+        """One client socket of the Responses WebSocket mode (fronts/websocket.py)."""
+        assert self.websocket is not None
+        await Connection(socket, self.websocket, self.stream_upstream, socket.headers.get("authorization")).serve()
+
+    async def stream_upstream(self, request: Request, authorization: str | None) -> AsyncIterator[Event] \
+            | UpstreamHTTPError:
+        """The upstream's streamed answer to `request` as neutral events (closing the iterator closes the upstream
+        request), or its HTTP error (502/504 when it gave no answer). Raises one of BAD_SHAPE."""
+        outgoing = self.upstream.translate_request(request)
+        sent = self.client.build_request("POST", self.upstream_url + self.upstream.path, json=outgoing,
+                                         headers=self.upstream.headers(authorization))
+        try:
+            answer = await self.client.send(sent, stream=True)
+        except httpx.HTTPError as exc:
+            late = isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout)
+            return UpstreamHTTPError(504 if late else 502, f"The upstream failed to answer ({exc!r}).", "server_error")
+        if answer.status_code >= 400:
+            try:
+                content = await answer.aread()
+            except httpx.HTTPError:
+                content = b""
+            finally:
+                await answer.aclose()
+            return self.upstream.http_error(answer, content)
+        return self.closing_events(answer)
+
+    async def closing_events(self, answer: httpx.Response) -> AsyncIterator[Event]:
+        try:
+            async for event in self.upstream.events(answer):
+                yield event
+        finally:
+            await answer.aclose()
 
     def endpoint(self, front: Front[Any]) -> Callable[[HTTPRequest], Awaitable[Response]]:
         async def endpoint(request: HTTPRequest) -> Response:
@@ -119,11 +159,14 @@ class Gateway:
 
 
 def create_app(upstream: str, *, dialect: str = "chat", fronts: Sequence[type[Front[Any]]] = (),
-               upstream_class: type[Upstream] | None = None) -> Starlette:
+               upstream_class: type[Upstream] | None = None,
+               websocket: type[WebSocketFront] | None = WebSocketFront) -> Starlette:
     """The gateway as an ASGI app: `upstream` is the upstream base URL ending in /v1. `fronts` replace the
-    default front of their dialect, `upstream_class` the upstream of `dialect` (the fakes break one of them)."""
+    default front of their dialect, `upstream_class` the upstream of `dialect`, `websocket` the Responses
+    WebSocket front (None: none) (the fakes break one of them)."""
     chosen = {front.dialect: front for front in FRONTS} | {front.dialect: front for front in fronts}
-    return Gateway(upstream, (upstream_class or UPSTREAMS[dialect])(), [f() for f in chosen.values()]).app()
+    return Gateway(upstream, (upstream_class or UPSTREAMS[dialect])(), [f() for f in chosen.values()],
+                   websocket() if websocket is not None else None).app()
 
 
 class _Parser(argparse.ArgumentParser):

@@ -5,5 +5,8 @@ from .anthropic import AnthropicFront
 from .base import Front, RequestShapeError
 from .chat import ChatFront
 from .responses import ResponsesFront
+from .websocket import Connection, WebSocketFront
 
-__all__ = ["AnthropicFront", "ChatFront", "Front", "RequestShapeError", "ResponsesFront"]
+__all__ = [
+    "AnthropicFront", "ChatFront", "Connection", "Front", "RequestShapeError", "ResponsesFront", "WebSocketFront",
+]
