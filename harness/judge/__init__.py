@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._adapter import AdapterRun, protocol_problem
 from ._arguments import check_arguments, has_malformed_arguments
+from ._cancel import CANCEL_RULES, UpstreamAttempt, check_cancellation
 from ._case import CaseOutcome, CaseResult, CaseSpec
 from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
 from ._evidence import excerpts, timeline
@@ -36,6 +37,7 @@ from ._translation import check_translation
 from ._usage import check_usage, front_usage, has_usage_rules
 
 __all__ = [
+    "CANCEL_RULES",
     "DEFAULT_SLACK",
     "NO_RESULT",
     "NO_STREAM",
@@ -45,6 +47,7 @@ __all__ = [
     "CaseOutcome",
     "CaseResult",
     "CaseSpec",
+    "UpstreamAttempt",
     "Findings",
     "FrontAnswer",
     "UpstreamView",
@@ -52,6 +55,7 @@ __all__ = [
     "answer_problem",
     "dialect_mismatch",
     "check_arguments",
+    "check_cancellation",
     "check_client",
     "check_client_isolation",
     "check_equivalence",
