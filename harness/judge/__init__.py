@@ -32,11 +32,33 @@ from ._judgeable import (
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._rejection import check_rejection, is_rejection, rejected_reason, rejection_problem
+from ._stateful import (
+    REFUSAL_CODES,
+    STATEFUL_POLICIES,
+    STATEFUL_TAG,
+    EarlierTurn,
+    Refusal,
+    check_continuation,
+    check_encrypted_reasoning,
+    check_store,
+    entries_of,
+    responses_output,
+)
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
 from ._translation import check_translation
 from ._usage import check_usage, front_usage, has_usage_rules
 
 __all__ = [
+    "REFUSAL_CODES",
+    "STATEFUL_POLICIES",
+    "STATEFUL_TAG",
+    "EarlierTurn",
+    "Refusal",
+    "check_continuation",
+    "check_encrypted_reasoning",
+    "check_store",
+    "entries_of",
+    "responses_output",
     "CANCEL_RULES",
     "DEFAULT_SLACK",
     "NO_RESULT",
