@@ -8,6 +8,7 @@ from ._arguments import check_arguments, has_malformed_arguments
 from ._cancel import CANCEL_RULES, UpstreamAttempt, check_cancellation
 from ._case import CaseOutcome, CaseResult, CaseSpec
 from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
+from ._client_ws import WebSocketTurn, check_client_websocket
 from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
 from ._findings import Findings
@@ -73,6 +74,7 @@ __all__ = [
     "Findings",
     "FrontAnswer",
     "UpstreamView",
+    "WebSocketTurn",
     "adapter_problem",
     "answer_problem",
     "dialect_mismatch",
@@ -80,6 +82,7 @@ __all__ = [
     "check_cancellation",
     "check_client",
     "check_client_isolation",
+    "check_client_websocket",
     "check_equivalence",
     "check_faults",
     "check_ids",

@@ -21,6 +21,7 @@ from callproof.harness.judge import (
     CaseResult,
     CaseSpec,
     Findings,
+    WebSocketTurn,
     adapter_problem,
     check_client_isolation,
     responses_call_item_ids,
@@ -34,7 +35,7 @@ from ._client import ClientAdapter
 from ._overlap import hold_seconds, in_flight, not_overlapping
 from ._verdict import summary
 
-__all__ = ["Wire", "judge_client_isolation", "read_wire", "websocket_events", "websocket_playable"]
+__all__ = ["Wire", "judge_client_isolation", "read_wire", "websocket_events", "websocket_playable", "websocket_turns"]
 
 #: (wire result, Responses item ids of its calls, number of requests the client made for the case, the fault kinds
 #: the mock applied to the last answer).
@@ -62,6 +63,24 @@ def websocket_events(body: bytes) -> list[SSEEvent]:
                                    end, 0.0, isinstance(kind, str) and bool(kind)))
         offset = end
     return events
+
+
+def websocket_turns(journal: Journal, case: str) -> tuple[WebSocketTurn, ...]:
+    """The case's WebSocket turns in the journal: each `response.create` the mock answered, with its connection,
+    turn, arrival, the client's message and the server messages with the time each left (CLI-016, CLI-017)."""
+    turns: list[WebSocketTurn] = []
+    for request in journal.requests(case=case):
+        connection, turn = getattr(request, "connection", None), getattr(request, "turn", None)
+        if _transport(request) != "websocket" or not isinstance(connection, int) or not isinstance(turn, int):
+            continue
+        messages: list[tuple[float, dict[str, Any]]] = []
+        for write in journal.writes(request.id):
+            for line in write.data.split(b"\n"):
+                payload = _payload(line.decode("utf-8", "replace")) if line.strip() else None
+                if payload is not None:
+                    messages.append((write.time, payload))
+        turns.append(WebSocketTurn(connection, turn, request.time, request.body, tuple(messages)))
+    return tuple(turns)
 
 
 def _transport(request: object) -> str:

@@ -25,6 +25,7 @@ from callproof.harness.judge import (
     UpstreamView,
     check_arguments,
     check_client,
+    check_client_websocket,
     check_equivalence,
     check_faults,
     check_ids,
@@ -174,6 +175,8 @@ def _client(findings: Findings, judging: Judging) -> None:
     assert run.adapter is not None and run.wire is not None
     check_client(findings, run.scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
                  run.wire_faults)
+    if judging.config.client_transport == "websocket":  # CLI-016, CLI-017 on the case's turns
+        check_client_websocket(findings, run.wire_turns)
 
 
 def _translation(findings: Findings, judging: Judging) -> None:

@@ -41,7 +41,7 @@ from callproof.harness.scenario import Scenario
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
-from ._client_play import judge_client_isolation, read_wire, websocket_playable
+from ._client_play import judge_client_isolation, read_wire, websocket_playable, websocket_turns
 from ._config import RunConfig
 from ._http_exchange import Limits, exchange, head_problem
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
@@ -291,6 +291,8 @@ class Harness:
         run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
         if transport != "http":
             run.details["transport"] = transport
+            run.wire_turns = websocket_turns(self.mock.journal, run.case)
+            run.details["websocket_turns"] = [{"connection": t.connection, "turn": t.turn} for t in run.wire_turns]
         framing = framing_variants(run.scenario, run.wire_faults)
         if framing:  # the SSE framings the client got (CLI-010 names them too)
             run.details["framing"] = framing

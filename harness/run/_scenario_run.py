@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView
+from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView, WebSocketTurn
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
 
@@ -45,6 +45,8 @@ class ScenarioRun:
     wire_item_ids: tuple[str | None, ...] = ()
     #: The fault kinds the mock applied to the answer the client read (client mode; chaos faults fire or not).
     wire_faults: tuple[str, ...] = ()
+    #: Client mode over WebSocket: the case's `response.create` turns on the mock (CLI-016, CLI-017).
+    wire_turns: tuple[WebSocketTurn, ...] = ()
     plain: FrontAnswer | None = None
     #: Gateway mode, a `may_reject` scenario: the front answered an HTTP error without calling its upstream (valid
     #: when `unjudged` is None; GW-REQ-008 judges it in the translation case, the other cases are skipped).
