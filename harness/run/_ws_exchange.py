@@ -12,6 +12,7 @@ closed socket, a silence past the deadline are recorded.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Mapping
@@ -177,10 +178,8 @@ class Socket:
 
     def close(self) -> None:
         if self.connection is not None:
-            try:
+            with contextlib.suppress(ConnectionClosed, OSError):
                 self.connection.close()
-            except (ConnectionClosed, OSError):
-                pass
 
 
 def _sse(message: Message) -> bytes:

@@ -1,0 +1,235 @@
+"""Playing scenarios over a gateway's Responses WebSocket front (`--front-transport websocket`).
+
+Each scenario is one socket: its request is the first turn (judged by every GW group planned for it, as an HTTP
+answer is), and on the same socket the `websocket` case's evidence is gathered (docs/spec/gateway-websocket.md):
+
+- an agent loop (a scenario whose legs require tool results): the next turn continues the first with
+  `previous_response_id` and only the new input (the deterministic tool's `function_call_output` for every call),
+  GW-WS-001 judges what reached the upstream (or the refusal);
+- an upstream failure (an HTTP error fault, a cut stream, a failed ending): one more turn (`one_call`) on the same
+  socket must be answered, GW-WS-003;
+- `one_call`: two `response.create` messages back to back, GW-WS-002.
+
+No SSE framing rule applies to a socket and there is no non-stream twin: the `framing` and `equivalence` groups are
+not planned over WebSocket.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from callproof.harness.catalogue import RuleResult
+from callproof.harness.judge import (
+    CaseSpec,
+    EarlierTurn,
+    Findings,
+    FrontAnswer,
+    Refusal,
+    check_continuation,
+    check_ws_failure,
+    check_ws_in_flight,
+    read_answer,
+)
+from callproof.harness.request import tool_output
+from callproof.harness.scenario import Scenario, cut_kinds, http_error_fault
+
+from ._http_exchange import Limits
+from ._ws_exchange import Message, Socket, Turn, create_message, turn_exchange, ws_url
+
+__all__ = [
+    "FOLLOW_UP_SCENARIO", "HTTP_ONLY_GROUPS", "IN_FLIGHT_SCENARIO", "WebSocketEvidence", "WebSocketPlay",
+    "plan_websocket", "websocket_applies", "websocket_judge", "websocket_skipped",
+]
+
+#: Groups that have nothing to judge over a socket: SSE framing, the non-stream twin.
+HTTP_ONLY_GROUPS = ("framing", "equivalence")
+#: The scenario two creates are sent back to back with (GW-WS-002), and the turn after an upstream failure.
+IN_FLIGHT_SCENARIO = "one_call"
+FOLLOW_UP_SCENARIO = "one_call"
+
+
+@dataclass(frozen=True, slots=True)
+class WebSocketEvidence:
+    """What the `websocket` case judges: the continuation (GW-WS-001), the back-to-back creates (GW-WS-002), the
+    turn after an upstream failure (GW-WS-003); None where the scenario does not test it."""
+
+    continuation: tuple[EarlierTurn, Mapping[str, Any], Any, Refusal | None] | None = None
+    in_flight: tuple[tuple[Mapping[str, Any] | None, ...], str | None] | None = None
+    failure: tuple[tuple[Mapping[str, Any] | None, ...], str | None, tuple[Mapping[str, Any] | None, ...],
+                   str | None] | None = None
+
+
+def _is_loop(scenario: Scenario) -> bool:
+    return any(leg.requires is not None and leg.requires.tool_results for leg in scenario.legs)
+
+
+def _is_failure(scenario: Scenario) -> bool:
+    return (not scenario.legs and (http_error_fault(scenario.faults) is not None or scenario.ending == "failed"
+                                   or bool(cut_kinds(scenario.faults))))
+
+
+def websocket_applies(scenario: Scenario) -> bool:
+    """Whether a scenario gets a `websocket` case over a WebSocket front."""
+    return scenario.id == IN_FLIGHT_SCENARIO or _is_loop(scenario) or _is_failure(scenario)
+
+
+def plan_websocket(scenarios: Mapping[str, Scenario], specs: Sequence[CaseSpec]) -> list[CaseSpec]:
+    """The cases of a run over a WebSocket front: the HTTP plan without the HTTP-only groups, each scenario's
+    `websocket` case after its others (an agent loop, unplanned over HTTP, gets only that one)."""
+    out: list[CaseSpec] = []
+    added: set[str] = set()
+    kept = [s for s in specs if s.group not in HTTP_ONLY_GROUPS and s.group != "websocket"]
+    for index, spec in enumerate(kept):
+        out.append(spec)
+        following = kept[index + 1].scenario if index + 1 < len(kept) else None
+        scenario = scenarios.get(spec.scenario)
+        if following != spec.scenario and scenario is not None and websocket_applies(scenario):
+            out.append(CaseSpec(spec.scenario, "websocket"))
+            added.add(spec.scenario)
+    loops = [CaseSpec(s.id, "websocket") for s in scenarios.values()
+             if s.id not in added and _is_loop(s) and s.id not in {c.scenario for c in kept}]
+    return out + loops
+
+
+def _events(messages: Sequence[Message]) -> tuple[Mapping[str, Any] | None, ...]:
+    return tuple(m.event for m in messages)
+
+
+@dataclass
+class WebSocketPlay:
+    """One scenario over one socket. `request` makes a scenario's request body with a fresh case tag;
+    `upstream_after` the upstream request bodies the mock received since a time."""
+
+    url: str
+    headers: Mapping[str, str]
+    timeout: float
+    limits: Limits
+    profile: Any
+    model: str
+    upstream_dialect: str
+    request: Callable[[str], dict[str, Any]]
+    upstream_after: Callable[[float], list[Any]]
+
+    def play(self, scenario: Scenario, body: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None,
+                                                                          WebSocketEvidence | None]:
+        """The first turn's answer (or why there is none) and the `websocket` case's evidence."""
+        socket = Socket(ws_url(self.url), self.headers, self.timeout, self.limits)
+        if not socket.open():
+            return None, socket.error, None
+        try:
+            turn = socket.turn(create_message(body))
+            exchange = turn_exchange(turn)
+            if exchange.status is None:
+                return None, f"the IUT did not answer over WebSocket: {exchange.error or 'no message'}", None
+            answer = read_answer(exchange, self.profile, "responses")
+            evidence = None
+            if websocket_applies(scenario) and turn.over_limit is None:
+                evidence = self._evidence(scenario, socket, body, turn)
+            return answer, None, evidence
+        finally:
+            socket.close()
+
+    def one_turn(self, body: Mapping[str, Any]) -> FrontAnswer | None:
+        """One request over a socket of its own (the isolation case)."""
+        socket = Socket(ws_url(self.url), self.headers, self.timeout, self.limits)
+        try:
+            if not socket.open():
+                return None
+            exchange = turn_exchange(socket.turn(create_message(body)))
+            return None if exchange.status is None else read_answer(exchange, self.profile, "responses")
+        finally:
+            socket.close()
+
+    def _evidence(self, scenario: Scenario, socket: Socket, body: Mapping[str, Any], turn: Turn) -> WebSocketEvidence:
+        continuation = in_flight = failure = None
+        if _is_loop(scenario):
+            continuation = self._continue(socket, body, turn)
+        if _is_failure(scenario):
+            follow = socket.turn(create_message(self.request(FOLLOW_UP_SCENARIO))) if not socket.closed else \
+                Turn(socket.url, {}, time.monotonic(), (), socket.error or "the gateway had closed the socket")
+            failure = (_events(turn.messages), turn.error, _events(follow.messages), follow.error)
+        if scenario.id == IN_FLIGHT_SCENARIO:
+            in_flight = self._back_to_back(socket)
+        return WebSocketEvidence(continuation, in_flight, failure)
+
+    def _continue(self, socket: Socket, body: Mapping[str, Any],
+                  turn: Turn) -> tuple[EarlierTurn, Mapping[str, Any], Any, Refusal | None] | None:
+        response = turn.response
+        if response is None or not isinstance(response.get("id"), str):
+            return None  # the first turn did not end in a response: the other groups say why
+        output = tuple(item for item in response.get("output") or [] if isinstance(item, dict))
+        calls = [item for item in output if item.get("type") == "function_call"]
+        items = [{"type": "function_call_output", "call_id": call.get("call_id"),
+                  "output": tool_output(str(call.get("name")), str(call.get("arguments") or ""),
+                                        str(call.get("call_id"))).output} for call in calls]
+        message = create_message({"model": body.get("model", self.model), "tools": body.get("tools", []),
+                                  "input": items}, previous_response_id=response["id"])
+        message = {key: value for key, value in message.items() if key != "tools" or value}
+        second = socket.turn(message)
+        upstream = self.upstream_after(second.sent)
+        first = second.messages[0].event if second.messages else None
+        refusal = Refusal(None, dict(first)) if first is not None and first.get("type") == "error" else None
+        earlier = EarlierTurn(body, output, response["id"])
+        return earlier, message, upstream[-1] if upstream else None, refusal
+
+    def _back_to_back(self, socket: Socket) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None]:
+        """Two creates sent at once; the messages until both are answered (two ends), the socket closes or the
+        case timeout passes."""
+        if socket.closed:
+            return (), socket.error or "the gateway had closed the socket"
+        first = create_message(self.request(IN_FLIGHT_SCENARIO))
+        second = create_message(self.request(IN_FLIGHT_SCENARIO))
+        sent = socket.send(first)
+        socket.send(second)
+        deadline = sent + self.timeout
+        messages: list[Message] = []
+        ends = 0
+        while ends < 2:
+            got = socket.read(deadline - time.monotonic())
+            if got is None:
+                return _events(messages), f"no more messages within the case timeout of {self.timeout:g} s"
+            if isinstance(got, str):
+                return _events(messages), got
+            messages.append(got)
+            ends += got.ends_turn
+        return _events(messages), None
+
+
+class _Run(Protocol):
+    websocket: WebSocketEvidence | None
+
+
+class _Config(Protocol):
+    upstream_dialect: str
+
+    @property
+    def policies(self) -> dict[str, str]: ...
+
+
+def websocket_judge(run: _Run, config: _Config) -> Sequence[RuleResult]:
+    """The GW-WS rules on a scenario's socket evidence."""
+    findings = Findings()
+    evidence = run.websocket
+    if evidence is None:
+        return ()
+    if evidence.continuation is not None:
+        earlier, request, upstream, refusal = evidence.continuation
+        check_continuation(findings, earlier=[earlier], request=request, upstream=upstream,
+                           upstream_dialect=config.upstream_dialect, refusal=refusal,
+                           policy=config.policies.get("stateful", "either"), rule="GW-WS-001")
+    if evidence.in_flight is not None:
+        check_ws_in_flight(findings, *evidence.in_flight)
+    if evidence.failure is not None:
+        check_ws_failure(findings, *evidence.failure)
+    return findings.results()
+
+
+def websocket_skipped(run: _Run) -> str | None:
+    if run.websocket is None or not any((run.websocket.continuation, run.websocket.in_flight,
+                                         run.websocket.failure)):
+        return ("the first turn over the socket ended without a response to build on (no continuation, probe or "
+                "follow-up was sent); the other groups of this scenario say why")
+    return None
