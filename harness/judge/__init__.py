@@ -31,6 +31,15 @@ from ._judgeable import (
     spoken_dialect,
     what_arrived,
 )
+from ._loop import (
+    LOOP_RULES,
+    LoopCallResult,
+    SequenceRequest,
+    check_client_loop,
+    check_client_retries,
+    check_gateway_loop,
+    history_problems,
+)
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._rejection import check_rejection, is_rejection, rejected_reason, rejection_problem
 from ._stateful import (
@@ -57,6 +66,13 @@ __all__ = [
     "Refusal",
     "check_continuation",
     "check_encrypted_reasoning",
+    "LOOP_RULES",
+    "LoopCallResult",
+    "SequenceRequest",
+    "check_client_loop",
+    "check_client_retries",
+    "check_gateway_loop",
+    "history_problems",
     "check_store",
     "entries_of",
     "responses_output",

@@ -44,7 +44,8 @@ _TAIL = 4000
 class ClientAdapter(Protocol):
     description: str
 
-    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun: ...
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float, *,
+            case_env: Mapping[str, str] | None = None) -> AdapterRun: ...
 
 
 def ws_url(base_url: str) -> str:
@@ -81,13 +82,15 @@ class CommandClient:
             raise IUTError("--client-cmd is empty: give the adapter command, e.g. 'python my_adapter.py'")
         self.description = command
 
-    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float, *,
+            case_env: Mapping[str, str] | None = None) -> AdapterRun:
         env = {**os.environ, "CALLPROOF_BASE_URL": base_url, "CALLPROOF_DIALECT": self.dialect,
                "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "callproof",
                "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"), "ANTHROPIC_API_KEY": "callproof",
                "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1", "CALLPROOF_TRANSPORT": self.transport}
         if self.transport == "websocket":
             env["CALLPROOF_WS_URL"] = ws_url(base_url)
+        env.update(case_env or {})  # a sequence case: CALLPROOF_TOOL_LOOP, CALLPROOF_MAX_RETRIES (docs/adapters.md)
         start = time.monotonic()
         try:
             process = subprocess.Popen(  # the user's own command
@@ -140,7 +143,8 @@ class InProcessClient:
             self.kwargs["transport"] = transport
         self.description = spec
 
-    def run(self, request: Mapping[str, Any], base_url: str, timeout: float) -> AdapterRun:
+    def run(self, request: Mapping[str, Any], base_url: str, timeout: float, *,
+            case_env: Mapping[str, str] | None = None) -> AdapterRun:
         """Call the function in a daemon thread and wait at most `timeout`: a function that hangs is reported as
         timed out (its thread cannot be killed; it is left to finish or to die with the process)."""
         start = time.monotonic()
@@ -148,7 +152,8 @@ class InProcessClient:
 
         def call() -> None:
             try:
-                box["value"] = self.function(dict(request), base_url, **self.kwargs)
+                kwargs = {**self.kwargs, **_case_kwargs_of(self.function, case_env)}
+                box["value"] = self.function(dict(request), base_url, **kwargs)
             except Exception as exc:  # the client's own failure is evidence, not a harness crash
                 box["error"] = (f"the function raised {type(exc).__name__}: {exc}", traceback.format_exc())
 
@@ -163,6 +168,17 @@ class InProcessClient:
             return AdapterRun(None, box["error"][0], _tail(box["error"][1]), seconds)
         problem = protocol_problem(box.get("value"))
         return AdapterRun(None if problem else box["value"], problem, "", seconds)
+
+
+def _case_kwargs_of(function: Callable[..., Any], case_env: Mapping[str, str] | None) -> dict[str, Any]:
+    """A sequence case's settings as keywords, for a function that takes them: `tool_loop=True` (agent loop),
+    `max_retries=N` (retry sequence); docs/adapters.md#loops-and-retries."""
+    kwargs: dict[str, Any] = {}
+    if case_env and case_env.get("CALLPROOF_TOOL_LOOP") == "1" and _takes(function, "tool_loop"):
+        kwargs["tool_loop"] = True
+    if case_env and "CALLPROOF_MAX_RETRIES" in case_env and _takes(function, "max_retries"):
+        kwargs["max_retries"] = int(case_env["CALLPROOF_MAX_RETRIES"])
+    return kwargs
 
 
 def _takes(function: Callable[..., Any], name: str) -> bool:

@@ -46,6 +46,7 @@ from callproof.harness.scenario import Expect, Scenario, http_error_fault
 
 from ._config import Mode, RunConfig
 from ._scenario_run import ScenarioRun
+from ._sequence import judge_sequence
 
 __all__ = [
     "CLIENT_GROUPS",
@@ -227,6 +228,12 @@ def _usage(findings: Findings, judging: Judging) -> None:
     check_usage(findings, judging.run.scenario, answer)
 
 
+def _loop(findings: Findings, judging: Judging) -> None:
+    config = judging.config
+    judge_sequence(findings, judging.run, mode=config.mode, upstream=config.upstream_dialect, front=config.front,
+                   client_dialect=config.client_dialect, slack=judging.slack)
+
+
 def _user_text(request: Mapping[str, Any]) -> str:
     """The text of the first user message (it carries the markers): a bare string input, or a message whose
     content is a string or text parts."""
@@ -282,6 +289,8 @@ GROUPS: tuple[RuleGroup, ...] = (
     RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
     RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s), _found(_usage)),
     RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _found(_client)),
+    # a sequence (scenario with legs) played to its end: GW-LOOP-* for a gateway, CLI-014/CLI-015 for a client
+    RuleGroup("loop", ("GW-LOOP-", "CLI-014", "CLI-015"), _BOTH, lambda s, d, /: bool(s.legs), _found(_loop)),
 )
 
 

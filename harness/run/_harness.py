@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -48,8 +49,11 @@ from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
 from ._overlap import hold_seconds, in_flight, isolation_verdict
 from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
-from ._scenario_run import NO_ANSWER, ScenarioRun
+from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
+from ._sequence import client_env, play_gateway_sequence, upstream_requests
 from ._verdict import group_results, over_limit, verdict
+from ._ws_exchange import ws_url
+from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
 
 if TYPE_CHECKING:
     from callproof.mock_server import MockServer
@@ -90,6 +94,8 @@ class Harness:
         if config.mode == "client" and config.client_transport == "websocket":  # no SSE framing over WebSocket
             played = self.scenarios
             specs = [s for s in specs if s.scenario not in played or websocket_playable(played[s.scenario])]
+        if config.mode == "gateway" and config.front_transport == "websocket":  # GW-WS cases, no SSE framing
+            specs = plan_websocket(self.scenarios, specs)
         return specs
 
     # -- lifecycle --
@@ -113,15 +119,16 @@ class Harness:
     def _gateway(self) -> Gateway:
         if self._iut is None:
             mock, config = self.mock, self.config
+            upstream = ws_url(mock.url) if config.upstream_transport == "websocket" else mock.url
             if config.launch:
-                self._iut = LaunchedIUT(config.launch, upstream=mock.url, upstream_root=mock.root_url,
+                self._iut = LaunchedIUT(config.launch, upstream=upstream, upstream_root=mock.root_url,
                                         front_url=config.front_template, ready_url=config.ready_url,
                                         start_timeout=config.start_timeout, cwd=config.cwd)
             elif config.target:
-                self._iut = TargetIUT(config.target, upstream=mock.url)
+                self._iut = TargetIUT(config.target, upstream=upstream)
             else:
                 assert config.app is not None
-                self._iut = AppIUT(config.app, upstream=mock.url, upstream_root=mock.root_url, mock_app=mock.app,
+                self._iut = AppIUT(config.app, upstream=upstream, upstream_root=mock.root_url, mock_app=mock.app,
                                   front_url=config.front_template)
         self._iut.start()
         return self._iut
@@ -212,6 +219,11 @@ class Harness:
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""
         config = self.config
+        if config.front_transport == "websocket":  # one turn on a socket of its own
+            answer = self._ws(iut).one_turn(request)
+            if answer is None:
+                return None, "the IUT did not answer over WebSocket" + ("" if iut.alive() else "; the IUT exited")
+            return answer, None
         sent = exchange(self._http(), iut.front_url, request, timeout=config.case_timeout,
                         headers=config.front_headers or None, limits=Limits(config.max_events, config.max_bytes))
         if sent.status is None:
@@ -222,6 +234,15 @@ class Harness:
             return None, f"the IUT did not answer: {why}" + (f"; stderr tail:\n{tail}" if tail else "")
         return read_answer(sent, self.config.profile, self.config.front), None
 
+    def _ws(self, iut: Gateway) -> WebSocketPlay:
+        """Turns over the gateway's Responses WebSocket front (`--front-transport websocket`)."""
+        config, journal = self.config, self.mock.journal
+        return WebSocketPlay(iut.front_url, config.front_headers, config.case_timeout,
+                             Limits(config.max_events, config.max_bytes), config.profile, config.model,
+                             config.upstream_dialect,
+                             lambda scenario_id: self._request(self.scenarios[scenario_id], new_case_tag()),
+                             lambda since: [r.body for r in journal.requests() if r.time >= since])
+
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:
             iut = self._gateway()
@@ -230,7 +251,16 @@ class Harness:
             return
         self._waits.follow(iut.pid if isinstance(iut, LaunchedIUT) else None)
         self._waits.start()
-        answer, problem = self._front(iut, run.request)
+        if run.scenario.legs:  # a sequence: every leg's request through the front (docs/spec/loops.md §1)
+            answer = play_gateway_sequence(run, lambda request: self._front(iut, request), self._unplayed,
+                                           model=self.config.model, front=self.config.front)
+            problem, run.error = run.error, None
+            if self.config.front_transport == "websocket" and websocket_applies(run.scenario):  # one socket, GW-WS
+                run.websocket = self._ws(iut).play(run.scenario, self._request(run.scenario, new_case_tag()))[2]
+        elif self.config.front_transport == "websocket":  # the first turn of one socket, then the GW-WS evidence
+            answer, problem, run.websocket = self._ws(iut).play(run.scenario, run.request)
+        else:
+            answer, problem = self._front(iut, run.request)
         run.details["front_url"] = iut.front_url
         if answer is None:
             run.error, run.details[NO_ANSWER] = problem, True
@@ -238,6 +268,8 @@ class Harness:
         if answer.exchange.timed_out and not answer.exchange.chunks:  # a head, then nothing until the timeout
             run.details[NO_ANSWER] = True
         run.upstream = self._upstream(run.case)
+        if run.scenario.legs:
+            self._read_sequence(run)
         if answer.exchange.over_limit is not None:  # read no further, judge nothing: every case fails the limit
             run.over_limit = answer.exchange.over_limit
             return
@@ -260,6 +292,21 @@ class Harness:
             tail = iut.stderr_tail()
             run.error = "the IUT exited while answering this case" + (f"; stderr tail:\n{tail}" if tail else "")
 
+    def _unplayed(self, case: str) -> list[int]:
+        """The legs of the case's sequence not played yet (all of them before its first upstream request)."""
+        rows = self.mock.app.state.sequences.report(case=case)
+        return [index for row in rows for index in row["unplayed"]] if rows else [-1]
+
+    def _read_sequence(self, run: ScenarioRun) -> None:
+        """The case's upstream requests and unplayed legs, from the journal, into `run.sequence`."""
+        play = run.sequence or SequencePlay((), len(run.scenario.legs))
+        records = self.mock.journal.requests(case=run.case)
+        rows = self.mock.app.state.sequences.report(case=run.case)
+        unplayed = tuple(i for row in rows for i in row["unplayed"]) if rows else tuple(range(play.legs))
+        run.sequence = replace(play, requests=upstream_requests(run, records), unplayed=unplayed)
+        run.details["sequence"] = {"requests": [[r.leg, r.status] for r in run.sequence.requests],
+                                   "unplayed": list(unplayed)}
+
     def _front_problem(self, iut: Gateway, answer: FrontAnswer) -> str | None:
         """Why the front URL or dialect is wrong for this run (a setup error), or None. A 404 is the wrong URL
         only when the mock received no request at all while the front answered (a gateway that called its upstream
@@ -276,7 +323,8 @@ class Harness:
         dialect = self.config.client_dialect  # the client got its request in its dialect; the wire is read in it
         try:
             adapter = self._client()
-            outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout)
+            outcome = adapter.run(run.request, self.mock_url(), self.config.case_timeout,
+                                  case_env=client_env(run.scenario))
         except IUTError as exc:
             run.error, run.details["setup_error"], run.details[NO_ANSWER] = str(exc), True, True
             return
@@ -289,6 +337,8 @@ class Harness:
         run.wire, run.wire_item_ids, count, run.wire_faults = read_wire(self.mock.journal, run.case, dialect,
                                                                         transport)
         run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
+        if run.scenario.legs:
+            self._read_sequence(run)
         if transport != "http":
             run.details["transport"] = transport
             run.wire_turns = websocket_turns(self.mock.journal, run.case)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from callproof.harness._types import Dialect
+from callproof.harness.catalogue import STREAM_FAMILIES
 from callproof.harness.judge import CaseSpec
 from callproof.harness.scenario import Scenario, with_bundled
 
@@ -19,6 +20,7 @@ __all__ = [
     "gateway_groups",
     "plan_cases",
     "run_scenarios",
+    "sequence_groups",
 ]
 
 #: The pseudo-scenario of the isolation case, and the scenarios it runs at once (those loaded), in either mode.
@@ -45,7 +47,8 @@ def plan_cases(
     for scenario in scenarios.values():
         if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):
             continue
-        if scenario.legs:  # a sequence needs a client that retries or loops; a case is one turn, retries off
+        if scenario.legs:  # a sequence, played to its end (docs/spec/loops.md): its final answer and its loop
+            specs += [CaseSpec(scenario.id, g) for g in sequence_groups(scenario, mode, front)]
             continue
         if mode == "client":
             groups = [g.name for g in planned_groups("client") if g.applies(scenario, client_dialect)]
@@ -55,6 +58,21 @@ def plan_cases(
     if any(s in scenarios for s in ISOLATION_SCENARIOS):  # GW-ISO-001 for a gateway, CLI-012 for a client
         specs += [CaseSpec(ISOLATION, g.name) for g in run_wide_groups("client" if mode == "client" else "gateway")]
     return specs
+
+
+#: The one-turn groups that judge a sequence's final answer (the front's last answer, the adapter's result).
+SEQUENCE_GROUPS = frozenset({*STREAM_FAMILIES, "expected", "loop"})
+
+
+def sequence_groups(scenario: Scenario, mode: str, front: Dialect) -> list[str]:
+    """The groups of a sequence's cases: the stream families that apply to its last leg (gateway mode), `expected`
+    (its final outcome) and `loop` (GW-LOOP-* or CLI-014/CLI-015)."""
+    last = scenario.legs[-1].scenario
+    if mode == "client":
+        return [g.name for g in planned_groups("client") if g.name in SEQUENCE_GROUPS and g.applies(scenario, front)]
+    return [g.name for g in planned_groups("gateway")
+            if g.name in SEQUENCE_GROUPS and (g.applies(last, front) if g.name in STREAM_FAMILIES
+                                              else g.applies(scenario, front))]
 
 
 def run_scenarios(paths: Sequence[Path]) -> dict[str, Scenario]:

@@ -6,16 +6,35 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from callproof.harness.judge import AdapterRun, FrontAnswer, UpstreamView, WebSocketTurn
+from callproof.harness.judge import (
+    AdapterRun,
+    FrontAnswer,
+    LoopCallResult,
+    SequenceRequest,
+    UpstreamView,
+    WebSocketTurn,
+)
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
 
-__all__ = ["NO_ANSWER", "ScenarioRun"]
+__all__ = ["NO_ANSWER", "ScenarioRun", "SequencePlay"]
 
 #: The case detail marking a case whose scenario got no answer at all (`--max-consecutive-errors` counts them): no
 #: HTTP head (refused, reset, timed out), a head and then not one byte before the case timeout, an IUT that could
 #: not be started, an adapter that could not be run or timed out without a result.
 NO_ANSWER = "no_answer"
+
+
+@dataclass(frozen=True, slots=True)
+class SequencePlay:
+    """A played sequence (a scenario with `legs`, docs/spec/loops.md): in gateway mode, when each front request was
+    sent and the earlier turns (calls and results) it carried; the number of legs; then, read from the journal, the
+    case's upstream requests and the legs never played."""
+
+    sent: tuple[tuple[float, tuple[tuple[LoopCallResult, ...], ...]], ...]
+    legs: int
+    requests: tuple[SequenceRequest, ...] = ()
+    unplayed: tuple[int, ...] = ()
 
 
 @dataclass
@@ -52,4 +71,6 @@ class ScenarioRun:
     #: when `unjudged` is None; GW-REQ-008 judges it in the translation case, the other cases are skipped).
     rejection: bool = False
     charged: bool = False
+    #: A sequence (scenario with `legs`): its legs as played (gateway: the front requests; both: the journal's).
+    sequence: SequencePlay | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
