@@ -1,23 +1,33 @@
-"""Wire checking: the incremental SSE parser, schema loading, one state machine per front, capture reading
-and the text output of `callproof check`."""
+"""Wire checking: the incremental SSE parser, schema loading, one state machine per front, capture reading, the
+WebSocket transcript checker and the text output of `callproof check`."""
 
 from __future__ import annotations
 
 from ._anthropic import BODY_RULES as _ANTHROPIC_BODY_RULES
-from ._capture import capture_kind, capture_text, check_capture, detect_front, nul_offset, payload_dialect
+from ._capture import (
+    capture_kind,
+    capture_text,
+    check_capture,
+    detect_front,
+    is_transcript,
+    nul_offset,
+    payload_dialect,
+)
 from ._chat import BODY_RULES as _CHAT_BODY_RULES
-from ._check import CheckReport, StreamChecker, check_body, check_bytes, check_events
+from ._check import CheckReport, StreamChecker, Transport, check_body, check_bytes, check_events, transport_rules
 from ._format import catalogue_markdown, format_report, summary_line
 from ._front import Sink, short, shown
 from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
 from ._unicode import escape_surrogates, loads_json
+from ._websocket import ALREADY_IN_FLIGHT, TranscriptChecker, check_websocket_messages, check_websocket_transcript
 
 #: The rules that judge a non-stream body, of every front.
 BODY_RULES = _RESPONSES_BODY_RULES | _CHAT_BODY_RULES | _ANTHROPIC_BODY_RULES
 
 __all__ = [
+    "ALREADY_IN_FLIGHT",
     "BODY_RULES",
     "CheckReport",
     "FramingIssue",
@@ -25,6 +35,8 @@ __all__ = [
     "SSEParser",
     "Sink",
     "StreamChecker",
+    "TranscriptChecker",
+    "Transport",
     "capture_kind",
     "capture_text",
     "catalogue_markdown",
@@ -32,7 +44,10 @@ __all__ = [
     "check_bytes",
     "check_capture",
     "check_events",
+    "check_websocket_messages",
+    "check_websocket_transcript",
     "detect_front",
+    "is_transcript",
     "payload_dialect",
     "escape_surrogates",
     "format_report",
@@ -44,4 +59,5 @@ __all__ = [
     "short",
     "shown",
     "summary_line",
+    "transport_rules",
 ]

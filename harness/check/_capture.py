@@ -1,4 +1,5 @@
-"""Read a captured response (raw SSE text or a JSON body) from a file or stdin and check it. The checks every
+"""Read a captured response (raw SSE text, a JSON body, or a WebSocket transcript of JSON lines) from a file or
+stdin and check it. The checks every
 reader of a capture makes first (`callproof check` here, the capture import of `callproof.harness.capture`) are
 here too: what a capture starts with once a byte order mark and whitespace are skipped, whether it is binary, and
 whether it is a JSON body or an SSE stream."""
@@ -12,18 +13,21 @@ from callproof.harness._errors import InputError
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Profile
 
-from ._check import CheckReport, StreamChecker, check_body
+from ._check import CheckReport, StreamChecker, Transport, check_body
 from ._sse import parse_sse
+from ._websocket import TranscriptChecker
 
 __all__ = [
-    "CHUNK", "MAX_BODY_BYTES", "capture_kind", "capture_text", "check_capture", "detect_front", "nul_offset",
-    "payload_dialect",
+    "CHUNK", "JSONL_SUFFIXES", "MAX_BODY_BYTES", "capture_kind", "capture_text", "check_capture", "detect_front",
+    "is_transcript", "nul_offset", "payload_dialect",
 ]
 
 CHUNK = 64 * 1024
 #: A non-stream body is parsed whole; larger ones are refused rather than exhausting memory.
 MAX_BODY_BYTES = 64 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
+#: File names read as a WebSocket transcript whatever their content looks like.
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
 _ANTHROPIC_TYPES = frozenset((
     "message_start", "content_block_start", "content_block_delta", "content_block_stop",
     "message_delta", "message_stop", "ping", "message",
@@ -44,6 +48,31 @@ def nul_offset(data: bytes) -> int | None:
 def capture_kind(data: bytes) -> Literal["sse", "json"]:
     """A JSON body when the content (see `capture_text`) starts with `{` or `[`, else an SSE stream."""
     return "json" if capture_text(data)[:1] in (b"{", b"[") else "sse"
+
+
+def _first_line(head: bytes) -> tuple[dict[str, object] | None, bytes]:
+    """The content's first line as a JSON object (None when it is not one by itself), and the rest."""
+    first, _, rest = capture_text(head).partition(b"\n")
+    try:
+        value = json.loads(first)
+    except ValueError:
+        return None, rest
+    return (value if isinstance(value, dict) else None), rest
+
+
+def is_transcript(head: bytes) -> bool:
+    """Whether the content (see `capture_text`) is JSON lines rather than one JSON body: its first line is a whole
+    JSON object by itself, and either more lines follow or the object is a Responses message (a `response.*` type)
+    or a `direction` wrapper. A pretty-printed body's first line is `{` alone: not a transcript. A lone `error`
+    line reads as a body (an Anthropic error body has the same shape): name the file .jsonl or give
+    --transport websocket."""
+    value, rest = _first_line(head)
+    if value is None:
+        return False
+    if rest.strip():
+        return True
+    kind = value.get("type")
+    return ("direction" in value and "message" in value) or (isinstance(kind, str) and kind.startswith("response."))
 
 
 def payload_dialect(payload: object) -> Dialect | None:
@@ -87,18 +116,62 @@ def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Dialect:
     return "responses"
 
 
+def _transport(head: bytes, name: str, transport: Transport | Literal["auto"]) -> Transport:
+    """The transport of a capture: as given, else `websocket` for a .jsonl/.ndjson name or JSON-lines content."""
+    if transport != "auto":
+        return transport
+    if name.lower().endswith(JSONL_SUFFIXES):
+        if _first_line(head)[0] is None:
+            raise InputError(f"{name} is named as a WebSocket transcript but its first line is not a JSON object "
+                             "by itself (one JSON message a line); give --transport sse for an SSE capture")
+        return "websocket"
+    return "websocket" if is_transcript(head) else "sse"
+
+
+def _check_transcript(stream: BinaryIO, head: bytes, name: str, front: Dialect | Literal["auto"],
+                      profile: Profile) -> CheckReport:
+    """A WebSocket transcript, read line by line (memory bounded by the longest line and the turn's state)."""
+    if front not in ("auto", "responses"):
+        raise InputError(f"{name}: a WebSocket transcript is checked as the Responses API's WebSocket mode; "
+                         f"--front {front} has no WebSocket transport (drop --front or give --transport sse)")
+    first = capture_text(head)[:1]
+    if first != b"{":
+        shown = first.decode("utf-8", "replace") or "nothing"
+        raise InputError(f"{name} is not a WebSocket transcript: it starts with {shown!r}, not a JSON object "
+                         "(one JSON message a line); give --transport sse for an SSE capture")
+    checker = TranscriptChecker(profile)
+    pending = head.removeprefix(_BOM)
+    offset = len(head) - len(pending)
+    chunk = head
+    while chunk:
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            checker.line(line + b"\n", offset)
+            offset += len(line) + 1
+        chunk = stream.read(CHUNK)
+        pending += chunk
+    if pending:
+        checker.line(pending, offset)
+    return checker.close()
+
+
 def check_capture(
-    stream: BinaryIO, name: str, *, front: Dialect | Literal["auto"] = "auto", profile: Profile = "openai"
+    stream: BinaryIO, name: str, *, front: Dialect | Literal["auto"] = "auto", profile: Profile = "openai",
+    transport: Transport | Literal["auto"] = "auto",
 ) -> CheckReport:
-    """Check a capture read in chunks (bounded memory for SSE); raise InputError when it cannot be checked."""
+    """Check a capture read in chunks (bounded memory for SSE and transcripts); raise InputError when it cannot be
+    checked. `transport` auto: a WebSocket transcript when the name ends .jsonl/.ndjson or the content is JSON
+    lines (`is_transcript`), else SSE text or a JSON body."""
     head = stream.read(CHUNK)
     if not head:
         raise InputError(f"{name} is empty (0 bytes): nothing to check; capture the response body, "
                          "e.g. `curl -sN URL -d @request.json > capture.sse`")
     nul = nul_offset(head)
     if nul is not None:
-        raise InputError(f"{name} looks binary (NUL byte at offset {nul}); callproof check reads raw SSE text "
-                         "or a JSON response body")
+        raise InputError(f"{name} looks binary (NUL byte at offset {nul}); callproof check reads raw SSE text, "
+                         "a JSON response body or a WebSocket transcript (JSON lines)")
+    if _transport(head, name, transport) == "websocket":
+        return _check_transcript(stream, head, name, front, profile)
     kind = capture_kind(head)
     if kind == "json":
         rest = stream.read(MAX_BODY_BYTES + 1 - len(head))

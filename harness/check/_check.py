@@ -28,9 +28,17 @@ from ._schemas import schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser
 from ._unicode import loads_json
 
-__all__ = ["CheckReport", "StreamChecker", "check_body", "check_bytes", "check_events"]
+__all__ = [
+    "WEBSOCKET_PREFIX", "CheckReport", "InputKind", "StreamChecker", "Transport", "check_body", "check_bytes",
+    "check_events", "report_of", "transport_applies", "transport_rules",
+]
 
-InputKind = Literal["sse", "json", "events"]
+InputKind = Literal["sse", "json", "events", "websocket"]
+#: How the events travelled: SSE over HTTP (also a JSON body and decoded events), or WebSocket messages.
+Transport = Literal["sse", "websocket"]
+#: The rules of the Responses WebSocket mode itself (docs/spec/websocket.md §7.9): judged on WebSocket transcripts
+#: only, never listed (not even not-applicable) in an SSE or body report.
+WEBSOCKET_PREFIX = "RSP-WS-"
 
 _ISSUE_RULES: Mapping[str, str] = {
     "invalid-utf8": "SSE-001",
@@ -95,9 +103,23 @@ class CheckReport:
         }
 
 
+def transport_applies(rule: Rule, transport: Transport) -> bool:
+    """Whether `rule` is judged on events that travelled over `transport`: the RSP-WS rules over a WebSocket only;
+    the framing rules of SSE (SSE-*, RSP-FRAME-*: the `event:` line, [DONE], the blank line) over SSE only."""
+    if rule.id.startswith(WEBSOCKET_PREFIX):
+        return transport == "websocket"
+    return transport == "sse" or rule.family != "framing"
+
+
 @cache
-def _rule_ids(front: Dialect, profile: Profile) -> frozenset[str]:
-    return frozenset(rule.id for rule in rules_for(front, profile))
+def transport_rules(front: Dialect, profile: Profile, transport: Transport = "sse") -> tuple[Rule, ...]:
+    """The stream rules of `front` and `profile` judged on events that travelled over `transport`."""
+    return tuple(rule for rule in rules_for(front, profile) if transport_applies(rule, transport))
+
+
+@cache
+def _rule_ids(front: Dialect, profile: Profile, transport: Transport = "sse") -> frozenset[str]:
+    return frozenset(rule.id for rule in transport_rules(front, profile, transport))
 
 
 def _front_checker(front: Dialect, profile: Profile, sink: Sink) -> FrontChecker:
@@ -110,16 +132,18 @@ def _front_checker(front: Dialect, profile: Profile, sink: Sink) -> FrontChecker
 
 
 @cache
-def _unfailed(front: Dialect, profile: Profile) -> tuple[tuple[Rule, RuleResult, RuleResult], ...]:
-    """(rule, its `passed` result, its `not-applicable` result) for every rule of the front and profile: results
-    are immutable, so a stream's report shares them instead of building one per rule per stream."""
+def _unfailed(
+    front: Dialect, profile: Profile, transport: Transport = "sse",
+) -> tuple[tuple[Rule, RuleResult, RuleResult], ...]:
+    """(rule, its `passed` result, its `not-applicable` result) for every rule of the front, profile and transport:
+    results are immutable, so a stream's report shares them instead of building one per rule per stream."""
     return tuple((rule, RuleResult(rule, "passed"), RuleResult(rule, "not-applicable"))
-                 for rule in rules_for(front, profile))
+                 for rule in transport_rules(front, profile, transport))
 
 
 @cache
-def _all_passed(front: Dialect, profile: Profile) -> tuple[RuleResult, ...]:
-    return tuple(passed for _, passed, _ in _unfailed(front, profile))
+def _all_passed(front: Dialect, profile: Profile, transport: Transport = "sse") -> tuple[RuleResult, ...]:
+    return tuple(passed for _, passed, _ in _unfailed(front, profile, transport))
 
 
 def _report(
@@ -127,11 +151,12 @@ def _report(
     evaluated: Iterable[str] | None = None,
 ) -> CheckReport:
     counts, kept = sink.counts, sink.kept
+    transport: Transport = "websocket" if kind == "websocket" else "sse"
     if evaluated is None and not counts and not kept:  # the usual verdict: every rule passed
-        return CheckReport(front, profile, kind, events, size, _all_passed(front, profile))
+        return CheckReport(front, profile, kind, events, size, _all_passed(front, profile, transport))
     scope = None if evaluated is None else frozenset(evaluated)
     results = []
-    for rule, passed, not_applicable in _unfailed(front, profile):
+    for rule, passed, not_applicable in _unfailed(front, profile, transport):
         if scope is not None and rule.id not in scope:
             results.append(not_applicable)
             continue
@@ -142,6 +167,13 @@ def _report(
         else:
             results.append(passed)
     return CheckReport(front, profile, kind, events, size, tuple(results))
+
+
+def report_of(
+    front: Dialect, profile: Profile, kind: InputKind, sink: Sink, events: int, size: int,
+) -> CheckReport:
+    """The report of a checker built outside this module (the WebSocket transcript checker) from its sink."""
+    return _report(front, profile, kind, sink, events, size)
 
 
 class StreamChecker:
@@ -274,7 +306,7 @@ def check_events(
         checker.event(meta, dict(payload) if isinstance(payload, Mapping) else payload)
         count += 1
     checker.finish(meta)
-    evaluated = [r.id for r in rules_for(front, profile) if r.family != "framing"]
+    evaluated = [r.id for r in transport_rules(front, profile) if r.family != "framing"]
     return _report(front, profile, "events", sink, count, 0, evaluated)
 
 

@@ -60,6 +60,16 @@ class ResponsesChecker:
         self._error_event: EventMeta | None = None
         self._error_terminates = profile != "open-responses"
 
+    @property
+    def ended(self) -> bool:
+        """Whether a terminal event has arrived (the response is no longer in flight)."""
+        return self._terminal is not None
+
+    @property
+    def response_id(self) -> str | None:
+        """The response's id as its first response event gave it."""
+        return self._response_id
+
     # -- the stream ---------------------------------------------------------------------------------
     def event(self, meta: EventMeta, payload: JSONValue) -> None:
         index = self._events

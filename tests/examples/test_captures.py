@@ -19,6 +19,7 @@ from callproof.harness import RULES, CheckReport, check_body, check_bytes
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue._catalogue import STREAM_RULES
 from callproof.harness.catalogue._rule import Profile
+from callproof.harness.check import check_websocket_transcript
 
 CAPTURES = Path(__file__).resolve().parents[2] / "examples" / "captures"
 SCHEMA_FILE = CAPTURES / "manifest.schema.json"
@@ -95,6 +96,8 @@ def _check(capture: Capture, profile: Profile) -> CheckReport:
     data = capture.path.read_bytes()
     if capture.path.suffix == ".json":
         return check_body(data, front=capture.front, profile=profile)
+    if capture.path.suffix == ".jsonl":  # a WebSocket transcript (docs/spec/websocket.md §7.8)
+        return check_websocket_transcript(data, profile=profile)
     return check_bytes(data, front=capture.front, profile=profile)
 
 
