@@ -57,6 +57,7 @@ from ._stateful import (
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
 from ._translation import check_translation
 from ._usage import check_usage, front_usage, has_usage_rules
+from ._websocket import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
 
 __all__ = [
     "REFUSAL_CODES",
@@ -77,6 +78,10 @@ __all__ = [
     "entries_of",
     "responses_output",
     "CANCEL_RULES",
+    "WS_RULES",
+    "check_ws_failure",
+    "check_ws_in_flight",
+    "error_code",
     "DEFAULT_SLACK",
     "NO_RESULT",
     "NO_STREAM",

@@ -45,6 +45,10 @@ class RunConfig:
     client_dialect: Dialect = "responses"
     #: `--client-transport`: http, or websocket (the Responses API's WebSocket mode; Responses clients only).
     client_transport: str = "http"
+    #: `--front-transport`: http, or websocket (the gateway's Responses WebSocket front; GW-WS rules).
+    front_transport: str = "http"
+    #: `--upstream-transport`: http, or websocket (the gateway is given the mock's ws:// URL).
+    upstream_transport: str = "http"
     #: None: the front's standard path on the launched gateway's port (`front_template`).
     front_url: str | None = None
     ready_url: str | None = None
@@ -134,6 +138,9 @@ class RunConfig:
             if self.client_dialect != "responses":
                 return (f"--client-transport websocket is the Responses API's WebSocket mode; --client-dialect "
                         f"{self.client_dialect} has none: use --client-dialect responses, or drop --client-transport")
+        transports = self.transport_problem()
+        if transports is not None:
+            return transports
         for pair in self.policy:
             try:
                 policy_pair(pair)
@@ -149,6 +156,24 @@ class RunConfig:
             return ("--launch has no {port} placeholder, so callproof cannot know where the gateway listens: add "
                     "{port} to the command (e.g. --port {port}), or give --front-url with the fixed port it listens on "
                     f"(e.g. --front-url {self.front_template.replace('{port}', '8080')})")
+        return None
+
+    def transport_problem(self) -> str | None:
+        """Why --front-transport / --upstream-transport cannot be used in this run, or None."""
+        for flag, value in (("--front-transport", self.front_transport),
+                            ("--upstream-transport", self.upstream_transport)):
+            if value == "http":
+                continue
+            if value not in CLIENT_TRANSPORTS:
+                return f"{flag} {value!r} is not a transport; use one of {', '.join(CLIENT_TRANSPORTS)}"
+            if self.mode != "gateway":
+                return f"{flag} websocket says how a gateway under test is reached; a client run has none: drop it"
+        if self.front_transport == "websocket" and self.front != "responses":
+            return (f"--front-transport websocket is the Responses API's WebSocket mode; --front {self.front} has "
+                    "none: use --front responses, or drop --front-transport")
+        if self.upstream_transport == "websocket" and self.upstream_dialect != "responses":
+            return (f"--upstream-transport websocket is the Responses API's WebSocket mode; --upstream-dialect "
+                    f"{self.upstream_dialect} has none: use --upstream-dialect responses, or drop --upstream-transport")
         return None
 
     @property

@@ -47,6 +47,7 @@ from callproof.harness.scenario import Expect, Scenario, http_error_fault
 from ._config import Mode, RunConfig
 from ._scenario_run import ScenarioRun
 from ._sequence import judge_sequence
+from ._ws_play import websocket_judge, websocket_skipped
 
 __all__ = [
     "CLIENT_GROUPS",
@@ -289,6 +290,9 @@ GROUPS: tuple[RuleGroup, ...] = (
     RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
     RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s), _found(_usage)),
     RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _found(_client)),
+    # a gateway's Responses WebSocket front (GW-WS-*): planned by the harness over --front-transport websocket only
+    RuleGroup("websocket", ("GW-WS-",), _GATEWAY, lambda s, d, /: False,
+              lambda judging, /: websocket_judge(judging.run, judging.config), websocket_skipped),
     # a sequence (scenario with legs) played to its end: GW-LOOP-* for a gateway, CLI-014/CLI-015 for a client
     RuleGroup("loop", ("GW-LOOP-", "CLI-014", "CLI-015"), _BOTH, lambda s, d, /: bool(s.legs), _found(_loop)),
 )

@@ -241,7 +241,8 @@ class Harness:
                              Limits(config.max_events, config.max_bytes), config.profile, config.model,
                              config.upstream_dialect,
                              lambda scenario_id: self._request(self.scenarios[scenario_id], new_case_tag()),
-                             lambda since: [r.body for r in journal.requests() if r.time >= since])
+                             lambda since: [r.body for r in journal.requests() if r.time >= since],
+                             lambda scenario_id: scenario_id in self.scenarios)
 
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:

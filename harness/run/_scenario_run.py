@@ -17,6 +17,8 @@ from callproof.harness.judge import (
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
 
+from ._ws_play import WebSocketEvidence
+
 __all__ = ["NO_ANSWER", "ScenarioRun", "SequencePlay"]
 
 #: The case detail marking a case whose scenario got no answer at all (`--max-consecutive-errors` counts them): no
@@ -71,6 +73,8 @@ class ScenarioRun:
     #: when `unjudged` is None; GW-REQ-008 judges it in the translation case, the other cases are skipped).
     rejection: bool = False
     charged: bool = False
+    #: Gateway mode over a WebSocket front: the `websocket` case's evidence (GW-WS-*), None where it has none.
+    websocket: WebSocketEvidence | None = None
     #: A sequence (scenario with `legs`): its legs as played (gateway: the front requests; both: the journal's).
     sequence: SequencePlay | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)

@@ -46,8 +46,11 @@ __all__ = [
 
 #: Groups that have nothing to judge over a socket: SSE framing, the non-stream twin.
 HTTP_ONLY_GROUPS = ("framing", "equivalence")
-#: The scenario two creates are sent back to back with (GW-WS-002), and the turn after an upstream failure.
+#: The scenario whose case sends two creates back to back (GW-WS-002): the first plays SLOW_SCENARIO (its first
+#: token comes 300 ms after the upstream's head, so it is surely in flight), the second this one.
 IN_FLIGHT_SCENARIO = "one_call"
+SLOW_SCENARIO = "timing_ttft_and_gaps"
+#: The turn sent after an upstream failure (GW-WS-003).
 FOLLOW_UP_SCENARIO = "one_call"
 
 
@@ -112,6 +115,7 @@ class WebSocketPlay:
     upstream_dialect: str
     request: Callable[[str], dict[str, Any]]
     upstream_after: Callable[[float], list[Any]]
+    has: Callable[[str], bool] = lambda scenario_id: True
 
     def play(self, scenario: Scenario, body: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None,
                                                                           WebSocketEvidence | None]:
@@ -180,7 +184,7 @@ class WebSocketPlay:
         case timeout passes."""
         if socket.closed:
             return (), socket.error or "the gateway had closed the socket"
-        first = create_message(self.request(IN_FLIGHT_SCENARIO))
+        first = create_message(self.request(SLOW_SCENARIO if self.has(SLOW_SCENARIO) else IN_FLIGHT_SCENARIO))
         second = create_message(self.request(IN_FLIGHT_SCENARIO))
         sent = socket.send(first)
         socket.send(second)

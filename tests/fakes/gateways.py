@@ -38,9 +38,10 @@ from examples.gateway import (
 from examples.gateway.fronts.anthropic import AnthropicTurn, Block
 from examples.gateway.fronts.chat import ChatTurn
 from examples.gateway.fronts.responses import Turn
+from examples.gateway.fronts.websocket import WebSocketFront
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
-from . import gateways_gaps
+from . import gateways_gaps, ws_gateways
 from .concurrency import OneAtATime, SharedState, serialised
 from .limits import RunawayStream
 from .request_gateways import REQUEST_DEFECTS
@@ -454,6 +455,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
     **REQUEST_DEFECTS,
     **gateways_gaps.DEFECTS,
+    **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
 }
 
 
@@ -463,6 +465,8 @@ def gateway_app(upstream: str, dialect: str = "chat", defect: str | None = None)
     broken = DEFECTS[defect] if defect else None
     if broken is OneAtATime:
         return serialised(create_app(upstream, dialect=dialect))
+    if broken is not None and issubclass(broken, WebSocketFront):
+        return create_app(upstream, dialect=dialect, websocket=broken)
     if broken is not None and issubclass(broken, Upstream):
         return create_app(upstream, dialect=dialect, upstream_class=broken)
     return create_app(upstream, dialect=dialect, fronts=[broken] if broken is not None else [])

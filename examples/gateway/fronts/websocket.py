@@ -92,6 +92,10 @@ class WebSocketFront(ResponsesFront):
         param = error.param if isinstance(error.param, str) or error.param is None else str(error.param)
         return error_event(error.status, error.type, code, error.message, param, dict(error.headers) or None)
 
+    def close_after_failure(self) -> bool:
+        """Whether the socket is closed after a turn whose upstream failed (never: the socket serves on)."""
+        return False
+
     def remembered(self, items: list[Json], response: Json) -> list[Json] | None:
         """The conversation a later `previous_response_id` continues, after `response` ended (None: forget it;
         a failed response is not continued)."""
@@ -213,6 +217,8 @@ class Connection:
             return
         if isinstance(answer, UpstreamHTTPError):
             await self.send_event(self.front.upstream_error_event(answer))
+            if self.front.close_after_failure():
+                await self.socket.close(1011)
             return
         terminal: Json | None = None
         stream = self.front.stream_events(request, answer)
@@ -231,6 +237,8 @@ class Connection:
             await aclose(answer)
         if terminal is not None:
             self.remember(items, terminal)
+        if (terminal is None or terminal.get("status") == "failed") and self.front.close_after_failure():
+            await self.socket.close(1011)
 
     def remember(self, items: list[Json], response: Json) -> None:
         kept = self.front.remembered(items, response)

@@ -98,7 +98,7 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
     config = RunConfig(launch=f"{fakes.launch('gateways', entry['defect'])} --upstream-dialect {upstream}",
                        front=entry.get("front", "responses"), upstream_dialect=upstream, case_timeout=15,
                        policy=tuple(entry.get("policy", ())), max_events=entry.get("max_events"),
-                       max_bytes=entry.get("max_bytes"))
+                       max_bytes=entry.get("max_bytes"), front_transport=entry.get("front_transport", "http"))
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "gateway", entry["defect"], entry["rules"], caught)
@@ -107,7 +107,8 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
 
 
 #: The keys a row of the table may have, by kind.
-ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy", "max_events", "max_bytes"},
+ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy", "max_events", "max_bytes",
+                         "front_transport"},
             "client": {"defect", "cases", "rules", "dialect"}}
 
 
