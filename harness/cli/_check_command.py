@@ -18,10 +18,14 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(check: argparse.ArgumentParser) -> None:
-    check.description = "Check raw SSE text as captured off the wire (or a non-stream JSON body), rule by rule."
+    check.description = ("Check raw SSE text as captured off the wire (or a non-stream JSON body, or a Responses "
+                         "WebSocket transcript of JSON lines), rule by rule.")
     check.add_argument("files", nargs="+", metavar="FILE", help="capture file, or - for standard input")
     check.add_argument("--front", choices=("auto", *FRONTS), default="auto",
                        help="the dialect of the capture (default: detected from its first event)")
+    check.add_argument("--transport", choices=("auto", "sse", "websocket"), default="auto",
+                       help="sse: SSE text or a JSON body; websocket: a Responses WebSocket transcript, one JSON "
+                            "message a line (default: websocket for a .jsonl/.ndjson file or JSON-lines content)")
     check.add_argument("--profile", choices=PROFILES, default="openai", help="rules and schema variant")
     check.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
@@ -45,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             stream = _open(path)
             try:
-                report = check_capture(stream, name, front=args.front, profile=cast(Profile, args.profile))
+                report = check_capture(stream, name, front=args.front, profile=cast(Profile, args.profile),
+                                       transport=args.transport)
             finally:
                 if stream is not sys.stdin.buffer:
                     stream.close()
