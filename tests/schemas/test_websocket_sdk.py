@@ -38,8 +38,7 @@ def _sdk_types(alias: Any) -> set[str]:
 
 
 def _schema_types(ref: str) -> set[str]:
-    doc = schema_store().documents["https://callproof.dev/schemas/" + ref]
-    assert isinstance(doc, dict)
+    doc: Any = schema_store().documents["https://callproof.dev/schemas/" + ref]
     return set(doc["properties"]["type"]["enum"])
 
 
