@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -252,7 +253,103 @@ def _http_error(response: httpx.Response) -> str:
     except (ValueError, LookupError, TypeError):
         message = response.text[:200]
     retry = response.headers.get("retry-after")
-    return f"HTTP {response.status_code}{f' (retry-after {retry})' if retry else ''}: {message}"
+    retry_ms = response.headers.get("retry-after-ms")
+    waits = ", ".join(w for w in (f"retry-after {retry}" if retry else "", f"retry-after-ms {retry_ms}" if retry_ms
+                                  else "") if w)
+    return f"HTTP {response.status_code}{f' ({waits})' if waits else ''}: {message}"
+
+
+# -- loops and retries (docs/adapters.md#loops-and-retries) --------------------------------------------------------
+
+_HTTP_ERROR = re.compile(r"^HTTP (\d{3})(?: \((?:retry-after ([\d.]+))?(?:, )?(?:retry-after-ms (\d+))?\))?")
+
+
+def tool_output(name: str, arguments: str, call_id: str) -> tuple[str, bool]:
+    """The deterministic tool of the adapter protocol: `"<name> ok <call_id>"`, or `"<name> error <call_id>"` and
+    is_error when the arguments are not a JSON object or their `fail` member is true."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}", failed
+
+
+def retry_wait(error: str | None, retries_left: int) -> float | None:
+    """The seconds to wait before retrying a result's HTTP 429/5xx error (its retry-after-ms, else retry-after), or
+    None when it is not retryable or no retry is left."""
+    match = _HTTP_ERROR.match(error or "")
+    if match is None or retries_left <= 0 or not (match.group(1) == "429" or match.group(1).startswith("5")):
+        return None
+    if match.group(3):
+        return int(match.group(3)) / 1000
+    return float(match.group(2)) if match.group(2) else 0.5
+
+
+def history(dialect: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One turn's calls and their tool results, in the dialect's request form."""
+    outputs = [(c, *tool_output(c["name"], c["arguments"], c["call_id"])) for c in calls]
+    if dialect == "chat":
+        return [{"role": "assistant", "content": None, "tool_calls": [
+                    {"id": c["call_id"], "type": "function", "function": {"name": c["name"],
+                                                                          "arguments": c["arguments"]}}
+                    for c in calls]},
+                *({"role": "tool", "tool_call_id": c["call_id"], "content": out} for c, out, _ in outputs)]
+    if dialect == "anthropic":
+        return [{"role": "assistant", "content": [{"type": "tool_use", "id": c["call_id"], "name": c["name"],
+                                                   "input": json.loads(c["arguments"] or "{}")} for c in calls]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": c["call_id"], "content": out,
+                                              **({"is_error": True} if failed else {})}
+                                             for c, out, failed in outputs]}]
+    return [*({"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
+              for c in calls),
+            *({"type": "function_call_output", "call_id": c["call_id"], "output": out} for c, out, _ in outputs)]
+
+
+def extended(dialect: str, request: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The request with `items` (earlier calls and results) after its input or messages."""
+    if dialect == "responses":
+        given = request["input"]
+        first = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
+        return {**request, "input": first + items}
+    return {**request, "messages": [*request["messages"], *items]}
+
+
+class Driver:
+    """Runs one case as the adapter protocol says: retries an HTTP 429/5xx up to `max_retries` times after its
+    Retry-After, and with `tool_loop` sends every call's tool output back until an answer has no call (at most
+    `max_turns` requests). `attempt(request)` runs one request with a fresh client; the defects override the hooks."""
+
+    def __init__(self, attempt: Any, dialect: str, *, tool_loop: bool = False, max_retries: int = 0,
+                 max_turns: int = 8) -> None:
+        self.attempt, self.dialect = attempt, dialect
+        self.tool_loop, self.max_retries, self.max_turns = tool_loop, max_retries, max_turns
+
+    def wait(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def next_items(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return history(self.dialect, calls)
+
+    def done(self, result: dict[str, Any]) -> bool:
+        return not result["tool_calls"] or result["error"] is not None
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        items: list[dict[str, Any]] = []
+        retries = self.max_retries
+        result: dict[str, Any] = {}
+        for _ in range(self.max_turns):
+            result = self.attempt(extended(self.dialect, request, items) if items else request)
+            wait = retry_wait(result.get("error"), retries)
+            if wait is not None:
+                retries -= 1
+                self.wait(wait)
+                continue
+            if not self.tool_loop or self.done(result):
+                return result
+            items += self.next_items(result["tool_calls"])
+        return result
+
 
 
 # -- the defects -------------------------------------------------------------------------------------------
@@ -332,6 +429,59 @@ class Hangs(ReferenceClient):
         return super().run(request)
 
 
+class _NoToolOutputs(Driver):
+    def next_items(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return []
+
+
+class NoToolOutputs(ReferenceClient):
+    """no_tool_outputs: in an agent loop, sends the next request without the calls or their outputs (the mock
+    refuses it: the leg requires them). Caught by CLI-014."""
+
+    driver = _NoToolOutputs
+
+
+class _OutputsTwice(Driver):
+    def next_items(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items = super().next_items(calls)
+        return items + [i for i in items if i.get("type") == "function_call_output"]
+
+
+class OutputsTwice(ReferenceClient):
+    """outputs_twice: in an agent loop, sends every call's output twice in the next request. Caught by CLI-014."""
+
+    driver = _OutputsTwice
+
+
+class _LoopsOnCall(Driver):
+    last: list[dict[str, Any]] = []  # noqa: RUF012 (set per run)
+
+    def done(self, result: dict[str, Any]) -> bool:
+        return result["error"] is not None
+
+    def next_items(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.last = calls or self.last  # an answer without calls: the last call again
+        return super().next_items(self.last)
+
+
+class LoopsOnCall(ReferenceClient):
+    """loops_on_call: in an agent loop, does not stop on an answer without calls but sends the last call and its
+    output again, until the mock's strict end refuses it (409). Caught by CLI-014."""
+
+    driver = _LoopsOnCall
+
+
+class _IgnoresRetryAfter(Driver):
+    def wait(self, seconds: float) -> None:
+        pass
+
+
+class IgnoresRetryAfter(ReferenceClient):
+    """ignores_retry_after: retries a 429/503 at once, whatever its Retry-After. Caught by CLI-015."""
+
+    driver = _IgnoresRetryAfter
+
+
 #: Defect name -> the broken client (`--defect NAME`).
 DEFECTS: dict[str, type[ReferenceClient]] = {
     "swallows_errors": SwallowsErrors,
@@ -343,6 +493,10 @@ DEFECTS: dict[str, type[ReferenceClient]] = {
     "error_on_keepalive": ErrorOnKeepalive,
     "hangs": Hangs,
     "hands_on_malformed_arguments": HandsOnMalformedArguments,
+    "no_tool_outputs": NoToolOutputs,
+    "outputs_twice": OutputsTwice,
+    "loops_on_call": LoopsOnCall,
+    "ignores_retry_after": IgnoresRetryAfter,
 }
 
 
@@ -365,11 +519,14 @@ def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]
     }
 
 
-def run(request: dict[str, Any], base_url: str, dialect: str = "responses") -> dict[str, Any]:
+def run(request: dict[str, Any], base_url: str, dialect: str = "responses", tool_loop: bool = False,
+        max_retries: int = 0) -> dict[str, Any]:
     """The reference client of `dialect` in-process (`--client tests.fakes.clients:run`, which gets the run's
-    `--client-dialect`)."""
+    `--client-dialect`, and `tool_loop` / `max_retries` in a sequence case)."""
     reference = dialect_defects()[dialect][0]
-    return reference(base_url, os.environ.get("OPENAI_API_KEY", "callproof")).run(request)
+    key = os.environ.get("OPENAI_API_KEY", "callproof")
+    return Driver(lambda body: reference(base_url, key).run(body), dialect, tool_loop=tool_loop,
+                  max_retries=max_retries).run(request)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -396,7 +553,10 @@ def main(argv: list[str] | None = None) -> int:
         client.fail(f"stdin is not one JSON object: {exc}")
         result = client.result()
     else:
-        result = client.run(request)
+        driver: type[Driver] = getattr(kind, "driver", Driver)
+        result = driver(lambda body: kind(base_url, os.environ.get("OPENAI_API_KEY", "callproof")).run(body),
+                        args.dialect, tool_loop=os.environ.get("CALLPROOF_TOOL_LOOP") == "1",
+                        max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0)).run(request)
     sys.stdout.write(json.dumps(result) + "\n")
     return 0
 

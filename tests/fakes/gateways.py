@@ -44,6 +44,7 @@ from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 from . import gateways_gaps, ws_gateways
 from .concurrency import OneAtATime, SharedState, serialised
 from .limits import RunawayStream
+from .loop_gateways import LOOP_DEFECTS
 from .request_gateways import REQUEST_DEFECTS
 from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
 
@@ -454,6 +455,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "keeps_xml_tool_text": KeepsXmlToolText,
     "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
     **REQUEST_DEFECTS,
+    **LOOP_DEFECTS,
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
 }

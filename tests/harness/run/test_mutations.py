@@ -21,8 +21,8 @@ from tests import fakes
 from tests.fakes import clients, gateways
 
 TABLE = json.loads((Path(__file__).parent / "data" / "mutations.json").read_text(encoding="utf-8"))
-#: Sequences are not planned by the harness (one case is one turn, retries off): test_sequence_plan.py.
-FEATURES = sorted({s.feature for s in bundled_scenarios().values()} - {"sequences"})
+#: Every feature, the sequences included (played to their end: docs/spec/loops.md, test_sequence_plan.py).
+FEATURES = sorted({s.feature for s in bundled_scenarios().values()})
 #: Raw scenarios replay bytes of one dialect as they are: not a gateway's upstream (the harness leaves them out).
 GATEWAY_FEATURES = [f for f in FEATURES if f != "raw"]
 #: The upstream dialects the reference gateway speaks (examples/gateway/ UPSTREAMS), and its fronts.
@@ -32,15 +32,15 @@ FRONTS: tuple[Dialect, ...] = ("responses", "chat", "anthropic")
 #: `make matrix` runs the whole corpus for all 9 pairs). They are what a front renders itself rather than passes
 #: on: text, single, parallel and interleaved calls (tool-call indexes, blocks open together), the endings (length
 #: and content_filter as each front's finish), faults and HTTP errors (fault propagation in each front's error form),
-#: earlier calls, tool_choice and request shapes (request translation from each front's shapes), missing and
-#: duplicate upstream ids (fresh ids in each front's id scheme), timing (each front's writes leave as their upstream
-#: event arrives), arguments that are not JSON (each front's failure), usage (each front's usage shape) and Chat
-#: endings.
+#: earlier calls, agent loops and retries (sequences: tool results in each front's shape), tool_choice and request
+#: shapes (request translation from each front's shapes), missing and duplicate upstream ids (fresh ids in each
+#: front's id scheme), timing (each front's writes leave as their upstream event arrives), arguments that are not
+#: JSON (each front's failure), usage (each front's usage shape) and Chat endings.
 #: Left out, to keep `make test` short: unicode, reasoning, large arguments, and arguments or names split or placed
 #: oddly upstream: upstream-reader behaviour, the same code whatever the front, run here with the Responses front.
 FRONT_FEATURES = ["basic", "parallel", "interleaved", "endings", "faults", "http_errors", "multi_turn", "tool_choice",
                   "missing_ids", "duplicate_ids", "timing", "request_shapes", "malformed_args", "usage",
-                  "chat_upstream"]
+                  "chat_upstream", "sequences"]
 
 
 @pytest.fixture(autouse=True)
