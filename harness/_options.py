@@ -160,6 +160,9 @@ POLICIES: dict[str, tuple[str, ...]] = {
     # tool-call markup in upstream text (`<function=NAME>{json}</function>`, `<tool_call>{json}</tool_call>`):
     # passed on as text, or converted into real tool calls (GW-XML-001)
     "xml-tool-text": ("passthrough", "convert"),
+    # previous_response_id, store and encrypted reasoning at a Responses front (docs/spec/stateful.md §5): honoured
+    # or refused in the documented shape, either accepted by default; never silently dropped (GW-STATE-001..003)
+    "stateful": ("either", "reject", "honor"),
 }
 
 
@@ -278,8 +281,9 @@ OPTIONS: tuple[Option, ...] = (
     _option("repeat", "judge each case on N runs of its scenario; a verdict that differs between them is flaky "
             "(default 1)", _RUN_PYTEST, metavar="N", type=positive_int, default=1),
     _option("policy", "how the IUT treats what the spec leaves to it, KEY=VALUE, repeatable: xml-tool-text="
-            "passthrough (default: tool-call markup in upstream text stays text) or convert (it becomes tool calls) "
-            "(docs/cli.md: policies)", _RUN_PYTEST, metavar="KEY=VALUE", type=policy_pair, kind="many"),
+            "passthrough (default: tool-call markup in upstream text stays text) or convert (it becomes tool calls); "
+            "stateful=either (default: previous_response_id honoured or refused with the documented 400), reject or "
+            "honor (docs/cli.md: policies)", _RUN_PYTEST, metavar="KEY=VALUE", type=policy_pair, kind="many"),
     _option("max_events", "fail a case whose answer exceeds N events, and stop reading it (default: no limit)",
             _RUN_PYTEST, metavar="N", type=positive_int),
     _option("max_bytes", "fail a case whose answer exceeds N bytes, and stop reading it (default: no limit)",

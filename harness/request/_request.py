@@ -97,7 +97,7 @@ def _responses(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
     if "tool_choice" in request:
         choice = request["tool_choice"]
         body["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, Mapping) else choice
-    for name in ("parallel_tool_calls", "max_output_tokens"):
+    for name in ("parallel_tool_calls", "max_output_tokens", "store", "include"):
         if name in request:
             body[name] = request[name]
     return body
@@ -120,7 +120,7 @@ def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Jso
                 last.setdefault("tool_calls", []).append(call)
             else:
                 messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        else:
+        elif item["type"] == "function_call_output":  # a reasoning item has no Chat form (docs/spec/stateful.md §3)
             messages.append({"role": "tool", "tool_call_id": item["call_id"],
                              "content": _parts(item["output"], "text")})
     body: Json = {"messages": messages}
@@ -176,7 +176,7 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
         elif item["type"] == "function_call":
             block("assistant", {"type": "tool_use", "id": item["call_id"], "name": item["name"],
                                 "input": _tool_input(item["arguments"])})
-        else:
+        elif item["type"] == "function_call_output":  # a reasoning item has no Anthropic form
             result: Json = {"type": "tool_result", "tool_use_id": item["call_id"],
                             "content": _parts(item["output"], "text")}
             block("user", {**result, "is_error": True} if item.get("is_error") else result)

@@ -47,6 +47,7 @@ from callproof.harness.scenario import Expect, Scenario, http_error_fault
 from ._config import Mode, RunConfig
 from ._scenario_run import ScenarioRun
 from ._sequence import judge_sequence
+from ._stateful import StatefulPlay, TurnPlay, is_stateful, judge_stateful
 from ._ws_play import websocket_judge, websocket_skipped
 
 __all__ = [
@@ -235,6 +236,17 @@ def _loop(findings: Findings, judging: Judging) -> None:
                    client_dialect=config.client_dialect, slack=judging.slack)
 
 
+def _stateful(findings: Findings, judging: Judging) -> None:
+    """GW-STATE-001..003 on a stateful scenario's turn(s) (docs/spec/stateful.md)."""
+    run, config = judging.run, judging.config
+    play = run.stateful
+    if play is None:
+        assert run.answer is not None and run.upstream is not None
+        play = StatefulPlay(TurnPlay(run.request, run.answer, run.upstream.bodies[0] if run.upstream.bodies else None))
+    judge_stateful(findings, play, run.scenario, upstream_dialect=config.upstream_dialect,
+                   policy=config.policies.get("stateful", "either"))
+
+
 def _user_text(request: Mapping[str, Any]) -> str:
     """The text of the first user message (it carries the markers): a bare string input, or a message whose
     content is a string or text parts."""
@@ -289,6 +301,9 @@ GROUPS: tuple[RuleGroup, ...] = (
     RuleGroup("isolation", ("GW-ISO-",), _BOTH, _always, None, run_wide=True),
     RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
     RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s), _found(_usage)),
+    # scenarios tagged `stateful`, a Responses front only: continuations, store, encrypted reasoning (GW-STATE-*)
+    RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and d == "responses",
+              _found(_stateful)),
     RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _found(_client)),
     # a gateway's Responses WebSocket front (GW-WS-*): planned by the harness over --front-transport websocket only
     RuleGroup("websocket", ("GW-WS-",), _GATEWAY, lambda s, d, /: False,

@@ -51,6 +51,7 @@ from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
 from ._sequence import client_env, play_gateway_sequence, upstream_requests
+from ._stateful import is_stateful, play_stateful, turn_bodies
 from ._verdict import group_results, over_limit, verdict
 from ._ws_exchange import ws_url
 from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
@@ -252,6 +253,9 @@ class Harness:
             return
         self._waits.follow(iut.pid if isinstance(iut, LaunchedIUT) else None)
         self._waits.start()
+        if is_stateful(run.scenario):  # one or two turns, judged in its `stateful` case (docs/spec/stateful.md §5)
+            self._play_stateful(iut, run)
+            return
         if run.scenario.legs:  # a sequence: every leg's request through the front (docs/spec/loops.md §1)
             answer = play_gateway_sequence(run, lambda request: self._front(iut, request), self._unplayed,
                                            model=self.config.model, front=self.config.front)
@@ -307,6 +311,25 @@ class Harness:
         run.sequence = replace(play, requests=upstream_requests(run, records), unplayed=unplayed)
         run.details["sequence"] = {"requests": [[r.leg, r.status] for r in run.sequence.requests],
                                    "unplayed": list(unplayed)}
+
+    def _play_stateful(self, iut: Gateway, run: ScenarioRun) -> None:
+        """A stateful scenario's turn(s) through the front; the last answer is the run's."""
+        journal = self.mock.journal
+        play, problem = play_stateful(run.scenario, run.case, run.request, lambda request: self._front(iut, request),
+                                      lambda since: turn_bodies(journal.requests(case=run.case), journal.body_of,
+                                                                since),
+                                      time.monotonic, model=self.config.model)
+        run.stateful = play
+        turns = [t for t in (play.first, play.second) if t is not None]
+        run.details.update(front_url=iut.front_url, turns=[
+            {"http_status": t.answer.exchange.status if t.answer else None, "upstream_called": t.upstream is not None}
+            for t in turns])
+        last = turns[-1].answer
+        if last is None or problem is not None:
+            run.error = problem
+            run.details[NO_ANSWER] = last is None
+            return
+        run.answer, run.upstream = last, self._upstream(run.case)
 
     def _front_problem(self, iut: Gateway, answer: FrontAnswer) -> str | None:
         """Why the front URL or dialect is wrong for this run (a setup error), or None. A 404 is the wrong URL

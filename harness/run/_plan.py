@@ -13,6 +13,7 @@ from callproof.harness.judge import CaseSpec
 from callproof.harness.scenario import Scenario, with_bundled
 
 from ._groups import planned_groups, run_wide_groups
+from ._stateful import stateful_groups
 
 __all__ = [
     "ISOLATION",
@@ -46,6 +47,10 @@ def plan_cases(
     specs: list[CaseSpec] = []
     for scenario in scenarios.values():
         if not _playable(scenario, served) or (mode == "gateway" and scenario.raw):
+            continue
+        stateful = stateful_groups(scenario, mode, front)
+        if stateful is not None:  # its `stateful` case, on a Responses front only (docs/spec/stateful.md §5)
+            specs += [CaseSpec(scenario.id, g) for g in stateful]
             continue
         if scenario.legs:  # a sequence, played to its end (docs/spec/loops.md): its final answer and its loop
             specs += [CaseSpec(scenario.id, g) for g in sequence_groups(scenario, mode, front)]

@@ -17,6 +17,7 @@ from callproof.harness.judge import (
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
 
+from ._stateful import StatefulPlay
 from ._ws_play import WebSocketEvidence
 
 __all__ = ["NO_ANSWER", "ScenarioRun", "SequencePlay"]
@@ -77,4 +78,6 @@ class ScenarioRun:
     websocket: WebSocketEvidence | None = None
     #: A sequence (scenario with `legs`): its legs as played (gateway: the front requests; both: the journal's).
     sequence: SequencePlay | None = None
+    #: A stateful scenario (tagged `stateful`) as played: its turn(s), judged in its `stateful` case (GW-STATE-*).
+    stateful: StatefulPlay | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
