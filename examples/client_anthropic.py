@@ -62,14 +62,57 @@ def _call(client: anthropic.Anthropic, request: dict[str, Any]) -> dict[str, Any
         return _result(stream.get_final_message(), None)
 
 
-def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    """The in-process form (`--client examples.client_anthropic:run`): one request in, one result out."""
+
+def tool_output(name: str, arguments: str, call_id: str) -> tuple[str, bool]:
+    """The adapter protocol's deterministic tool (docs/adapters.md, "Loops and retries"): `"<name> ok <call_id>"`,
+    or `"<name> error <call_id>"` and is_error when the arguments are not a JSON object or their `fail` is true."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}", failed
+
+
+def _next_request(request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The loop's next request: the messages so far, the assistant's tool_use blocks, then one tool_result block per
+    call id (is_error for a failed tool)."""
+    uses = [{"type": "tool_use", "id": c["call_id"], "name": c["name"], "input": json.loads(c["arguments"] or "{}")}
+            for c in calls]
+    results = []
+    for c in calls:
+        output, failed = tool_output(c["name"], c["arguments"], c["call_id"])
+        results.append({"type": "tool_result", "tool_use_id": c["call_id"], "content": output,
+                        **({"is_error": True} if failed else {})})
+    return {**request, "messages": [*request["messages"], {"role": "assistant", "content": uses},
+                                    {"role": "user", "content": results}]}
+
+
+def run(request: dict[str, Any], base_url: str | None = None, tool_loop: bool | None = None,
+        max_retries: int | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.client_anthropic:run`): one case in, one result out. In an agent-loop
+    case (`tool_loop`, else CALLPROOF_TOOL_LOOP=1) it runs the deterministic tool for every call and sends the
+    outputs back until an answer has no call (at most CALLPROOF_MAX_TURNS requests, default 8); the SDK retries
+    `max_retries` times (else CALLPROOF_MAX_RETRIES, default 0), after the answer's Retry-After."""
+    loop = os.environ.get("CALLPROOF_TOOL_LOOP") == "1" if tool_loop is None else tool_loop
+    retries = int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0) if max_retries is None else max_retries
+    result = _run_once(request, base_url, retries)
+    for _ in range(int(os.environ.get("CALLPROOF_MAX_TURNS") or 8) - 1):
+        if not loop or not result["tool_calls"] or result["error"] is not None:
+            break
+        request = _next_request(request, result["tool_calls"])
+        result = _run_once(request, base_url, retries)
+    return result
+
+
+def _run_once(request: dict[str, Any], base_url: str | None, retries: int) -> dict[str, Any]:
+    """One request (the SDK's retries included): its result object."""
     base = base_url or os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("ANTHROPIC_BASE_URL") or ""
     try:
         with anthropic.Anthropic(
             base_url=base.rstrip("/").removesuffix("/v1"),
             api_key=os.environ.get("ANTHROPIC_API_KEY", "callproof"),
-            max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0),
+            max_retries=retries,
         ) as client:
             return _call(client, request)
     except anthropic.APIStatusError as exc:

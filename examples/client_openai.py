@@ -70,13 +70,53 @@ def _call(client: openai.OpenAI, request: dict[str, Any]) -> dict[str, Any]:
     return _result(None, "the stream ended without a terminal event")
 
 
-def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    """The in-process form (`--client examples.client_openai:run`): one request in, one result out."""
+
+def tool_output(name: str, arguments: str, call_id: str) -> tuple[str, bool]:
+    """The adapter protocol's deterministic tool (docs/adapters.md, "Loops and retries"): `"<name> ok <call_id>"`,
+    or `"<name> error <call_id>"` and is_error when the arguments are not a JSON object or their `fail` is true."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}", failed
+
+
+def _next_request(request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The loop's next request: the input so far, then this turn's calls and one output per call id."""
+    given = request["input"]
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
+    items += [{"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
+              for c in calls]
+    items += [{"type": "function_call_output", "call_id": c["call_id"],
+               "output": tool_output(c["name"], c["arguments"], c["call_id"])[0]} for c in calls]
+    return {**request, "input": items}
+
+
+def run(request: dict[str, Any], base_url: str | None = None, tool_loop: bool | None = None,
+        max_retries: int | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.client_openai:run`): one case in, one result out. In an agent-loop
+    case (`tool_loop`, else CALLPROOF_TOOL_LOOP=1) it runs the deterministic tool for every call and sends the
+    outputs back until an answer has no call (at most CALLPROOF_MAX_TURNS requests, default 8); the SDK retries
+    `max_retries` times (else CALLPROOF_MAX_RETRIES, default 0), after the answer's Retry-After."""
+    loop = os.environ.get("CALLPROOF_TOOL_LOOP") == "1" if tool_loop is None else tool_loop
+    retries = int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0) if max_retries is None else max_retries
+    result = _run_once(request, base_url, retries)
+    for _ in range(int(os.environ.get("CALLPROOF_MAX_TURNS") or 8) - 1):
+        if not loop or not result["tool_calls"] or result["error"] is not None:
+            break
+        request = _next_request(request, result["tool_calls"])
+        result = _run_once(request, base_url, retries)
+    return result
+
+
+def _run_once(request: dict[str, Any], base_url: str | None, retries: int) -> dict[str, Any]:
+    """One request (the SDK's retries included): its result object."""
     try:
         with openai.OpenAI(
             base_url=base_url or os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL"),
             api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
-            max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0),
+            max_retries=retries,
         ) as client:  # closes its connection pool: an in-process run leaves no socket behind
             return _call(client, request)
     except openai.APIStatusError as exc:  # its message reads "Error code: 429 - ..."

@@ -66,13 +66,52 @@ def _call(client: openai.OpenAI, request: dict[str, Any]) -> dict[str, Any]:
         return _result(stream.get_final_completion(), None)
 
 
-def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    """The in-process form (`--client examples.client_openai_chat:run`): one request in, one result out."""
+
+def tool_output(name: str, arguments: str, call_id: str) -> tuple[str, bool]:
+    """The adapter protocol's deterministic tool (docs/adapters.md, "Loops and retries"): `"<name> ok <call_id>"`,
+    or `"<name> error <call_id>"` and is_error when the arguments are not a JSON object or their `fail` is true."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}", failed
+
+
+def _next_request(request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The loop's next request: the messages so far, the assistant's tool_calls, one tool message per call id."""
+    assistant = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": c["call_id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+        for c in calls]}
+    results = [{"role": "tool", "tool_call_id": c["call_id"],
+                "content": tool_output(c["name"], c["arguments"], c["call_id"])[0]} for c in calls]
+    return {**request, "messages": [*request["messages"], assistant, *results]}
+
+
+def run(request: dict[str, Any], base_url: str | None = None, tool_loop: bool | None = None,
+        max_retries: int | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.client_openai_chat:run`): one case in, one result out. In an agent-loop
+    case (`tool_loop`, else CALLPROOF_TOOL_LOOP=1) it runs the deterministic tool for every call and sends the
+    outputs back until an answer has no call (at most CALLPROOF_MAX_TURNS requests, default 8); the SDK retries
+    `max_retries` times (else CALLPROOF_MAX_RETRIES, default 0), after the answer's Retry-After."""
+    loop = os.environ.get("CALLPROOF_TOOL_LOOP") == "1" if tool_loop is None else tool_loop
+    retries = int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0) if max_retries is None else max_retries
+    result = _run_once(request, base_url, retries)
+    for _ in range(int(os.environ.get("CALLPROOF_MAX_TURNS") or 8) - 1):
+        if not loop or not result["tool_calls"] or result["error"] is not None:
+            break
+        request = _next_request(request, result["tool_calls"])
+        result = _run_once(request, base_url, retries)
+    return result
+
+
+def _run_once(request: dict[str, Any], base_url: str | None, retries: int) -> dict[str, Any]:
+    """One request (the SDK's retries included): its result object."""
     try:
         with openai.OpenAI(
             base_url=base_url or os.environ.get("CALLPROOF_BASE_URL") or os.environ.get("OPENAI_BASE_URL"),
             api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
-            max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0),
+            max_retries=retries,
         ) as client:
             return _call(client, request)
     except openai.APIStatusError as exc:
