@@ -227,9 +227,10 @@ class TranscriptChecker:
                          meta.evidence(err.path))
             return
         error = payload["error"]
-        if not as_str(error.get("code")):
-            sink.add("RSP-WS-002", f"line {line}: the error has no code ({shown(error.get('code'))}): clients "
-                     "branch on it (previous_response_not_found, response_already_in_flight, ...)",
+        if "code" not in error or error["code"] == "":
+            sink.add("RSP-WS-002", f"line {line}: the error has no code ({shown(error.get('code'))}): send "
+                     "`code`, a string clients branch on (previous_response_not_found, response_already_in_flight, "
+                     "...) or null where the error has none",
                      meta.evidence("$.error.code", actual=error.get("code")))
         if inside:
             if as_int(payload.get("sequence_number")) is None:
@@ -266,6 +267,10 @@ class TranscriptChecker:
             self._continuation(meta, response.get("previous_response_id"), line, lane, asked)
         self._feed(turn, meta, payload, line)
         if rid is not None:
+            if rid in self._ids:
+                self._sink.add("RSP-WS-003", f"line {line}: response.id {shown(rid)} is the id of an earlier "
+                               "response of this connection: a continuation of it would be ambiguous; give every "
+                               "response its own id", meta.evidence("$.response.id", actual=rid))
             lane.previous = rid
             self._ids.add(rid)
 

@@ -134,7 +134,8 @@ def test_lanes_are_independent() -> None:
      "$.error"),
     (_error("previous_response_not_found"), "$.status"),
     (_error("previous_response_not_found", status=200), "$.status"),
-    ({**_error("x", status=400), "error": {"type": "invalid_request_error", "code": None, "message": "m"}},
+    ({**_error("x", status=400), "error": {"type": "invalid_request_error", "message": "m"}}, "$.error.code"),
+    ({**_error("x", status=400), "error": {"type": "invalid_request_error", "code": "", "message": "m"}},
      "$.error.code"),
     ({**_error("x", status=400), "error": {"code": "x", "message": "m"}}, "$.error.type"),
 ])
@@ -168,6 +169,18 @@ def test_a_continuation_must_name_the_previous_response() -> None:
     evidence = wrong.failed[0].violations[0].evidence
     assert (evidence.path, evidence.expected, evidence.actual) == (
         "$.response.previous_response_id", "resp_a", "resp_z")
+
+
+def test_an_error_without_a_code_of_its_own_says_null() -> None:
+    refused = {**_error("x", status=400), "error": {"type": "invalid_request_error", "code": None, "message": "m"}}
+    assert check_websocket_messages([refused]).failed_rules == ()
+
+
+def test_a_response_that_reuses_an_earlier_id_fails_ws003() -> None:
+    """As the mock once did over a sequence: the second leg's response had the first's id and continued itself."""
+    report = check_websocket_messages([*_turn(rid="resp_a"), *_turn("text-only.sse", "resp_a", "resp_a")])
+    assert report.failed_rules == ("RSP-WS-003",)
+    assert report.failed[0].violations[0].evidence.path == "$.response.id"
 
 
 def test_the_first_response_may_continue_a_stored_one() -> None:
