@@ -20,7 +20,7 @@ from starlette.websockets import WebSocket
 
 from .fronts import AnthropicFront, ChatFront, Connection, Front, ResponsesFront, WebSocketFront
 from .model import Event, Request, UpstreamError, UpstreamHTTPError
-from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream
+from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream, WebSocketUpstream
 
 __all__ = ["FRONTS", "UPSTREAMS", "Gateway", "create_app", "main", "parser", "serve"]
 
@@ -60,6 +60,8 @@ class Gateway:
             | UpstreamHTTPError:
         """The upstream's streamed answer to `request` as neutral events (closing the iterator closes the upstream
         request), or its HTTP error (502/504 when it gave no answer). Raises one of BAD_SHAPE."""
+        if isinstance(self.upstream, WebSocketUpstream):  # the Responses WebSocket mode: a socket per answer
+            return await self.upstream.open(self.upstream_url, request, authorization)
         outgoing = self.upstream.translate_request(request)
         sent = self.client.build_request("POST", self.upstream_url + self.upstream.path, json=outgoing,
                                          headers=self.upstream.headers(authorization))
@@ -114,6 +116,8 @@ class Gateway:
             outgoing = self.upstream.translate_request(request)
         except BAD_SHAPE as exc:  # ValueError: arguments that are not JSON, RequestShapeError
             return front.invalid_request(f"The request does not have the {front.dialect} shape ({exc!r}).")
+        if isinstance(self.upstream, WebSocketUpstream):
+            return await self.handle_events(front, request, http.headers.get("authorization"))
         sent = self.client.build_request("POST", self.upstream_url + self.upstream.path, json=outgoing,
                                          headers=self.upstream.headers(http.headers.get("authorization")))
         try:
@@ -144,6 +148,32 @@ class Gateway:
         finally:
             await answer.aclose()
 
+    async def handle_events(self, front: Front[Any], request: Request, authorization: str | None) -> Response:
+        """An HTTP front's answer from `stream_upstream`'s events (the upstream over WebSocket)."""
+        answer = await self.stream_upstream(request, authorization)
+        if isinstance(answer, UpstreamHTTPError):
+            return front.error_response(request, answer)
+        if request.stream:
+            return StreamingResponse(self.relay_events(front, request, answer), media_type="text/event-stream",
+                                     headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+        events: list[Event] = []
+        try:
+            async for event in answer:
+                events.append(event)
+        except UpstreamError as exc:
+            return front.complete(request, exc)
+        return front.complete(request, events)
+
+    async def relay_events(self, front: Front[Any], request: Request,
+                           events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+        stream = front.stream_events(request, events)
+        try:
+            async for output in stream:
+                yield output
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+            await events.aclose()  # type: ignore[attr-defined]
+
     async def read_body(self, answer: httpx.Response) -> list[Event] | UpstreamError:
         """The neutral events of a non-stream upstream answer, or how it failed."""
         try:
@@ -160,11 +190,17 @@ class Gateway:
 
 def create_app(upstream: str, *, dialect: str = "chat", fronts: Sequence[type[Front[Any]]] = (),
                upstream_class: type[Upstream] | None = None,
-               websocket: type[WebSocketFront] | None = WebSocketFront) -> Starlette:
+               websocket: type[WebSocketFront] | None = WebSocketFront, upstream_transport: str = "http") -> Starlette:
     """The gateway as an ASGI app: `upstream` is the upstream base URL ending in /v1. `fronts` replace the
     default front of their dialect, `upstream_class` the upstream of `dialect`, `websocket` the Responses
-    WebSocket front (None: none) (the fakes break one of them)."""
+    WebSocket front (None: none) (the fakes break one of them). `upstream_transport` websocket (or a ws:// or
+    wss:// `upstream`): the Responses upstream over its WebSocket mode."""
     chosen = {front.dialect: front for front in FRONTS} | {front.dialect: front for front in fronts}
+    if upstream_transport == "websocket" or upstream.startswith(("ws://", "wss://")):
+        if dialect != "responses":
+            raise ValueError(f"--upstream-transport websocket is the Responses API's WebSocket mode; "
+                             f"--upstream-dialect {dialect} has none: use --upstream-dialect responses")
+        upstream_class = upstream_class or WebSocketUpstream
     return Gateway(upstream, (upstream_class or UPSTREAMS[dialect])(), [f() for f in chosen.values()],
                    websocket() if websocket is not None else None).app()
 
@@ -183,6 +219,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--upstream-dialect", choices=sorted(UPSTREAMS), default="chat",
                         help="the upstream's API (default: chat)")
+    parser.add_argument("--upstream-transport", choices=("http", "websocket"), default="http",
+                        help="how the gateway reaches the upstream: http, or websocket (the Responses API's "
+                        "WebSocket mode; --upstream-dialect responses; a ws:// --upstream implies it) (default: http)")
     return parser
 
 
@@ -191,6 +230,11 @@ def serve(app: ASGIApp, host: str, port: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    serve(create_app(args.upstream, dialect=args.upstream_dialect), args.host, args.port)
+    command = parser()
+    args = command.parse_args(argv)
+    try:
+        app = create_app(args.upstream, dialect=args.upstream_dialect, upstream_transport=args.upstream_transport)
+    except ValueError as exc:
+        command.error(str(exc))
+    serve(app, args.host, args.port)
     return 0

@@ -53,7 +53,7 @@ from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
 from ._sequence import client_env, play_gateway_sequence, upstream_requests
 from ._stateful import is_stateful, play_stateful, turn_bodies
 from ._verdict import group_results, over_limit, verdict
-from ._ws_exchange import ws_url
+from ._ws_exchange import message_as_sse, ws_url
 from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
 
 if TYPE_CHECKING:
@@ -213,6 +213,8 @@ class Harness:
         journal = self.mock.journal
         requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
+        if requests and getattr(requests[0], "transport", "http") == "websocket":  # its messages, as SSE events
+            writes = tuple((when, message_as_sse(data)) for when, data in writes)
         # the IUT's waits and this thread's, which read the answer (called right after it did)
         waits = self._waits.between(requests[0].time, time.monotonic(), threading.get_native_id()) if requests else ()
         return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes), waits)

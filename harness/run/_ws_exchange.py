@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from callproof.harness.outcome import Chunk, Exchange
 
 from ._http_exchange import Limits
 
-__all__ = ["TERMINAL", "Message", "Socket", "Turn", "create_message", "turn_exchange", "ws_url"]
+__all__ = ["TERMINAL", "Message", "Socket", "Turn", "create_message", "message_as_sse", "turn_exchange", "ws_url"]
 
 #: The events that end a response over the socket.
 TERMINAL = ("response.completed", "response.incomplete", "response.failed")
@@ -182,11 +183,21 @@ class Socket:
                 self.connection.close()
 
 
+#: SSE line ends (CRLF, LF, CR): a JSON text holds none raw, but may hold U+2028 or U+0085, which are not line ends.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _sse(message: Message) -> bytes:
     kind = message.type
     head = f"event: {kind}\n" if kind is not None and "\n" not in kind else ""
-    lines = "".join(f"data: {line}\n" for line in message.text.splitlines() or [""])
+    lines = "".join(f"data: {line}\n" for line in _LINE_END.split(message.text))  # SSE line ends only
     return f"{head}{lines}\n".encode()
+
+
+def message_as_sse(data: bytes) -> bytes:
+    """A WebSocket write of the mock's journal (JSON text messages, a newline after each) as SSE events, so the
+    readers of an upstream's SSE writes read it."""
+    return b"".join(b"data: " + line + b"\n\n" for line in data.splitlines() if line.strip())
 
 
 def turn_exchange(turn: Turn) -> Exchange:

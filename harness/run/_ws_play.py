@@ -74,6 +74,11 @@ def _is_failure(scenario: Scenario) -> bool:
                                    or bool(cut_kinds(scenario.faults))))
 
 
+def _streamed(scenario: Scenario) -> bool:
+    """A socket always streams: a scenario whose request asks for a non-stream body has nothing to send over one."""
+    return scenario.request.get("stream", True) is not False
+
+
 def websocket_applies(scenario: Scenario) -> bool:
     """Whether a scenario gets a `websocket` case over a WebSocket front."""
     return scenario.id == IN_FLIGHT_SCENARIO or _is_loop(scenario) or _is_failure(scenario)
@@ -81,10 +86,12 @@ def websocket_applies(scenario: Scenario) -> bool:
 
 def plan_websocket(scenarios: Mapping[str, Scenario], specs: Sequence[CaseSpec]) -> list[CaseSpec]:
     """The cases of a run over a WebSocket front: the HTTP plan without the HTTP-only groups, each scenario's
-    `websocket` case after its others (an agent loop, unplanned over HTTP, gets only that one)."""
+    `websocket` case after its others (an agent loop, unplanned over HTTP, gets only that one); a scenario asking
+    for a non-stream body is not planned (the mode always streams)."""
     out: list[CaseSpec] = []
     added: set[str] = set()
-    kept = [s for s in specs if s.group not in HTTP_ONLY_GROUPS and s.group != "websocket"]
+    kept = [s for s in specs if s.group not in HTTP_ONLY_GROUPS and s.group != "websocket"
+            and (s.scenario not in scenarios or _streamed(scenarios[s.scenario]))]
     for index, spec in enumerate(kept):
         out.append(spec)
         following = kept[index + 1].scenario if index + 1 < len(kept) else None

@@ -114,6 +114,9 @@ class Connection:
     authorization: str | None = None
     task: asyncio.Task[None] | None = None
     last: tuple[str, list[Json]] | None = None
+    #: A response is being answered: from its create until its terminal (or error) event is about to be sent (the
+    #: task may still be closing the upstream then; the client may already send the next create).
+    answering: bool = False
     sending: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     async def serve(self) -> None:
@@ -143,7 +146,7 @@ class Connection:
 
     @property
     def in_flight(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return self.answering and self.task is not None and not self.task.done()
 
     async def send(self, messages: list[str]) -> bool:
         """Send messages in order; False when the socket is gone."""
@@ -196,6 +199,7 @@ class Connection:
                                               f"The request does not have the responses shape ({exc!r})."))
             return
         play = self.warm_up(request, items) if event.get("generate") is False else self.play(request, items)
+        self.answering = True
         self.task = asyncio.create_task(play)
 
     async def warm_up(self, request: Request, items: list[Json]) -> None:
@@ -204,18 +208,21 @@ class Connection:
         turn: Turn = front.new_turn(request)
         front.start(turn)
         front.terminate(turn, "completed")
-        await self.send(front.messages(front.flush(turn)))
         assert turn.result is not None
         self.remember(items, turn.result)
+        self.answering = False
+        await self.send(front.messages(front.flush(turn)))
 
     async def play(self, request: Request, items: list[Json]) -> None:
         try:
             answer = await self.open_upstream(request, self.authorization)
         except BAD_SHAPE as exc:
+            self.answering = False
             await self.send_event(error_event(400, "invalid_request_error", None,
                                               f"The request does not have the responses shape ({exc!r})."))
             return
         if isinstance(answer, UpstreamHTTPError):
+            self.answering = False
             await self.send_event(self.front.upstream_error_event(answer))
             if self.front.close_after_failure():
                 await self.socket.close(1011)
@@ -230,13 +237,15 @@ class Connection:
                         event = json.loads(message)
                         if event.get("type") in TERMINAL.values():
                             terminal = event.get("response")
+                            if isinstance(terminal, dict):  # remembered before the client can continue it
+                                self.remember(items, terminal)
+                            self.answering = False
                 if not await self.send(messages):
                     return  # the client went away: closing the stream closes the upstream request
         finally:
+            self.answering = False
             await aclose(stream)
             await aclose(answer)
-        if terminal is not None:
-            self.remember(items, terminal)
         if (terminal is None or terminal.get("status") == "failed") and self.front.close_after_failure():
             await self.socket.close(1011)
 

@@ -4,5 +4,6 @@ from .anthropic import AnthropicUpstream
 from .base import Upstream
 from .chat import ChatUpstream
 from .responses import ResponsesUpstream
+from .websocket import WebSocketUpstream
 
-__all__ = ["AnthropicUpstream", "ChatUpstream", "ResponsesUpstream", "Upstream"]
+__all__ = ["AnthropicUpstream", "ChatUpstream", "ResponsesUpstream", "Upstream", "WebSocketUpstream"]
