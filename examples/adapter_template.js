@@ -10,6 +10,8 @@
 // stdin: one JSON object, the case's request body in the client's dialect ($CALLPROOF_DIALECT: responses or chat).
 // stdout: exactly one result object {text, tool_calls: [{call_id, name, arguments}], error, incomplete}. Exit 0 even
 // when your client failed: report the failure in `error` (a crash is a failed case, CLI-001). Node >= 18.
+// Loops and retries (docs/adapters.md): with CALLPROOF_TOOL_LOOP=1 run `toolOutput` for every call and send the calls
+// and their outputs back (`nextRequest`) until an answer has no call; CALLPROOF_MAX_RETRIES is the SDK's maxRetries.
 'use strict';
 
 const OpenAI = require('openai');
@@ -68,6 +70,29 @@ async function callYourClient(client, request, dialect) {
   throw new Error(`this template speaks responses and chat, not ${dialect}: use @anthropic-ai/sdk for anthropic`);
 }
 
+// The protocol's deterministic tool: "<name> ok <call_id>", or "<name> error <call_id>" (isError) when the arguments
+// are not a JSON object or their `fail` member is true.
+function toolOutput(name, args, callId) {
+  let parsed = null;
+  try { parsed = JSON.parse(args || '{}'); } catch (_err) { parsed = null; }
+  const failed = parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || parsed.fail === true;
+  return { output: `${name} ${failed ? 'error' : 'ok'} ${callId}`, isError: failed };
+}
+
+// The loop's next request: the request so far, then this turn's calls and one output per call id.
+function nextRequest(dialect, request, calls) {
+  if (dialect === 'chat') {
+    const assistant = { role: 'assistant', content: null, tool_calls: calls.map((c) => (
+      { id: c.call_id, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
+    const tools = calls.map((c) => ({ role: 'tool', tool_call_id: c.call_id, content: toolOutput(c.name, c.arguments, c.call_id).output }));
+    return { ...request, messages: [...request.messages, assistant, ...tools] };
+  }
+  const input = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : [...request.input];
+  for (const c of calls) input.push({ type: 'function_call', call_id: c.call_id, name: c.name, arguments: c.arguments });
+  for (const c of calls) input.push({ type: 'function_call_output', call_id: c.call_id, output: toolOutput(c.name, c.arguments, c.call_id).output });
+  return { ...request, input };
+}
+
 async function readStdin() {
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
@@ -84,7 +109,14 @@ async function main() {
       apiKey: process.env.OPENAI_API_KEY || 'callproof',
       maxRetries: Number(process.env.CALLPROOF_MAX_RETRIES || 0),
     });
-    result = await callYourClient(client, request, process.env.CALLPROOF_DIALECT || 'responses');
+    const dialect = process.env.CALLPROOF_DIALECT || 'responses';
+    let body = request;
+    result = await callYourClient(client, body, dialect);
+    for (let turn = 1; turn < Number(process.env.CALLPROOF_MAX_TURNS || 8); turn += 1) {
+      if (process.env.CALLPROOF_TOOL_LOOP !== '1' || result.error || result.tool_calls.length === 0) break;
+      body = nextRequest(dialect, body, result.tool_calls);
+      result = await callYourClient(client, body, dialect);
+    }
   } catch (err) { // every failure is reported, never raised: callproof judges it
     const name = err && err.constructor ? err.constructor.name : 'Error';
     result = { text: '', tool_calls: [], error: `${name}: ${err && err.message ? err.message : err}`, incomplete: false };

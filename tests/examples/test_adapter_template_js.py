@@ -22,7 +22,8 @@ from callproof.harness.run import Harness, RunConfig
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TEMPLATE = EXAMPLES / "adapter_template.js"
 CASES = ["one_call::client", "one_call::expected", "parallel_two_calls::expected", "fault_http_500::client",
-         "text_before_call::expected"]
+         "text_before_call::expected", "agent_loop_three_turns::loop", "agent_loop_parallel_results::loop",
+         "agent_loop_failed_tool::expected", "retry_429_waits_retry_after::loop"]
 
 
 def _unavailable() -> str | None:
