@@ -20,6 +20,7 @@ from starlette.websockets import WebSocket
 
 from .fronts import AnthropicFront, ChatFront, Connection, Front, ResponsesFront, WebSocketFront
 from .model import Event, Request, UpstreamError, UpstreamHTTPError
+from .state import StatefulRefusal
 from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream, WebSocketUpstream
 
 __all__ = ["FRONTS", "UPSTREAMS", "Gateway", "create_app", "main", "parser", "serve"]
@@ -114,6 +115,8 @@ class Gateway:
         try:
             request = front.parse_request(body)
             outgoing = self.upstream.translate_request(request)
+        except StatefulRefusal as exc:  # a previous_response_id it does not hold (docs/spec/stateful.md §1)
+            return exc.response()
         except BAD_SHAPE as exc:  # ValueError: arguments that are not JSON, RequestShapeError
             return front.invalid_request(f"The request does not have the {front.dialect} shape ({exc!r}).")
         if isinstance(self.upstream, WebSocketUpstream):

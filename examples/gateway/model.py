@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 __all__ = [
     "ArgumentsDelta", "Call", "CallDone", "CallStart", "Event", "Finish", "FinishReason", "Json", "Message",
-    "Part", "Request", "Result", "TextDelta", "Tool", "ToolChoice", "Usage", "UsageUpdate", "UpstreamCut",
+    "Part", "Reasoning", "Request", "Result", "TextDelta", "Tool", "ToolChoice", "Usage", "UsageUpdate", "UpstreamCut",
     "UpstreamError", "UpstreamHTTPError",
 ]
 
@@ -48,7 +48,16 @@ class Result:
     is_error: bool = False
 
 
-Part = Message | Call | Result
+@dataclass(frozen=True, eq=False)
+class Reasoning:
+    """An earlier reasoning item carried back by a Responses client (`encrypted_content`: only the issuing
+    provider can read it): `item` is the item as the client sent it, passed on unchanged to a Responses upstream
+    and left out for the others, which have no field for it (docs/spec/stateful.md §3)."""
+
+    item: Json
+
+
+Part = Message | Call | Result | Reasoning
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,9 @@ class Request:
     stream: bool = False
     include_usage: bool = False  # Chat front: stream_options.include_usage
     front: Json = field(default_factory=dict)  # the front body as it came (the Responses front echoes fields)
+    #: Responses `store` and `include` (docs/spec/stateful.md §3, §4): passed on to a Responses upstream.
+    store: bool | None = None
+    include: list[str] = field(default_factory=list)
 
 
 # -- the answer -------------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from ..model import Call, FinishReason, Json, Message, Part, Request, Result, Tool, ToolChoice, Usage
+from ..model import Call, FinishReason, Json, Message, Part, Reasoning, Request, Result, Tool, ToolChoice, Usage
+from ..state import ResponseStore, StatefulRefusal
 from ..wire import encode_sse, new_id, text_of
 from .base import Front, RequestShapeError, number
 
@@ -81,9 +82,14 @@ class ResponsesFront(Front[Turn]):
     dialect = "responses"
     path = "/v1/responses"
 
+    def __init__(self) -> None:
+        #: The responses this front answered, kept for `previous_response_id` (docs/spec/stateful.md §2).
+        self.responses = ResponseStore()
+
     # -- request ----------------------------------------------------------------------------------------------
 
     def parse_request(self, body: Json) -> Request:
+        body = self.continued(body)
         items = input_items(body)
         system = [body["instructions"]] if body.get("instructions") else []
         system += [text_of(item.get("content")) for item in items
@@ -95,7 +101,33 @@ class ResponsesFront(Front[Turn]):
                        tool_choice=self.parse_tool_choice(body.get("tool_choice")),
                        parallel_tool_calls=body.get("parallel_tool_calls"),
                        max_tokens=number(body.get("max_output_tokens")), stream=body.get("stream") is True,
-                       front=body)
+                       front=body, store=body.get("store") if isinstance(body.get("store"), bool) else None,
+                       include=[str(i) for i in body.get("include") or []])
+
+    def continued(self, body: Json) -> Json:
+        """The body a `previous_response_id` continues: the kept conversation of that response, then this input,
+        and no `previous_response_id` (every upstream gets the whole conversation). Raises `StatefulRefusal` for a
+        response it does not hold (never kept: `store: false`, forgotten, or not its own)."""
+        previous = body.get("previous_response_id")
+        if previous is None:
+            return body
+        earlier = self.responses.get(str(previous))
+        if earlier is None:
+            raise StatefulRefusal(f"Previous response with id {str(previous)!r} not found: this gateway keeps only "
+                                  "responses made without store: false, and not forever; send the whole "
+                                  "conversation as input instead.", "previous_response_id",
+                                  "previous_response_not_found")
+        rest = {key: value for key, value in body.items() if key != "previous_response_id"}
+        return {**rest, "input": [*earlier, *input_items(body)]}
+
+    def remember(self, turn: Turn) -> None:
+        """Keep an ended response's conversation (its input, then its output) for a later continuation, unless
+        the client said `store: false` or the response failed."""
+        result = turn.result
+        if result is None or turn.front.get("store") is False or result.get("status") not in ("completed",
+                                                                                              "incomplete"):
+            return
+        self.responses.put(turn.id, [*input_items(turn.front), *(o for o in result["output"] if isinstance(o, dict))])
 
     def parse_history(self, items: list[Json]) -> list[Part]:
         history: list[Part] = []
@@ -108,6 +140,8 @@ class ResponsesFront(Front[Turn]):
                                     item.get("arguments") or "{}"))
             elif kind == "function_call_output":
                 history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output"))))
+            elif kind == "reasoning":  # passed on unchanged where the upstream can take it (stateful.md §3)
+                history.append(Reasoning(dict(item)))
         return history
 
     def parse_tool(self, tool: Json) -> Tool:
@@ -221,6 +255,7 @@ class ResponsesFront(Front[Turn]):
         turn.result = self.response_object(turn, status, **fields)
         turn.emit(TERMINAL[status], response=turn.result)
         turn.closed = True
+        self.remember(turn)
 
     def ended(self, turn: Turn) -> bool:
         return turn.result is not None

@@ -26,6 +26,7 @@ from ..model import (
     FinishReason,
     Json,
     Message,
+    Reasoning,
     Request,
     Result,
     TextDelta,
@@ -73,6 +74,10 @@ class ResponsesUpstream(Upstream):
             body["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_tokens is not None:
             body["max_output_tokens"] = request.max_tokens
+        if request.store is not None:  # a Responses upstream stores by default: store: false must reach it
+            body["store"] = request.store
+        if request.include:
+            body["include"] = list(request.include)
         return {key: value for key, value in body.items() if value is not None}
 
     def translate_input(self, request: Request) -> list[Json]:
@@ -85,6 +90,8 @@ class ResponsesUpstream(Upstream):
                               "arguments": part.arguments or "{}"})
             elif isinstance(part, Result):
                 items.append({"type": "function_call_output", "call_id": part.call_id, "output": part.output})
+            elif isinstance(part, Reasoning):  # byte for byte: the ciphertext is the issuer's (stateful.md §3)
+                items.append(dict(part.item))
         return items
 
     def translate_tool(self, tool: Tool) -> Json:
