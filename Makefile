@@ -231,6 +231,8 @@ interop: venv $(INTEROP_STAMP)
 	run litellm --client examples.clients.litellm_responses:run; \
 	run openai-chat --client-dialect chat --client examples.client_openai_chat:run; \
 	run anthropic-sdk --client-dialect anthropic --client examples.client_anthropic:run; \
+	run openai-sdk-ws --client-transport websocket --client examples.client_openai_ws:run; \
+	run openai-agents-ws --client-transport websocket --client examples.clients.openai_agents_ws:run; \
 	$(BIN)/callproof report $(INTEROP_OUT)/*.json --format html -o $(INTEROP_OUT)/matrix.html || failed="$$failed report"; \
 	if [ -n "$$failed" ]; then echo "make interop: failed outside the baselines:$$failed"; exit 1; fi; \
 	echo "make interop: every library within its baseline; matrix in $(INTEROP_OUT)/matrix.html"

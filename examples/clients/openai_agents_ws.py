@@ -15,6 +15,12 @@ when it is empty), its message text and its `function_call` items. The scenario'
 are never invoked. The transport always streams, so a `"stream": false` request goes the same way. Whatever the
 SDK raises (it raises on `error` events, `response.failed`, `response.incomplete` and a socket closed before the
 terminal event) becomes the result's `error`, never a traceback.
+
+A tool-loop case (`CALLPROOF_TOOL_LOOP=1`, or `tool_loop=True`; docs/adapters.md#loops-and-retries) is run as the
+Runner runs one: each call goes through the deterministic tool, and the next `stream_response` on the same model
+(and so the same socket) gets the input, the calls and one `function_call_output` per call, until an answer has no
+calls. Retries are left to the library: the HTTP transport's come from the openai client (`max_retries`), and the
+WebSocket transport has none for a refused `response.create`.
 """
 
 from __future__ import annotations
@@ -42,10 +48,36 @@ def _result(output: Sequence[Any], error: str | None = None) -> dict[str, Any]:
 
 
 async def _never(_context: Any, _arguments: str) -> str:
-    raise AssertionError("callproof adapters never run tools")
+    raise AssertionError("the adapter runs the deterministic tool itself")
 
 
-async def _call(request: dict[str, Any], base_url: str, ws_url: str | None) -> dict[str, Any]:
+def _tool_output(name: str, arguments: str, call_id: str) -> str:
+    """The deterministic tool (docs/adapters.md#loops-and-retries): `"<name> ok|error <call_id>"`."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}"
+
+
+async def _turn(model: Any, args: tuple[Any, ...]) -> list[Any] | None:
+    """One streamed turn: the terminal response's output (or the done items), None without a terminal event."""
+    done: list[Any] = []
+    final: list[Any] | None = None
+    stream = cast(AsyncGenerator[Any, None], model.stream_response(*args, previous_response_id=None,
+                                                                   conversation_id=None, prompt=None))
+    async with contextlib.aclosing(stream) as events:
+        async for event in events:
+            if event.type == "response.output_item.done":
+                done.append(event.item)
+            elif event.type == "response.completed":
+                final = event.response.output or list(done)
+    return final
+
+
+async def _call(request: dict[str, Any], base_url: str, ws_url: str | None, tool_loop: bool,
+                max_turns: int) -> dict[str, Any]:
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
                         for t in request.get("tools", []) if t.get("type", "function") == "function"]
@@ -58,36 +90,41 @@ async def _call(request: dict[str, Any], base_url: str, ws_url: str | None) -> d
                          max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0))
     provider = OpenAIProvider(openai_client=client, use_responses=True, use_responses_websocket=True)
     model = provider.get_model(request.get("model", "callproof-model"))
-    args: tuple[Any, ...] = (request.get("instructions"), request["input"], settings, tools, None, [],
-                             ModelTracing.DISABLED)
+    items: Any = request["input"]
     try:
-        done: list[Any] = []
-        final: list[Any] | None = None
-        stream = cast(AsyncGenerator[Any, None], model.stream_response(*args, previous_response_id=None,
-                                                                       conversation_id=None, prompt=None))
-        async with contextlib.aclosing(stream) as events:
-            async for event in events:
-                if event.type == "response.output_item.done":
-                    done.append(event.item)
-                elif event.type == "response.completed":
-                    final = event.response.output or list(done)
-        if final is None:
-            return _result([], "ModelBehaviorError: Model did not produce a final response!")  # as the Runner raises
-        return _result(final)
+        for _ in range(max_turns if tool_loop else 1):
+            args: tuple[Any, ...] = (request.get("instructions"), items, settings, tools, None, [],
+                                     ModelTracing.DISABLED)
+            final = await _turn(model, args)
+            if final is None:  # as the Runner raises
+                return _result([], "ModelBehaviorError: Model did not produce a final response!")
+            calls = [item for item in final if item.type == "function_call"]
+            if not tool_loop or not calls:
+                return _result(final)
+            items = (list(items) if isinstance(items, list) else [{"role": "user", "content": items}]) + [
+                {"type": "function_call", "call_id": c.call_id, "name": c.name, "arguments": c.arguments}
+                for c in calls] + [{"type": "function_call_output", "call_id": c.call_id,
+                                    "output": _tool_output(c.name, c.arguments, c.call_id)} for c in calls]
+        return _result([], f"the loop did not end within {max_turns} turns")
     finally:
         await provider.aclose()
         await client.close()
 
 
-def run(request: dict[str, Any], base_url: str | None = None, transport: str = "websocket") -> dict[str, Any]:
+def run(request: dict[str, Any], base_url: str | None = None, transport: str = "websocket", *,
+        tool_loop: bool | None = None) -> dict[str, Any]:
     """The in-process form (`--client examples.clients.openai_agents_ws:run`): one request in, one result out, over
     the SDK's WebSocket transport whatever `transport` says (this adapter speaks only that mode)."""
     set_tracing_disabled(True)  # no trace export to api.openai.com
+    if tool_loop is None:
+        tool_loop = os.environ.get("CALLPROOF_TOOL_LOOP") == "1"
+    max_turns = int(os.environ.get("CALLPROOF_MAX_TURNS") or 8)
     ws_url = os.environ.get("CALLPROOF_WS_URL") if base_url is None else None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a library warning is not the client's answer
-            return asyncio.run(_call(request, base_url or os.environ["CALLPROOF_BASE_URL"], ws_url))
+            return asyncio.run(_call(request, base_url or os.environ["CALLPROOF_BASE_URL"], ws_url, tool_loop,
+                                     max_turns))
     except Exception as exc:
         return _result([], f"{type(exc).__name__}: {exc}")
 

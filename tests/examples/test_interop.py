@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from callproof.harness._types import Dialect
-from callproof.harness.judge import CaseSpec
 from callproof.harness.report_model._baseline import load_baseline
 from callproof.harness.run import Harness, RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "interop.md"
-GROUPS = ("expected", "client")
+#: The groups a library is judged in: `loop` is a sequence's (an agent loop or a retry sequence).
+GROUPS = ("expected", "client", "loop")
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +37,14 @@ class Library:
     scenarios: tuple[str, ...]
     slow: tuple[str, ...] = ()
     dialect: Dialect = "responses"  # --client-dialect
+    transport: str = "http"  # --client-transport
 
     @property
     def label(self) -> str:
-        """The library's name in docs/interop.md: its package, and the dialect when the package speaks several."""
+        """The library's name in docs/interop.md: its package, and the dialect when the package speaks several (or
+        the transport, over WebSocket)."""
+        if self.transport != "http":
+            return f"{self.name} ({self.transport})"
         return self.name if self.dialect in ("responses", self.name) else f"{self.name} ({self.dialect})"
 
 
@@ -59,6 +63,11 @@ LIBRARIES = (
             dialect="chat"),
     Library("anthropic", "anthropic-sdk", "anthropic", "examples.client_anthropic:run",
             ("one_call", "interleaved_round_robin", "length_mid_arguments", "fault_stream_error"), dialect="anthropic"),
+    Library("openai", "openai-sdk-ws", "openai", "examples.client_openai_ws:run",
+            ("one_call", "empty_args_no_delta", "missing_call_id", "interleaved_round_robin", "fault_stream_error"),
+            transport="websocket"),
+    Library("openai-agents", "openai-agents-ws", "agents", "examples.clients.openai_agents_ws:run",
+            ("one_call", "length_mid_text", "empty_args_no_delta", "retry_503_once_then_text"), transport="websocket"),
 )
 _RULE = re.compile(r"\b[A-Z]+(?:-[A-Z]+)?-\d{3}\b")
 
@@ -118,9 +127,11 @@ def test_the_library_behaves_as_recorded(library: Library, monkeypatch: pytest.M
     monkeypatch.syspath_prepend(str(ROOT))  # --client imports `examples.…` from the repository root
     known = _baselined(library)
     scenarios = (set(library.scenarios) | {case.partition("::")[0] for case in known}) - set(library.slow)
-    specs = [CaseSpec(scenario, group) for scenario in sorted(scenarios) for group in GROUPS]
-    assert any(spec.id in known for spec in specs) and any(spec.id not in known for spec in specs)
-    with Harness(RunConfig(client=library.client, client_dialect=library.dialect, case_timeout=60)) as harness:
+    config = RunConfig(client=library.client, client_dialect=library.dialect, client_transport=library.transport,
+                       case_timeout=60)
+    with Harness(config) as harness:
+        specs = [spec for spec in harness.cases() if spec.scenario in scenarios and spec.group in GROUPS]
+        assert any(spec.id in known for spec in specs) and any(spec.id not in known for spec in specs)
         results = [harness.judge(spec) for spec in specs]
     seen = {r.spec.id: (r.outcome, sorted({f.rule.id for f in r.failed}), r.message) for r in results}
     wanted = {spec.id: ("failed", sorted(known[spec.id]), "") if spec.id in known else ("passed", [], "")
