@@ -1,5 +1,7 @@
 """Every scenario with legs is planned, in gateway and client mode, for every front x upstream (and every client
-dialect): its final answer's groups and the `loop` group (docs/spec/loops.md §1). None is left unplanned."""
+dialect): its final answer's groups and the `loop` group (docs/spec/loops.md §1). None is left unplanned. The
+stateful sequences (tagged `stateful`: continuations by previous_response_id) are played and judged by their own
+`stateful` case, on a Responses front (docs/spec/stateful.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from callproof.harness.run import run_scenarios
 from callproof.harness.run._plan import plan_cases
 
 SCENARIOS = run_scenarios(())
-SEQUENCES = {s.id for s in SCENARIOS.values() if s.legs}
+SEQUENCES = {s.id for s in SCENARIOS.values() if s.legs and "stateful" not in s.tags}
+STATEFUL = {s.id for s in SCENARIOS.values() if s.legs and "stateful" in s.tags}
 PAIRS = [(front, upstream) for front in DIALECTS for upstream in DIALECTS]
 
 
@@ -43,3 +46,8 @@ def test_a_sequence_gets_the_stream_families_of_its_last_leg_in_gateway_mode() -
     specs = plan_cases(SCENARIOS, "gateway", "chat", "responses", "responses")
     planned = {spec.group for spec in specs if spec.scenario == "retry_429_twice_then_stream"}
     assert set(STREAM_FAMILIES) & planned
+
+
+def test_the_stateful_sequences_are_planned_in_their_own_case() -> None:
+    specs = plan_cases(SCENARIOS, "gateway", "chat", "responses", "responses")
+    assert {(s, "stateful") for s in STATEFUL} <= {(spec.scenario, spec.group) for spec in specs}
