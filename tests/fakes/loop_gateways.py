@@ -5,7 +5,9 @@ GW-LOOP-001 and GW-LOOP-003 too."""
 
 from __future__ import annotations
 
-from examples.gateway import AnthropicFront, ChatFront, Json
+from typing import Any
+
+from examples.gateway import AnthropicFront, ChatFront, Front, Json
 from examples.gateway.model import Part, Result
 
 __all__ = ["LOOP_DEFECTS"]
@@ -37,7 +39,7 @@ class DropsIsError(AnthropicFront):
         return [Result(p.call_id, p.output) if isinstance(p, Result) else p for p in super().parse_history(messages)]
 
 
-LOOP_DEFECTS = {
+LOOP_DEFECTS: dict[str, type[Front[Any]]] = {
     "duplicates_tool_results": DuplicatesToolResults,
     "loses_tool_call_id": LosesToolCallId,
     "drops_is_error": DropsIsError,
