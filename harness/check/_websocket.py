@@ -37,6 +37,9 @@ __all__ = [
 Direction = Literal["client", "server"]
 #: The error code of a `response.create` answered while another response is in flight.
 ALREADY_IN_FLIGHT = "response_already_in_flight"
+#: Error codes about the connection rather than a response: answered with `status`, never part of a response's
+#: stream (a response still in flight when one arrives must end on its own: RSP-LIFE-002).
+CONNECTION_CODES = frozenset((ALREADY_IN_FLIGHT, "websocket_connection_limit_reached"))
 #: The types of the client's messages (openai-python ResponsesClientEvent).
 CLIENT_TYPES = frozenset(("response.create", "response.steer"))
 _STEER_TYPES = frozenset(("response.steer.accepted", "response.steer.pending", "response.steer.failed"))
@@ -208,7 +211,7 @@ class TranscriptChecker:
         error = payload.get("error")
         code = as_str(error.get("code")) if isinstance(error, dict) else None
         turn = lane.turn
-        inside = turn is not None and not turn.checker.ended and code != ALREADY_IN_FLIGHT
+        inside = turn is not None and not turn.checker.ended and code not in CONNECTION_CODES
         self._error_shape(meta, payload, line, inside)
         if inside:
             assert turn is not None

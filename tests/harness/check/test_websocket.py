@@ -119,6 +119,13 @@ def test_an_already_in_flight_error_mid_response_passes_and_leaves_the_response_
     assert report.failed_rules == ()
 
 
+def test_the_connection_limit_error_is_not_part_of_the_response_in_flight() -> None:
+    turn = _turn()
+    limit = _error("websocket_connection_limit_reached", status=400)
+    assert check_websocket_messages([*turn, limit]).failed_rules == ()
+    assert check_websocket_messages([*turn[:4], limit]).failed_rules == ("RSP-LIFE-002",)
+
+
 def test_lanes_are_independent() -> None:
     a = [{**e, "stream_id": "a"} for e in _turn(rid="resp_a")]
     b = [{**e, "stream_id": "b"} for e in _turn("text-only.sse", "resp_b")]
