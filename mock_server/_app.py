@@ -24,13 +24,14 @@ from ._control import Handler, guarded
 from ._hold import hold_endpoint
 from ._journal import Journal
 from ._runtime import RuntimeControl
-from ._upstream import Upstream
+from ._upstream import Upstream, dialect_of
+from ._websocket import DEFAULT_CONNECTION_LIMIT, WebSocketMode, refuse
 from .dialects import RENDERERS, Dialect, Renderer
 
 # anyio imports its asyncio backend when Starlette first streams (~15 ms): imported above, so the first stream of a
 # process does not start late and squeeze its scripted gaps.
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "ScriptedDisconnect", "create_app"]
+__all__ = ["DEFAULT_CONNECTION_LIMIT", "DEFAULT_MAX_BODY_BYTES", "ScriptedDisconnect", "create_app"]
 
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 CONTROL = "/_callproof"
@@ -95,9 +96,17 @@ class _MockApp(Starlette):
 
     upstream: Upstream
 
+    websocket: WebSocketMode
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not _route_path(scope).startswith(_CONTROL_PREFIX):
             await self.upstream(scope, receive, send)
+        elif scope["type"] == "websocket":
+            path = _route_path(scope)
+            if dialect_of(path) == "responses" and not path.startswith(_CONTROL_PREFIX):
+                await self.websocket(scope, receive, send)
+            else:
+                await refuse(scope, receive, send, f"the mock serves WebSockets on .../responses only, not {path}")
         else:
             await super().__call__(scope, receive, send)
 
@@ -124,6 +133,7 @@ def create_app(
     renderers: Mapping[Dialect, Renderer] | None = None,
     control: bool = True,
     control_token: str | None = None,
+    ws_connection_limit: float = DEFAULT_CONNECTION_LIMIT,
 ) -> Starlette:
     """The mock upstream as an ASGI app.
 
@@ -134,7 +144,9 @@ def create_app(
 
     The control API (/_callproof/: health, scenarios, journal, reset, hold) refuses cross-origin browser requests; with
     `control_token` its routes other than health need `Authorization: Bearer <token>`; `control=False` leaves only
-    health (the other control paths then answer the upstream's 404)."""
+    health (the other control paths then answer the upstream's 404). A WebSocket upgrade on any path ending /responses
+    serves the Responses WebSocket mode (docs/mock.md#websocket-mode); `ws_connection_limit` is the seconds a
+    connection may stay open."""
     if speed <= 0:
         raise ValueError(f"speed must be positive, got {speed}")
     _install_filter()
@@ -159,6 +171,7 @@ def create_app(
         Route("/{path:path}", upstream, methods=_METHODS),
     ])
     app.upstream = upstream
+    app.websocket = WebSocketMode(upstream, upstream.renderers.get("responses"), connection_limit=ws_connection_limit)
     app.state.journal = upstream.journal
     app.state.scenarios = upstream.scenarios
     app.state.plans = upstream.plans

@@ -20,13 +20,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import IO, Any, Literal, TypeAlias
+from typing import IO, Any, Literal, TypeAlias, cast
 
 from callproof.harness import Dialect, JSONData
 from callproof.harness.scenario import case_marker
 
-__all__ = ["REDACTED", "SECRET_HEADERS", "Journal", "JournalEnd", "JournalRequest", "JournalWrite", "case_tag"]
+__all__ = [
+    "REDACTED", "SECRET_HEADERS", "Journal", "JournalEnd", "JournalRequest", "JournalWrite", "Transport", "case_tag",
+]
 
+#: How a request reached the mock: an HTTP request, or a `response.create` message on a WebSocket.
+Transport: TypeAlias = Literal["http", "websocket"]
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie"})
 REDACTED = "[redacted]"
 _SECRET_RAW = frozenset(name.encode("latin-1") for name in SECRET_HEADERS)
@@ -81,6 +85,13 @@ class JournalRequest:
     how: str | None = None
     #: The leg of a sequence that answered (docs/mock.md#sequences), else None.
     leg: int | None = None
+    #: "websocket" for a `response.create` turn of the Responses WebSocket mode (docs/mock.md#websocket-mode): its
+    #: `connection` (an id unique per mock), its `turn` (0-based within the connection) and the
+    #: `previous_response_id` it continued; the body is the client's message, the writes the messages sent.
+    transport: Transport = "http"
+    connection: int | None = None
+    turn: int | None = None
+    previous_response_id: str | None = None
     kind: Literal["request"] = "request"
 
     def to_json(self) -> dict[str, Any]:
@@ -89,6 +100,8 @@ class JournalRequest:
             "path": self.path, "headers": dict(self.headers), "body": self.body, "status": self.status,
             "dialect": self.dialect, "stream": self.stream, "scenario": self.scenario, "case": self.case,
             "faults": list(self.faults), "start": self.start, "how": self.how, "leg": self.leg,
+            "transport": self.transport, "connection": self.connection, "turn": self.turn,
+            "previous_response_id": self.previous_response_id,
         }
 
 
@@ -129,11 +142,9 @@ Outcome: TypeAlias = Literal["completed", "aborted", "cancelled"]
 
 # Records as read back, before they become the public objects.
 #: A request: JournalRequest's fields in order. From `log_request`, the headers are flat raw bytes (name, value, ...)
-#: and the body is the raw bytes (or None); from `record_request`, the headers are a mapping, the body as given.
-_RawRequest: TypeAlias = tuple[
-    int, float, float, str, str, tuple[bytes, ...] | Mapping[str, str], JSONData, int, Dialect | None, bool, str | None,
-    str | None, tuple[str, ...], float, str | None, int | None,
-]
+#: and the body is the raw bytes (or None); from `record_request`, the headers are a mapping, the body as given;
+#: from `log_turn`, the same plus the WebSocket fields (connection, turn, previous_response_id) at the end.
+_RawRequest: TypeAlias = tuple[Any, ...]
 #: A write: (request, time, data); an end: (request, time, outcome).
 _RawWrite: TypeAlias = tuple[int, float, bytes]
 _RawEnd: TypeAlias = tuple[int, float, Outcome]
@@ -152,11 +163,16 @@ def _decode_body(raw: bytes | None) -> JSONData:
 
 
 def _request(raw: _RawRequest) -> JournalRequest:
-    rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults, start, how, leg = raw
+    rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults, start, how, leg = raw[
+        :16]
     if not isinstance(headers, Mapping):  # kept by log_request as received
         headers = redact((name.decode("latin-1"), value.decode("latin-1")) for name, value in zip(
             headers[::2], headers[1::2], strict=True))
         body = _decode_body(body)
+    if len(raw) > 16:  # a WebSocket turn (log_turn)
+        connection, turn, previous = raw[16:]
+        return JournalRequest(rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case,
+                              faults, start, how, leg, "websocket", connection, turn, previous)
     return JournalRequest(rid, at, wall, method, path, headers, body, status, dialect, stream, scenario, case, faults,
                           start, how, leg)
 
@@ -262,6 +278,25 @@ class Journal:
                         faults, time if start is None else start, how, leg, len(headers) // 2, *headers))
         return rid
 
+    def log_turn(
+        self, *, time: float, path: str, headers: Iterable[tuple[str, str]], body: JSONData, status: int,
+        connection: int, turn: int, scenario: str | None = None, case: str | None = None, faults: tuple[str, ...] = (),
+        start: float | None = None, how: str | None = None, leg: int | None = None,
+        previous_response_id: str | None = None,
+    ) -> int:
+        """One `response.create` of the Responses WebSocket mode (docs/mock.md#websocket-mode): recorded like a
+        streamed POST .../responses (method "POST", dialect "responses", stream True; `headers` are the upgrade's,
+        `body` the client's message) with transport "websocket", its connection, turn and continued response id.
+        Returns the request id; the messages sent are its writes, one JSON text and a newline each."""
+        with self._lock:
+            rid = self._state.next_id
+            self._state.next_id += 1
+            raw: _RawRequest = (rid, time, _wall(), "POST", path, redact(headers), body, status, "responses", True,
+                                scenario, case, faults, time if start is None else start, how, leg, connection, turn,
+                                previous_response_id)
+            self._keep((_OBJECT, raw))
+        return rid
+
     def record_write(self, request: int, data: bytes, time: float) -> None:
         with self._lock:
             self._keep((_SHORT, request, time, data))
@@ -317,10 +352,10 @@ class Journal:
         if not ends:
             return None
         _, at, outcome = ends[-1]
-        return JournalEnd(request, at, outcome)
+        return JournalEnd(request, at, cast(Outcome, outcome))
 
     def body_of(self, request: int) -> bytes:
-        """Every byte written for `request`, joined."""
+        """Every byte written for `request`, joined (a WebSocket turn's: its messages as JSON lines)."""
         return b"".join(w.data for w in self.writes(request))
 
     def to_jsonl(self, *, case: str | None = None) -> str:

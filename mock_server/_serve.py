@@ -23,7 +23,7 @@ from typing import TextIO
 from callproof.harness import CallproofError
 from callproof.harness.scenario import Scenario, bundled_scenarios, load_scenarios
 
-from ._app import DEFAULT_MAX_BODY_BYTES, create_app
+from ._app import DEFAULT_CONNECTION_LIMIT, DEFAULT_MAX_BODY_BYTES, create_app
 from ._clock import Clock, VirtualClock
 from ._hold import Holds
 from ._journal import Journal
@@ -75,12 +75,14 @@ class MockServer(ThreadedServer):
         control: bool = True,
         control_token: str | None = None,
         clock: Clock | None = None,
+        ws_connection_limit: float = DEFAULT_CONNECTION_LIMIT,
     ) -> None:
         self.journal = journal if journal is not None else Journal()
         #: The clock the plans play against (None: the real one); a `VirtualClock` plays timing instantly.
         self.clock = clock
         app = create_app(scenarios, strict=strict, seed=seed, speed=speed, journal=self.journal,
-                         max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock)
+                         max_body_bytes=max_body_bytes, control=control, control_token=control_token, clock=clock,
+                         ws_connection_limit=ws_connection_limit)
         self._holds: Holds = app.state.holds
         super().__init__(app, host=host, port=port, name="callproof mock", graceful_timeout=graceful_timeout,
                          log_level=log_level)
@@ -105,10 +107,12 @@ def serve_forever(
     control: bool = True,
     control_token: str | None = None,
     virtual_clock: bool = False,
+    ws_connection_limit: float = DEFAULT_CONNECTION_LIMIT,
 ) -> None:
     """`callproof mock`: serve until SIGINT or SIGTERM, then shut down cleanly. Serves `scenarios` when given,
     else the files of `scenario_paths`, else the bundled corpus. `virtual_clock` plays every scripted delay at once
-    (a `VirtualClock`: the journal's times still show the scripted gaps).
+    (a `VirtualClock`: the journal's times still show the scripted gaps). `ws_connection_limit`: the seconds a
+    WebSocket connection may stay open (docs/mock.md#websocket-mode).
 
     Raises `ScenarioError` for bad scenario files, `ExposedControlError` for a non-loopback address whose control
     API would be open to anyone, and `OSError` when the address cannot be bound."""
@@ -133,7 +137,8 @@ def serve_forever(
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     server = MockServer(scenarios, host=host, port=port, strict=strict, seed=seed, speed=speed, journal=journal,
                         control=control, control_token=control_token,
-                        clock=VirtualClock(time.monotonic()) if virtual_clock else None)
+                        clock=VirtualClock(time.monotonic()) if virtual_clock else None,
+                        ws_connection_limit=ws_connection_limit)
     try:
         server.start()
         print(f"callproof mock listening on {server.url}", file=out, flush=True)

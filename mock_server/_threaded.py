@@ -65,9 +65,11 @@ class ThreadedServer:
             raise
         self._socket = sock
         self.port = sock.getsockname()[1]
+        # WebSockets through the `websockets` package's sans-I/O protocol (the mock's Responses WebSocket mode).
         config = uvicorn.Config(
-            self.app, loop="asyncio", http="httptools", ws="none", lifespan=self._lifespan, log_level=self._log_level,
-            log_config=None, access_log=False, timeout_graceful_shutdown=max(1, self._graceful),
+            self.app, loop="asyncio", http="httptools", ws="websockets-sansio", lifespan=self._lifespan,
+            log_level=self._log_level, log_config=None, access_log=False,
+            timeout_graceful_shutdown=max(1, self._graceful),
         )
         server = self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},

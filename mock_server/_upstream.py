@@ -11,6 +11,7 @@ import logging
 import random
 from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.datastructures import Headers
@@ -18,7 +19,7 @@ from starlette.types import Receive, Scope, Send
 
 from callproof.harness.scenario import RequestFacts, Scenario, scenario_marker
 
-from ._asgi import json_plan, loads_body, read_body, send_plan
+from ._asgi import json_plan, loads_body, play_plan, read_body
 from ._clock import Clock
 from ._control import openai_error
 from ._hold import Holds
@@ -31,7 +32,7 @@ from ._select import BY_MODEL, no_match, select
 from ._sequences import Sequences, choose_leg, session_of
 from .dialects import Dialect, RenderContext, Renderer
 
-__all__ = ["Upstream", "dialect_of", "select_scenario"]
+__all__ = ["Decision", "Upstream", "dialect_of", "json_object", "select_scenario"]
 
 _LOG = logging.getLogger("callproof.mock")
 
@@ -64,7 +65,20 @@ def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, An
     return None, ""
 
 
-def _json_object(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """How the mock answers one request: the `plan`, the scenario that answers (None: none found), how it was
+    chosen, the leg of a sequence, and `begin`, the instant the plan's schedule starts (None: a refusal, not a
+    played scenario)."""
+
+    plan: Plan
+    scenario: str | None = None
+    how: str | None = None
+    leg: int | None = None
+    begin: float | None = None
+
+
+def json_object(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     """The request body as a JSON object, or None and what is wrong with it (the 400's message)."""
     try:
         body = loads_body(raw)
@@ -101,7 +115,7 @@ class Upstream:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         plan, request_id, start = await self._answer(scope, receive)
-        await send_plan(plan, request_id, start, send, self.clock, self.journal)
+        await play_plan(plan, request_id, start, send, receive, self.clock, self.journal)
 
     def reset(self) -> None:
         """Forget the requests (journal, play counts, sessions, holds) and the registered scenarios."""
@@ -131,36 +145,49 @@ class Upstream:
             return plan, self._log(scope, start, 413, dialect=dialect), start
         text = raw.decode("utf-8", "replace")
         case = case_tag(text)
-        body, problem = _json_object(raw)
+        body, problem = json_object(raw)
         if body is None:
             plan = error_plan(renderer, 400, problem)
             return plan, self._log(scope, start, 400, raw, dialect=dialect, case=case), start
 
         stream = body.get("stream") is True
         headers = Headers(scope=scope)
+        decision = await self.decide(headers, text, body, renderer, case, stream=stream,
+                                     session=session_of(headers, case))
+        plan = decision.plan
+        if decision.begin is None:
+            request_id = self._log(scope, start, plan.status, raw, dialect=dialect, stream=stream,
+                                   scenario=decision.scenario, case=case, how=decision.how, leg=decision.leg)
+            return plan, request_id, start
+        request_id = self._log(scope, start, plan.status, raw, dialect=dialect, stream=stream,
+                               scenario=decision.scenario, case=case, faults=plan.faults, planned=decision.begin,
+                               how=decision.how, leg=decision.leg)
+        return plan, request_id, decision.begin
+
+    async def decide(
+        self, headers: Mapping[str, str], text: str, body: dict[str, Any], renderer: Renderer, case: str | None, *,
+        stream: bool, session: str | None,
+    ) -> Decision:
+        """The answer to a request whose JSON object `body` (`text` decoded) was read, over HTTP or a WebSocket
+        turn: select the scenario (§3), take the `session`'s next leg of a sequence, plan (from the cache when it
+        can) and wait for the case's hold. The caller journals it."""
         wanted, how = select_scenario(headers, text, body)
-        scenario, chosen, fallback, facts = self._select(wanted, how, dialect, body, case)
+        scenario, chosen, fallback, facts = self._select(wanted, how, renderer.dialect, body, case)
         if scenario is None:
             plan = self._not_found(renderer, wanted, how) if facts is None else self._no_match(renderer, facts, wanted)
-            return plan, self._log(scope, start, 404, raw, dialect=dialect, stream=stream, case=case), start
+            return Decision(plan)
         leg = None
         if scenario.legs:  # a sequence: the session's next leg answers (docs/mock.md#sequences)
-            choice = choose_leg(self.sequences, scenario, renderer, session=session_of(headers, case),
-                                body=body, strict=self.strict)
+            choice = choose_leg(self.sequences, scenario, renderer, session=session, body=body, strict=self.strict)
             if choice.scenario is None:
                 assert choice.error is not None
-                request_id = self._log(scope, start, choice.error.status, raw, dialect=dialect, stream=stream,
-                                       scenario=scenario.id, case=case, how=chosen, leg=choice.index)
-                return choice.error, request_id, start
+                return Decision(choice.error, scenario.id, chosen, choice.index)
             scenario, leg = choice.scenario, choice.index
 
         answer = self._plan(scenario, renderer, stream, body, leg, fallback)
         await self.holds.wait(case)  # a held case waits for the rest of its group (docs/mock.md#holds)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
-        begin = self.clock.now()
-        request_id = self._log(scope, start, answer.status, raw, dialect=dialect, stream=stream, scenario=scenario.id,
-                               case=case, faults=answer.faults, planned=begin, how=chosen, leg=leg)
-        return answer, request_id, begin
+        return Decision(answer, scenario.id, chosen, leg, self.clock.now())
 
     def _unserved(self, scope: Scope, start: float, dialect: Dialect | None) -> tuple[Plan, int | None]:
         """The answer to a path no dialect serves (404), a dialect without a renderer (501) or a method other than

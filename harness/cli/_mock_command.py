@@ -29,6 +29,16 @@ def _speed(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"the connection limit must be a positive number of seconds, got {text}")
+    return value
+
+
 def add_arguments(mock: argparse.ArgumentParser) -> None:
     mock.description = ("Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT "
                         "or SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.")
@@ -43,6 +53,9 @@ def add_arguments(mock: argparse.ArgumentParser) -> None:
     mock.add_argument("--virtual-clock", action="store_true",
                       help="play every scripted delay at once, on a virtual clock (the journal keeps the scripted "
                            "times): for tests where timing is not under test")
+    mock.add_argument("--ws-connection-limit", type=_seconds, default=3600.0, metavar="SECONDS",
+                      help="close a Responses WebSocket connection after SECONDS with the error event "
+                           "websocket_connection_limit_reached (default 3600)")
     control = mock.add_mutually_exclusive_group()
     control.add_argument("--control-token", metavar="TOKEN",
                          help="require `Authorization: Bearer TOKEN` on the control API (journal, scenarios, reset); "
@@ -82,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         scenarios = corpus(args.scenarios, args.bundled)
         server.serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict,
                              seed=args.seed, journal_path=args.journal, speed=args.speed, control=args.control,
-                             control_token=args.control_token, virtual_clock=args.virtual_clock)
+                             control_token=args.control_token, virtual_clock=args.virtual_clock,
+                             ws_connection_limit=args.ws_connection_limit)
     except (ScenarioError, server.ExposedControlError) as exc:
         print(f"callproof mock: {exc}", file=sys.stderr)
         return ExitCode.USAGE

@@ -117,6 +117,8 @@ def _describe_framing(fault: Fault) -> str:
 _AFTER_EVENTS = FaultParam("after_events", int, per_dialect=True)
 _AFTER_BYTES = FaultParam("after_bytes", int, per_dialect=True)
 _MS = FaultParam("ms", float, 0.0, required=True)
+#: Over the Responses WebSocket mode, the close code the socket is closed with (docs/mock.md#websocket-mode).
+_CLOSE_CODE = FaultParam("close_code", int, 1011)
 
 #: Every fault kind, in the order of `FaultKind` and of the schema's `kind` enum (the order the mock reports the
 #: faults it applied in).
@@ -132,10 +134,10 @@ _ROWS: dict[str, FaultSpec] = {
         cuts_stream=True, in_body=True),
     "disconnect": FaultSpec(
         "disconnect", "the connection drops (after events or bytes, default mid-stream)",
-        (_AFTER_EVENTS, _AFTER_BYTES), cuts_stream=True, in_body=True),
+        (_AFTER_EVENTS, _AFTER_BYTES, _CLOSE_CODE), cuts_stream=True, in_body=True),
     "truncate": FaultSpec(
         "truncate", "the stream ends cleanly without its ending (or after events or bytes)",
-        (_AFTER_EVENTS, _AFTER_BYTES), cuts_stream=True, in_body=True),
+        (_AFTER_EVENTS, _AFTER_BYTES, _CLOSE_CODE), cuts_stream=True, in_body=True),
     "malformed": FaultSpec(
         "malformed", "one event's JSON cut in half, still framed as an event",
         (_AFTER_EVENTS, _AFTER_BYTES), cuts_stream=True, in_body=True),

@@ -1,0 +1,461 @@
+"""The Responses API's WebSocket mode in the mock (docs/mock.md#websocket-mode): a WebSocket upgrade on any path
+ending /responses; each `response.create` message (the body of POST /v1/responses minus `stream`) is answered
+like a streamed POST, by the same steps (`Upstream.decide`: selection, a sequence's next leg, the plan, holds),
+and the plan's events go out as JSON text messages at their scheduled offsets: the same events, order and timing
+as the SSE rendering (keep-alive comments and `[DONE]` are not messages).
+
+The mode's rules: one response in flight per connection (a `response.create` meanwhile gets an error event
+`response_already_in_flight` and the first response goes on); `previous_response_id` must name the connection's
+last completed response (else `previous_response_not_found`); `generate: false` answers with a response without
+output; the connection ends after a time limit (`websocket_connection_limit_reached`, then close 1000); a message
+that is not JSON or of an unknown type gets an error event and the connection stays open. How each fault kind
+plays over a socket is the table `WS_FAULTS`. Each `response.create` is one journal request (`Journal.log_turn`):
+its messages are its writes (one JSON line each), and a turn cut by the client closing ends `cancelled`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+import anyio
+import orjson
+from anyio.abc import TaskGroup
+from starlette.datastructures import Headers
+from starlette.types import Receive, Scope, Send
+
+from callproof.harness.check import SSEParser
+from callproof.harness.scenario import Expect, Scenario, fault_param
+
+from ._journal import Outcome, case_tag
+from ._player import SSE_MEDIA_TYPE, Plan, Write
+from ._sequences import SESSION_HEADER
+from ._upstream import Decision, Upstream, json_object
+from .dialects import RenderContext, Renderer
+
+__all__ = ["DEFAULT_CONNECTION_LIMIT", "WS_FAULTS", "Message", "TurnPlan", "WebSocketMode", "WsPlay", "turn_plan"]
+
+#: Seconds a connection may stay open (OpenAI's limit is 60 minutes); `create_app(ws_connection_limit=...)`.
+DEFAULT_CONNECTION_LIMIT = 3600.0
+
+#: How a fault kind plays over a socket: `events` as in the stream (the events the SSE rendering carries, at its
+#: offsets: stalls, a late first event, the failed ending, a malformed event's cut JSON as a text message);
+#: `close` closes the socket after the events sent (its `close_code`, default 1011); `error_event` answers with an
+#: error event carrying the HTTP status instead of the response; `ignored`: SSE framing only, no part of a message.
+WsPlay = Literal["events", "close", "error_event", "ignored"]
+_WS_FAULTS: dict[str, WsPlay] = {
+    "http_error": "error_event",
+    "stream_error": "events",
+    "disconnect": "close",
+    "truncate": "close",
+    "malformed": "events",
+    "stall": "events",
+    "keepalive": "ignored",
+    "fragment": "ignored",
+    "crlf": "ignored",
+    "framing": "ignored",
+    "slow_first_byte": "events",
+}
+#: Every fault kind of the fault table (harness/scenario/_faults.py) and how it plays over a socket.
+WS_FAULTS: Mapping[str, WsPlay] = MappingProxyType(_WS_FAULTS)
+
+#: The close code of a scripted close without a `close_code` (1011: the server met an unexpected condition).
+_CLOSE_CODE = 1011
+#: Plans whose messages are kept (a plan comes from the plan cache, so the same plan is met again).
+_TURN_CACHE = 256
+
+#: A `generate: false` turn plays this: a response without output (response.created, in_progress, completed).
+_WARMUP = Scenario("websocket_warmup", "websocket", "generate: false: the response prepares state, no output",
+                   (), (), {}, Expect("completed"))
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One text message, `at` seconds after the turn's schedule starts."""
+
+    at: float
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """A plan as a socket plays it: the messages in order, the offset the turn ends at, the close code when a
+    fault closes the socket after them (None: the connection stays open), and the id of the response."""
+
+    messages: tuple[Message, ...]
+    end_at: float
+    close_code: int | None = None
+    close_reason: str = ""
+    response_id: str | None = None
+    #: The output items of the response's terminal event (a continuation's context).
+    output: tuple[Any, ...] = ()
+
+
+def _error_event(status: int | None, code: str | None, message: str, *, kind: str = "invalid_request_error",
+                 param: str | None = None, headers: Mapping[str, str] | None = None) -> str:
+    """An `error` event of the WebSocket mode (openai-python's ResponseWsError)."""
+    error: dict[str, Any] = {"type": kind, "code": code, "message": message, "param": param}
+    if headers:
+        error["headers"] = dict(headers)
+    event: dict[str, Any] = {"type": "error", "error": error}
+    if status is not None:
+        event["status"] = status
+    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+def _plan_error(plan: Plan) -> str:
+    """The error event standing for a plan that answers with an HTTP error (a refusal or an `http_error` fault):
+    the error body's fields, its status, and its headers (Retry-After, rate limits)."""
+    try:
+        body = orjson.loads(plan.body or b"")
+    except orjson.JSONDecodeError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    error = error if isinstance(error, dict) else {}
+    message = error.get("message")
+    headers = {k: v for k, v in plan.headers if not k.startswith("x-callproof-")}
+    return _error_event(plan.status, _str(error.get("code")),
+                        message if isinstance(message, str) else f"HTTP {plan.status} from the callproof mock",
+                        kind=_str(error.get("type")) or "server_error", param=_str(error.get("param")),
+                        headers=headers)
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def turn_plan(plan: Plan, scenario: Scenario | None) -> TurnPlan:
+    """`plan` as messages: each SSE event's data at the offset of the write that completes it; an HTTP error
+    answer as one error event; a `close` fault (`WS_FAULTS`) closes the socket after the events."""
+    if not plan.streamed:
+        return TurnPlan((Message(plan.first_byte, _plan_error(plan)),), plan.first_byte)
+    parser = SSEParser()
+    messages: list[Message] = []
+    for write in plan.writes:
+        for event in parser.feed(write.data, write.at):
+            if event.data != "[DONE]":
+                messages.append(Message(write.at, event.data))
+    closing = next((kind for kind in plan.faults if WS_FAULTS.get(kind) == "close"), None)
+    code = None
+    reason = ""
+    if closing is not None:
+        fault = next((f for f in scenario.faults if f.kind == closing), None) if scenario is not None else None
+        value = fault_param(fault, "close_code") if fault is not None else None
+        code = int(value) if value is not None else _CLOSE_CODE
+        reason = f"callproof mock: scripted {closing} fault"
+    return TurnPlan(tuple(messages), plan.end_at, code, reason, _response_id(messages[:4]), _output(messages[-1:]))
+
+
+def _response(text: str) -> dict[str, Any] | None:
+    try:
+        event = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    response = event.get("response") if isinstance(event, dict) else None
+    return response if isinstance(response, dict) else None
+
+
+def _response_id(messages: list[Message]) -> str | None:
+    """The id of the response the messages stream (from the first event carrying the Response)."""
+    for message in messages:
+        response = _response(message.text)
+        if response is not None and isinstance(response.get("id"), str):
+            return str(response["id"])
+    return None
+
+
+def _output(messages: list[Message]) -> tuple[Any, ...]:
+    """The output items of the terminal event among `messages`."""
+    for message in messages:
+        response = _response(message.text)
+        if response is not None and isinstance(response.get("output"), list):
+            return tuple(response["output"])
+    return ()
+
+
+def _input_items(request: Mapping[str, Any]) -> list[Any]:
+    """A request's `input` as a list of items (a string is one user message)."""
+    value = request.get("input")
+    if isinstance(value, str):
+        return [{"role": "user", "content": value}]
+    return list(value) if isinstance(value, list) else []
+
+
+class WebSocketMode:
+    """The WebSocket endpoint of the mock: an ASGI app for `websocket` scopes, sharing the upstream's state
+    (scenarios, sequences, plan cache, holds, journal, clock)."""
+
+    def __init__(self, upstream: Upstream, renderer: Renderer | None, *,
+                 connection_limit: float = DEFAULT_CONNECTION_LIMIT) -> None:
+        if connection_limit <= 0:
+            raise ValueError(f"the WebSocket connection limit must be positive, got {connection_limit}")
+        self.upstream = upstream
+        self.renderer = renderer
+        self.connection_limit = connection_limit
+        self._ids = itertools.count(1)
+        self._turns: OrderedDict[int, tuple[Plan, TurnPlan]] = OrderedDict()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not await _connected(receive):
+            return
+        await send({"type": "websocket.accept"})
+        if self.renderer is None:
+            await send({"type": "websocket.close", "code": 1011, "reason": "the responses dialect is not available"})
+            return
+        await _Connection(self, scope, receive, send, next(self._ids), self.renderer).run()
+
+    def turn_plan(self, plan: Plan, scenario: Scenario | None) -> TurnPlan:
+        """`turn_plan(plan)`, kept per plan object (plans come from the upstream's plan cache)."""
+        key = id(plan)
+        kept = self._turns.get(key)
+        if kept is not None and kept[0] is plan:
+            return kept[1]
+        made = turn_plan(plan, scenario)
+        self._turns[key] = (plan, made)
+        if len(self._turns) > _TURN_CACHE:
+            self._turns.popitem(last=False)
+        return made
+
+
+async def refuse(scope: Scope, receive: Receive, send: Send, reason: str) -> None:
+    """A WebSocket upgrade the mock does not serve: accepted, then closed with 1008 (policy violation) and
+    `reason`, so the client reads why."""
+    if await _connected(receive):
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+
+
+async def _connected(receive: Receive) -> bool:
+    message = await receive()
+    return bool(message["type"] == "websocket.connect")
+
+
+@dataclass(slots=True)
+class _Turn:
+    request_id: int
+    scope: anyio.CancelScope
+    outcome: Outcome = "cancelled"
+    ended: bool = False
+
+
+class _Connection:
+    """One socket: reads client messages, plays one turn at a time, enforces the time limit."""
+
+    def __init__(self, mode: WebSocketMode, scope: Scope, receive: Receive, send: Send, ident: int,
+                 renderer: Renderer) -> None:
+        self.mode = mode
+        self.upstream = mode.upstream
+        self.scope = scope
+        self.receive = receive
+        self._send = send
+        self.id = ident
+        self.renderer = renderer
+        self.headers = Headers(scope=scope)
+        self.turns = 0
+        self.active: _Turn | None = None
+        self.last_response: str | None = None
+        #: The items of the conversation up to and including the last response: its context for a continuation.
+        self.history: list[Any] = []
+        self.case: str | None = None
+        self._pending_history: list[Any] = []
+        self.closed = False
+        self._lock = anyio.Lock()
+
+    async def run(self) -> None:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._limit, tasks)
+            await self._read(tasks)
+            tasks.cancel_scope.cancel()
+
+    async def send_text(self, text: str) -> bool:
+        """Send one message; False when the socket is gone."""
+        if self.closed:
+            return False
+        try:
+            async with self._lock:
+                await self._send({"type": "websocket.send", "text": text})
+        except OSError:
+            self.closed = True
+            return False
+        return True
+
+    async def close(self, code: int, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            async with self._lock:
+                await self._send({"type": "websocket.close", "code": code, "reason": reason})
+        except OSError:
+            pass
+
+    async def _read(self, tasks: TaskGroup) -> None:
+        while True:
+            message = await self.receive()
+            if message["type"] == "websocket.disconnect":
+                self.closed = True
+                if self.active is not None:
+                    self.active.scope.cancel()  # the turn ends `cancelled` (unless it had ended)
+                return
+            text = message.get("text")
+            if text is None:
+                data = message.get("bytes") or b""
+                text = data.decode("utf-8", "replace")
+            await self._on_message(text, tasks)
+
+    async def _on_message(self, text: str, tasks: TaskGroup) -> None:
+        body, problem = json_object(text.encode("utf-8", "replace"))
+        if body is None:
+            await self.send_text(_error_event(400, "invalid_json", problem.replace("request", "message")))
+            return
+        kind = body.get("type")
+        if kind != "response.create":
+            await self.send_text(_error_event(
+                400, "unknown_event_type" if isinstance(kind, str) else "missing_event_type",
+                f"Unknown client event type {kind!r}: the mock's WebSocket mode answers `response.create` "
+                "(docs/mock.md#websocket-mode).", param="type"))
+            return
+        await self._create(text, body, tasks)
+
+    async def _create(self, text: str, body: dict[str, Any], tasks: TaskGroup) -> None:
+        start = self.upstream.clock.now()
+        turn = self.turns
+        self.turns += 1
+        previous = _str(body.get("previous_response_id"))
+        # A continuation without a case tag belongs to the conversation's case.
+        case = case_tag(text) or (self.case if previous is not None else None)
+        request = {k: v for k, v in body.items() if k not in ("type", "stream_id", "generate")}
+        log = {"time": start, "path": self.scope["path"], "headers": self.headers.items(), "body": body,
+               "connection": self.id, "turn": turn, "case": case, "previous_response_id": previous}
+        if self.active is not None:
+            await self._refuse(log, 400, "response_already_in_flight",
+                               "A response is already in flight on this connection: wait for its terminal event "
+                               "(one response at a time per WebSocket connection).")
+            return
+        if previous is not None and previous != self.last_response:
+            known = f"; the last one on this connection is {self.last_response!r}" if self.last_response else (
+                "; no response has completed on this connection")
+            await self._refuse(log, 400, "previous_response_not_found",
+                               f"Previous response with id {previous!r} not found{known}.",
+                               param="previous_response_id")
+            return
+        if previous is not None:
+            # A continuation: the response answers the whole conversation (selection, `requires`, match blocks see
+            # the earlier turns' items, as a server holding the connection's state would).
+            request["input"] = [*self.history, *_input_items(request)]
+            text = orjson.dumps(request).decode()
+        self._pending_history = _input_items(request)
+        if body.get("generate") is False:
+            decision = Decision(self._warmup(request, turn), _WARMUP.id, "generate: false", None, start)
+            scenario: Scenario | None = _WARMUP
+        else:
+            session = self.headers.get(SESSION_HEADER, "").strip() or case or f"websocket connection {self.id}"
+            decision = await self.upstream.decide(self.headers, text, request, self.renderer, case, stream=True,
+                                                  session=session)
+            scenario = self.upstream.scenarios.get(decision.scenario) if decision.scenario is not None else None
+        plan = decision.plan
+        if decision.begin is None:
+            await self._refuse(log, plan.status, None, "", event=_plan_error(plan), scenario=decision.scenario,
+                               how=decision.how, leg=decision.leg)
+            return
+        played = self.mode.turn_plan(plan, scenario)
+        self.case = case
+        request_id = self.upstream.journal.log_turn(**log, status=plan.status, scenario=decision.scenario,
+                                                    faults=plan.faults, start=decision.begin, how=decision.how,
+                                                    leg=decision.leg)
+        self.active = _Turn(request_id, anyio.CancelScope())
+        tasks.start_soon(self._play, self.active, played, decision.begin, _str(body.get("stream_id")))
+
+    def _warmup(self, request: dict[str, Any], turn: int) -> Plan:
+        """The plan of a `generate: false` turn: a response without output, its id unique to the connection."""
+        model = request.get("model")
+        ctx = RenderContext(seed=f"callproof-ws-{self.id}-{turn}",
+                            model=model if isinstance(model, str) and model else "callproof-mock", request=request)
+        frames = self.renderer.stream(_WARMUP, ctx).frames
+        return Plan(200, (), SSE_MEDIA_TYPE, writes=tuple(Write(0.0, f.data) for f in frames))
+
+    async def _refuse(self, log: dict[str, Any], status: int, code: str | None, message: str, *,
+                      param: str | None = None, event: str | None = None, scenario: str | None = None,
+                      how: str | None = None, leg: int | None = None) -> None:
+        """Answer a `response.create` with an error event (journaled like a refused request)."""
+        journal, clock = self.upstream.journal, self.upstream.clock
+        request_id = journal.log_turn(**log, status=status, scenario=scenario, how=how, leg=leg)
+        text = event if event is not None else _error_event(status, code, message, param=param)
+        journal.record_write(request_id, text.encode() + b"\n", clock.now())
+        journal.record_end(request_id, "completed", clock.now())
+        await self.send_text(text)
+
+    async def _play(self, turn: _Turn, played: TurnPlan, begin: float, stream_id: str | None) -> None:
+        journal, clock = self.upstream.journal, self.upstream.clock
+
+        def end(outcome: Outcome) -> None:
+            turn.outcome, turn.ended = outcome, True
+            journal.record_end(turn.request_id, outcome, clock.now())
+
+        try:
+            with turn.scope:
+                messages = played.messages
+                last = len(messages) - 1
+                finish = begin + played.end_at
+                for i, message in enumerate(messages):
+                    due = begin + message.at
+                    await clock.sleep_until(due)
+                    text = message.text if stream_id is None else _with_stream_id(message.text, stream_id)
+                    journal.record_write(turn.request_id, text.encode() + b"\n", clock.now())
+                    if i == last and played.close_code is None and finish <= due:
+                        end("completed")
+                        self._done(played)
+                    if not await self.send_text(text):
+                        return
+                if turn.ended:
+                    return
+                await clock.sleep_until(finish)
+                if played.close_code is not None:
+                    end("aborted")
+                    self.active = None
+                    await self.close(played.close_code, played.close_reason)
+                    return
+                end("completed")
+                self._done(played)
+        finally:
+            if not turn.ended:
+                journal.record_end(turn.request_id, turn.outcome, clock.now())
+            if self.active is turn:
+                self.active = None
+
+    def _done(self, played: TurnPlan) -> None:
+        """The turn's response completed: it is the one a continuation names, and the next turn may start."""
+        if played.response_id is not None:
+            self.last_response = played.response_id
+            self.history = [*self._pending_history, *played.output]
+        self.active = None
+
+    async def _limit(self, tasks: TaskGroup) -> None:
+        """After the connection limit: the error event, the turn in flight ended, and close 1000."""
+        await anyio.sleep(self.mode.connection_limit)
+        turn = self.active
+        if turn is not None:
+            turn.outcome = "aborted"
+            turn.scope.cancel()
+        await self.send_text(_error_event(
+            400, "websocket_connection_limit_reached",
+            f"Responses WebSocket connection limit reached ({self.mode.connection_limit:g} s). Create a new "
+            "WebSocket connection to continue."))
+        await self.close(1000, "websocket_connection_limit_reached")
+
+
+def _with_stream_id(text: str, stream_id: str) -> str:
+    """The message with the `stream_id` of the `response.create` that started it (the WebSocket lane)."""
+    try:
+        event = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    if not isinstance(event, dict):
+        return text
+    event["stream_id"] = stream_id
+    return orjson.dumps(event).decode()
