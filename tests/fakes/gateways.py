@@ -46,6 +46,7 @@ from .concurrency import OneAtATime, SharedState, serialised
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
 from .request_gateways import REQUEST_DEFECTS
+from .stateful_gateways import STATEFUL_DEFECTS
 from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
 
 __all__ = ["DEFECTS", "create_app", "gateway_app", "main"]
@@ -455,6 +456,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "keeps_xml_tool_text": KeepsXmlToolText,
     "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
     **REQUEST_DEFECTS,
+    **STATEFUL_DEFECTS,  # previous_response_id, store, encrypted reasoning: stateful_gateways.py
     **LOOP_DEFECTS,
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
