@@ -83,6 +83,15 @@ def websocket_turns(journal: Journal, case: str) -> tuple[WebSocketTurn, ...]:
     return tuple(turns)
 
 
+def _refused_in_flight(body: bytes) -> bool:
+    """Whether a WebSocket turn's messages are only the mock's `response_already_in_flight` error event."""
+    payloads = [_payload(e.data) for e in websocket_events(body)]
+    if len(payloads) != 1 or payloads[0] is None or payloads[0].get("type") != "error":
+        return False
+    error = payloads[0].get("error")
+    return isinstance(error, dict) and error.get("code") == "response_already_in_flight"
+
+
 def _transport(request: object) -> str:
     value = getattr(request, "transport", None)
     return value if isinstance(value, str) else "http"
@@ -101,7 +110,9 @@ def read_wire(journal: Journal, case: str, dialect: Dialect, transport: str = "h
                 f"the adapter called the mock over HTTP ({len(requests)} request(s)), not over WebSocket: in a "
                 "--client-transport websocket run it must connect to $CALLPROOF_WS_URL/responses and send "
                 "response.create")), (), len(requests), ())
-        turn = turns[-1]
+        # a response.create refused because another was in flight answered nothing of the case (CLI-016 judges it)
+        answered = [t for t in turns if not _refused_in_flight(journal.body_of(t.id))] or turns
+        turn = answered[-1]
         events = websocket_events(journal.body_of(turn.id))
         sent = [p for p in (_payload(e.data) for e in events) if p is not None]
         return (result_of_events(events, "responses"), tuple(responses_call_item_ids(sent)), len(requests),

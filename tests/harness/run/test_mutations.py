@@ -18,7 +18,7 @@ from callproof.harness.judge import CaseResult, CaseSpec
 from callproof.harness.run import Harness, RunConfig
 from callproof.mock_server import bundled_scenarios
 from tests import fakes
-from tests.fakes import clients, gateways
+from tests.fakes import clients, gateways, ws_clients
 
 TABLE = json.loads((Path(__file__).parent / "data" / "mutations.json").read_text(encoding="utf-8"))
 #: Every feature, the sequences included (played to their end: docs/spec/loops.md, test_sequence_plan.py).
@@ -109,7 +109,7 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -
 #: The keys a row of the table may have, by kind.
 ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy", "max_events", "max_bytes",
                          "front_transport"},
-            "client": {"defect", "cases", "rules", "dialect"}}
+            "client": {"defect", "cases", "rules", "dialect", "transport"}}
 
 
 @pytest.mark.parametrize("kind", sorted(ROW_KEYS))
@@ -150,17 +150,21 @@ def test_the_converting_gateway_passes_the_xml_scenarios_under_convert(front: Di
 
 def _client_id(entry: dict[str, Any]) -> str:
     dialect = entry.get("dialect", "responses")
+    if entry.get("transport", "http") != "http":
+        return f"{entry['transport']}-{entry['defect']}"
     return entry["defect"] if dialect == "responses" else f"{dialect}-{entry['defect']}"
 
 
 @pytest.mark.parametrize("entry", TABLE["client"], ids=_client_id)
 def test_broken_client_is_caught(entry: dict[str, Any], record_property: Any) -> None:
     dialect = entry.get("dialect", "responses")
-    command = f"{fakes.command('clients', entry['defect'])} --dialect {dialect}"
+    transport = entry.get("transport", "http")
+    command = (fakes.command("ws_clients", entry["defect"]) if transport == "websocket" else
+               f"{fakes.command('clients', entry['defect'])} --dialect {dialect}")
     # 3 s lets the `hangs` row end soon; the others get 10 s: an adapter process starting on a loaded machine can
     # take longer than 3 s, and a timeout would be an error, not the defect's rule
     timeout = 3.0 if entry["defect"] == "hangs" else 10.0
-    config = RunConfig(client_cmd=command, client_dialect=dialect, case_timeout=timeout)
+    config = RunConfig(client_cmd=command, client_dialect=dialect, client_transport=transport, case_timeout=timeout)
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "client", _client_id(entry), entry["rules"], caught)
@@ -182,9 +186,13 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
     assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms", "rejects_builtin_tools",
                                     "one_at_a_time"} == listed, \
         "tests.fakes.gateways defects without a table row, or rows without a defect"
-    defects = {(dialect, name): cls for dialect, (_, named) in clients.dialect_defects().items()
-               for name, cls in named.items()}
-    assert set(defects) == {(e.get("dialect", "responses"), e["defect"]) for e in TABLE["client"]}, \
+    defects: dict[tuple[str, str], type] = {(dialect, name): cls
+                                            for dialect, (_, named) in clients.dialect_defects().items()
+                                            for name, cls in named.items()}
+    defects |= {("websocket", name): cls for name, cls in ws_clients.DEFECTS.items()}
+    rows = {(e.get("transport") if e.get("transport", "http") != "http" else e.get("dialect", "responses"), e["defect"])
+            for e in TABLE["client"]}
+    assert set(defects) == rows, \
         "client defects (of any dialect) without a table row, or rows without a defect"
     for cls in [*gateways.DEFECTS.values(), *defects.values()]:
         assert cls.__doc__ and cls.__doc__.strip(), f"{cls.__name__} has no docstring naming its defect"
@@ -241,11 +249,7 @@ def test_the_reference_gateway_passes_isolation(front: Dialect, dialect: Dialect
     assert [(r.outcome, r.message) for r in results] == [("passed", "")]
 
 
-#: Stateful scenarios are a gateway's Responses front's only (docs/spec/stateful.md §5): no client case.
-CLIENT_FEATURES = [f for f in FEATURES if f != "stateful"]
-
-
-@pytest.mark.parametrize(("feature", "dialect"), _played(CLIENT_FEATURES, clients.DIALECTS))
+@pytest.mark.parametrize(("feature", "dialect"), _played(FEATURES, clients.DIALECTS))
 def test_the_reference_client_passes_every_case(feature: str, dialect: Dialect) -> None:
     """The reference client of each dialect, in-process (`run` takes the dialect), passes every case played."""
     config = RunConfig(client="tests.fakes.clients:run", client_dialect=dialect, case_timeout=15)
