@@ -76,13 +76,19 @@ demo: venv
 		--badge out/demo/gateway-chat.svg \
 		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port} --upstream-dialect responses'
 	@echo
+	@echo "== the same gateway's Responses WebSocket front over a Chat Completions upstream (--front-transport websocket)"
+	$(BIN)/callproof run -n 2 --front-transport websocket --report out/demo/gateway-ws.json \
+		--md out/demo/gateway-ws.md --html out/demo/gateway-ws.html --junit out/demo/gateway-ws.xml \
+		--badge out/demo/gateway-ws.svg \
+		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port}'
+	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
 	$(BIN)/callproof run -n 2 --report out/demo/client-openai.json --md out/demo/client-openai.md \
 		--html out/demo/client-openai.html --junit out/demo/client-openai.xml \
 		--badge out/demo/client-openai.svg \
 		--client examples.client_openai:run --baseline examples/baselines/openai-sdk.txt
-	$(BIN)/callproof report out/demo/gateway.json out/demo/gateway-chat.json out/demo/client-openai.json \
-		--format html -o out/demo/matrix.html
+	$(BIN)/callproof report out/demo/gateway.json out/demo/gateway-chat.json out/demo/gateway-ws.json \
+		out/demo/client-openai.json --format html -o out/demo/matrix.html
 	@echo
 	@echo "make demo: reports in out/demo/: JSON, Markdown, HTML (matrix.html side by side), JUnit, badges"
 

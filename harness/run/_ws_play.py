@@ -154,6 +154,33 @@ class WebSocketPlay:
         finally:
             socket.close()
 
+    def cancel(self, body: Mapping[str, Any], after: int, ready: Callable[[], bool]) -> tuple[float | None, int,
+                                                                                             str | None]:
+        """A cancellation over the socket (docs/spec/cancellation.md §1; GW-CANCEL-*): send `body`'s create, read
+        `after` messages (0: none; then wait until `ready()` says the gateway's upstream request arrived), and close
+        the socket. (the close's monotonic instant, the messages read, None), or (None, read, why no close was
+        made: the upgrade failed, the socket closed or went silent first)."""
+        socket = Socket(ws_url(self.url), self.headers, self.timeout, self.limits)
+        if not socket.open():
+            return None, 0, socket.error
+        try:
+            sent = socket.send(create_message(body))
+            deadline = sent + self.timeout
+            read = 0
+            while read < after:
+                got = socket.read(deadline - time.monotonic())
+                if got is None or isinstance(got, str):
+                    return None, read, got or f"fewer than {after} messages within {self.timeout:g} s"
+                read += 1
+            while after == 0 and not ready():
+                if time.monotonic() > deadline:
+                    return None, 0, f"the gateway did not call its upstream within {self.timeout:g} s"
+                time.sleep(0.002)
+            closed = time.monotonic()
+        finally:
+            socket.close()
+        return closed, read, None
+
     def _evidence(self, scenario: Scenario, socket: Socket, body: Mapping[str, Any], turn: Turn) -> WebSocketEvidence:
         continuation = in_flight = failure = None
         if _is_loop(scenario):
@@ -244,3 +271,4 @@ def websocket_skipped(run: _Run) -> str | None:
         return ("the first turn over the socket ended without a response to build on (no continuation, probe or "
                 "follow-up was sent); the other groups of this scenario say why")
     return None
+

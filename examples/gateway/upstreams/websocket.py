@@ -69,6 +69,9 @@ class WebSocketUpstream(ResponsesUpstream):
         except UpstreamCut as exc:
             await socket.close()
             return UpstreamHTTPError(502, f"The upstream failed to answer ({exc}).", "server_error")
+        except BaseException:  # cancelled while waiting for the first message (the client went away): close it
+            await socket.close()
+            raise
         if first is not None and first.get("type") == "error":
             await socket.close()
             return self.error_of(first)
