@@ -12,6 +12,7 @@ server messages, its type, the line and the byte offset of its line), the field 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -43,6 +44,7 @@ CONNECTION_CODES = frozenset((ALREADY_IN_FLIGHT, "websocket_connection_limit_rea
 #: The types of the client's messages (openai-python ResponsesClientEvent).
 CLIENT_TYPES = frozenset(("response.create", "response.steer"))
 _STEER_TYPES = frozenset(("response.steer.accepted", "response.steer.pending", "response.steer.failed"))
+_MAX_LINES = 1 << 62
 _SSE_PREFIXES = (b"data:", b"event:", b"id:", b"retry:", b":")
 #: The client's `response.create` a server answer belongs to: its previous_response_id and its line; None where
 #: the transcript holds no client message for it.
@@ -68,13 +70,23 @@ def transcript_line_kind(line: bytes) -> Literal["json", "sse", "other"]:
 
 @dataclass(slots=True)
 class _Turn:
-    """One response on a lane: its checker, its own sink, and the line of each of its events."""
+    """One response on a lane: its checker, its own sink, and where its events' lines are: `marks` holds (event
+    index, line - index) each time that difference changes (a client line, another lane's or a blank line in
+    between), so memory stays bounded however many events the turn streams."""
 
     checker: ResponsesChecker
     sink: Sink
     line: int
-    lines: dict[int, int] = field(default_factory=dict)
+    marks: list[tuple[int, int]] = field(default_factory=list)
     last: EventMeta | None = None
+
+    def note(self, index: int, line: int) -> None:
+        if not self.marks or self.marks[-1][1] != line - index:
+            self.marks.append((index, line - index))
+
+    def line_of(self, index: int) -> int | None:
+        at = bisect_right(self.marks, (index, _MAX_LINES)) - 1
+        return index + self.marks[at][1] if at >= 0 else None
 
 
 @dataclass(slots=True)
@@ -309,7 +321,7 @@ class TranscriptChecker:
         return _Turn(ResponsesChecker(sink, self._schemas, self.profile), sink, line)
 
     def _feed(self, turn: _Turn, meta: EventMeta, payload: dict[str, Any], line: int) -> None:
-        turn.lines[meta.index] = line
+        turn.note(meta.index, line)
         turn.checker.event(meta, payload)
         turn.last = meta
 
@@ -324,7 +336,7 @@ class TranscriptChecker:
             kept = turn.sink.kept.get(rule, [])
             for violation in kept:
                 index = violation.evidence.event_index
-                line = turn.lines.get(index) if index is not None else None
+                line = turn.line_of(index) if index is not None else None
                 where = f"line {line}: " if line is not None else ""
                 sink.add(rule, where + violation.message, violation.evidence)
             sink.add_uncounted(rule, count - len(kept))

@@ -119,6 +119,16 @@ def test_an_already_in_flight_error_mid_response_passes_and_leaves_the_response_
     assert report.failed_rules == ()
 
 
+def test_evidence_names_the_right_line_when_lanes_interleave() -> None:
+    a = [{**e, "stream_id": "a"} for e in _turn(rid="resp_a")]
+    b = [{**e, "stream_id": "b"} for e in _turn("text-only.sse", "resp_b")]
+    b[6]["sequence_number"] = 60  # message b[6] sits on line 14 (a, b alternate), b[7] on line 16
+    interleaved = [m for pair in zip(a, b, strict=False) for m in pair] + a[len(b):] + b[len(a):]
+    report = check_websocket_transcript(_jsonl(interleaved))
+    assert report.failed_rules == ("RSP-SEQ-003",)
+    assert [v.message.split(":")[0] for v in report.failed[0].violations] == ["line 14", "line 16"]
+
+
 def test_the_connection_limit_error_is_not_part_of_the_response_in_flight() -> None:
     turn = _turn()
     limit = _error("websocket_connection_limit_reached", status=400)
