@@ -27,7 +27,8 @@ RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": Non
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
        "--html": None, "--badge": None, "-v": False, "--repeat": 1, "--strict-baseline": False,
        "--policy": None, "--max-events": None, "--max-bytes": None, "--max-consecutive-errors": 5, "--shard": None,
-       "--shard-durations": None, "--client-transport": "http"}
+       "--shard-durations": None, "--client-transport": "http",
+       "--front-transport": "http", "--upstream-transport": "http"}
 FUZZ = {**dict.fromkeys(IUT), **SHARED, "--max-examples": 100, "--time": 60.0, "--seed": None, "--out": Path(),
         "--no-quirks": True}
 PYTEST: dict[str, Any] = {**{f"--callproof-{k[2:]}": v for k, v in {**dict.fromkeys(IUT), **SHARED}.items()},
@@ -35,7 +36,8 @@ PYTEST: dict[str, Any] = {**{f"--callproof-{k[2:]}": v for k, v in {**dict.fromk
           "--callproof-report": None, "--callproof-repeat": 1, "--callproof-header": [], "--callproof-policy": [],
           "--callproof-max-events": None, "--callproof-max-bytes": None,
           "--callproof-strict-baseline": False, "--callproof-max-consecutive-errors": 5, "--callproof-shard": None,
-          "--callproof-shard-durations": None, "--callproof-client-transport": "http"}
+          "--callproof-shard-durations": None, "--callproof-client-transport": "http",
+          "--callproof-front-transport": "http", "--callproof-upstream-transport": "http"}
 
 
 def _subcommand(name: str) -> argparse.ArgumentParser:
