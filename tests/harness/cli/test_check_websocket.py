@@ -8,9 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
+from websockets.sync.client import connect
 
+from callproof.harness.check import check_bytes, check_websocket_transcript
 from callproof.harness.cli import main
+from callproof.mock_server import MockServer, bundled_scenarios
 
 ROOT = Path(__file__).resolve().parents[3]
 SET = ROOT / "examples" / "captures" / "responses" / "openai"
@@ -81,3 +85,53 @@ def test_garbage_lines_are_rule_failures_not_tracebacks(tmp_path: Path, capsys: 
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert "FAIL RSP-WS-004" in out and "Traceback" not in out
+
+
+# -- the mock's WebSocket mode, checked -----------------------------------------------------------------------------
+#: Features left out: raw bytes of one dialect, sequences (legs need the client's tool results), scripted delays
+#: (timing: slow, and nothing the verdict reads).
+_LEFT_OUT = frozenset(("raw", "sequences", "timing"))
+
+
+def _ws_and_sse_verdicts() -> list[tuple[str, tuple[str, ...], tuple[str, ...], str]]:
+    """Every fault-free scenario played on one socket of a real mock (each turn continuing the previous one), and over
+    HTTP: (scenario, the failed rules of its WebSocket turn, of its SSE stream, of the whole transcript)."""
+    scenarios = [s.id for s in bundled_scenarios().values() if not s.faults and s.feature not in _LEFT_OUT]
+    terminal = {"response.completed", "response.failed", "response.incomplete", "error"}
+    out = []
+    with MockServer(port=0) as mock:
+        previous = None
+        with connect(mock.url.replace("http", "ws", 1) + "/responses", max_size=None) as socket:
+            for scenario in scenarios:
+                create: dict[str, object] = {"type": "response.create", "model": f"callproof/{scenario}", "input": "hi"}
+                if previous is not None:
+                    create["previous_response_id"] = previous
+                socket.send(json.dumps(create))
+                while (message := json.loads(socket.recv(timeout=30)))["type"] not in terminal:
+                    pass
+                response = message.get("response")
+                previous = response["id"] if isinstance(response, dict) else previous
+        turns = mock.journal.requests()
+        transcript = b"".join(json.dumps(t.body).encode() + b"\n" + mock.journal.body_of(t.id) for t in turns)
+        whole = check_websocket_transcript(transcript).failed_rules
+        with httpx.Client(base_url=mock.url, timeout=30) as http:
+            for scenario, turn in zip(scenarios, turns, strict=True):
+                assert turn.scenario == scenario
+                sse = http.post("/responses", json={"model": f"callproof/{scenario}", "input": "hi", "stream": True})
+                out.append((scenario, check_websocket_transcript(mock.journal.body_of(turn.id)).failed_rules,
+                            check_bytes(sse.content).failed_rules, ",".join(whole)))
+    return out
+
+
+def test_the_mock_over_a_socket_gets_the_verdicts_of_its_sse_streams() -> None:
+    """docs/spec/websocket.md §7.9: a turn is judged by the RSP rules of a streamed capture minus SSE framing. The
+    mock sends the same events over both transports, so each scenario's WebSocket turn fails exactly the rules its
+    SSE stream fails (the upstream defects some scenarios script on purpose), and a transcript of every turn,
+    chained by previous_response_id, fails no RSP-WS rule."""
+    verdicts = _ws_and_sse_verdicts()
+    assert len(verdicts) >= 60
+    differ = [(s, ws, sse) for s, ws, sse, _ in verdicts if ws != sse]
+    assert differ == []
+    assert any(ws for _, ws, _, _ in verdicts), "some scenarios script defects the rules catch"
+    whole = verdicts[0][3].split(",") if verdicts[0][3] else []
+    assert not [rule for rule in whole if rule.startswith("RSP-WS-")]
