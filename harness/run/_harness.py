@@ -368,6 +368,8 @@ class Harness:
         if transport != "http":
             run.details["transport"] = transport
             run.wire_turns = websocket_turns(self.mock.journal, run.case)
+            if not run.wire_turns and run.unjudged is None and run.wire is not None:  # it called over HTTP, or not
+                run.unjudged = run.wire.error
             run.details["websocket_turns"] = [{"connection": t.connection, "turn": t.turn} for t in run.wire_turns]
         framing = framing_variants(run.scenario, run.wire_faults)
         if framing:  # the SSE framings the client got (CLI-010 names them too)
