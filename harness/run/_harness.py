@@ -51,7 +51,7 @@ from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
 from ._sequence import client_env, play_gateway_sequence, upstream_requests
-from ._stateful import is_stateful, play_stateful, turn_bodies
+from ._stateful import is_stateful, play_stateful, turn_bodies, two_turn
 from ._verdict import group_results, over_limit, verdict
 from ._ws_exchange import message_as_sse, ws_url
 from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
@@ -97,6 +97,8 @@ class Harness:
             specs = [s for s in specs if s.scenario not in played or websocket_playable(played[s.scenario])]
         if config.mode == "gateway" and config.front_transport == "websocket":  # GW-WS cases, no SSE framing
             specs = plan_websocket(self.scenarios, specs)
+            # a continuation over a socket is the connection's own: GW-WS-001 judges it, not a turn per socket
+            specs = [s for s in specs if s.scenario not in self.scenarios or not two_turn(self.scenarios[s.scenario])]
         return specs
 
     # -- lifecycle --
