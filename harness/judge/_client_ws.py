@@ -1,6 +1,6 @@
 """Client rules of the Responses WebSocket mode (CLI-016, CLI-017), judged from the mock's journal: the
 `response.create` messages the client sent on each connection (`WebSocketTurn`: when each arrived, what it said,
-what the mock sent back and when). docs/spec/contracts.md §7.9.1.
+what the mock sent back and when). docs/spec/websocket-clients.md §2, §3.
 
 - CLI-016 (MUST): one response in flight per connection. A `response.create` that reached the mock on a connection
   before the previous response on it sent its terminal event breaks it; so does one the mock refused with the error
@@ -25,7 +25,7 @@ __all__ = ["IN_FLIGHT_CODE", "WebSocketTurn", "check_client_websocket", "in_flig
 #: The error code of a `response.create` sent while a response is in flight on the connection.
 IN_FLIGHT_CODE = "response_already_in_flight"
 _TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
-#: Fields a `response.create` over WebSocket does not carry (docs/spec/contracts.md §7.9.1).
+#: Fields a `response.create` over WebSocket does not carry (docs/spec/websocket-clients.md §3).
 _NOT_SENT = {"stream": "every response streams over WebSocket; the SDK says not to send it",
              "background": "background responses are not supported over WebSocket"}
 
