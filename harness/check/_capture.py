@@ -116,14 +116,28 @@ def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Dialect:
     return "responses"
 
 
+def _through_first_line(stream: BinaryIO, head: bytes) -> bytes:
+    """`head` read on until it holds the end of its first line (a transcript's first message may be longer than one
+    chunk: a response.create with a long history), at most MAX_BODY_BYTES (a JSON body is read whole anyway)."""
+    data = bytearray(head)
+    searched = len(head) - len(capture_text(head))
+    while data.find(b"\n", searched) < 0 and len(data) < MAX_BODY_BYTES:
+        searched = len(data)
+        more = stream.read(CHUNK)
+        if not more:
+            break
+        data += more
+    return bytes(data)
+
+
 def _transport(head: bytes, name: str, transport: Transport | Literal["auto"]) -> Transport:
     """The transport of a capture: as given, else `websocket` for a .jsonl/.ndjson name or JSON-lines content."""
     if transport != "auto":
         return transport
     if name.lower().endswith(JSONL_SUFFIXES):
-        if _first_line(head)[0] is None:
-            raise InputError(f"{name} is named as a WebSocket transcript but its first line is not a JSON object "
-                             "by itself (one JSON message a line); give --transport sse for an SSE capture")
+        if capture_text(head)[:1] != b"{":
+            raise InputError(f"{name} is named as a WebSocket transcript but does not start with a JSON object "
+                             "(one JSON message a line); give --transport sse for an SSE capture")
         return "websocket"
     return "websocket" if is_transcript(head) else "sse"
 
@@ -170,6 +184,8 @@ def check_capture(
     if nul is not None:
         raise InputError(f"{name} looks binary (NUL byte at offset {nul}); callproof check reads raw SSE text, "
                          "a JSON response body or a WebSocket transcript (JSON lines)")
+    if transport == "auto" and capture_kind(head) == "json":
+        head = _through_first_line(stream, head)
     if _transport(head, name, transport) == "websocket":
         return _check_transcript(stream, head, name, front, profile)
     kind = capture_kind(head)

@@ -275,6 +275,14 @@ def test_check_capture_detects_a_transcript_by_content_and_by_name() -> None:
     assert check_capture(io.BytesIO(data), "t.jsonl", transport="sse").kind != "websocket"
 
 
+def test_a_first_line_longer_than_a_read_is_still_detected() -> None:
+    create = {"type": "response.create", "model": "m", "input": [
+        {"type": "message", "role": "user", "content": "x" * 200_000}]}
+    data = _jsonl([create, *_turn()])
+    report = check_capture(io.BytesIO(data), "<stdin>")
+    assert report.kind == "websocket" and report.failed_rules == ()
+
+
 def test_check_capture_reads_a_transcript_in_small_chunks() -> None:
     data = LOOP.read_bytes()
 

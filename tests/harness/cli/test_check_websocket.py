@@ -62,7 +62,7 @@ def test_transport_websocket_reads_any_file_name(tmp_path: Path, capsys: pytest.
 
 @pytest.mark.parametrize(("name", "content", "flags", "says"), [
     ("capture.jsonl", b"event: response.created\ndata: {}\n\n", [],
-     "is named as a WebSocket transcript but its first line is not a JSON object"),
+     "is named as a WebSocket transcript but does not start with a JSON object"),
     ("capture.sse", b"event: response.created\ndata: {}\n\n", ["--transport", "websocket"],
      "is not a WebSocket transcript: it starts with 'e'"),
     ("capture.jsonl", b'{"type": "response.created"}\n', ["--front", "anthropic"],
