@@ -4,6 +4,7 @@ answer; this module sends it, as Starlette's Response and StreamingResponse woul
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import orjson
@@ -16,7 +17,7 @@ from ._clock import Clock
 from ._journal import Journal, Outcome
 from ._player import JSON_MEDIA_TYPE, Plan
 
-__all__ = ["ScriptedDisconnect", "json_plan", "loads_body", "read_body", "send_plan"]
+__all__ = ["ScriptedDisconnect", "json_plan", "loads_body", "play_plan", "read_body", "send_plan"]
 
 
 class ScriptedDisconnect(Exception):
@@ -29,7 +30,12 @@ async def send_plan(plan: Plan, request_id: int | None, start: float, send: Send
     headers at `first_byte`, then a complete body, or each write at its offset (the last one carries the end of the
     body when nothing is scheduled after it: one write less per stream). The headers are the ones Starlette's
     Response / StreamingResponse would send."""
-    await clock.sleep_until(start + plan.first_byte)
+    try:
+        await clock.sleep_until(start + plan.first_byte)
+    except asyncio.CancelledError:  # the client left before the first byte (play_plan): journaled as later on
+        if request_id is not None and plan.streamed:
+            journal.record_end(request_id, "cancelled", clock.now())
+        raise
     raw = list(plan.raw_headers)
     if request_id is not None:
         raw.append((b"x-callproof-request", str(request_id).encode()))
@@ -78,6 +84,36 @@ async def send_plan(plan: Plan, request_id: int | None, start: float, send: Send
     finally:
         if not ended:
             journal.record_end(request_id, outcome, clock.now())
+
+
+async def play_plan(plan: Plan, request_id: int | None, start: float, send: Send, receive: Receive, clock: Clock,
+                    journal: Journal) -> None:
+    """`send_plan`, stopped when the client goes away: a streamed answer is played while `receive` is watched for
+    the client's disconnect, and a disconnect before the answer's end stops the play there, its end journaled
+    `cancelled` at that instant (docs/spec/cancellation.md §2: the instant is the evidence that a gateway closed
+    its upstream request). Without the watch the close would show only at the next write, and on uvicorn not even
+    then (its `send` drops messages for a client that left without a word): the answer would play on and be
+    journaled `completed`."""
+    if not plan.streamed:
+        await send_plan(plan, request_id, start, send, clock, journal)
+        return
+    play = asyncio.ensure_future(send_plan(plan, request_id, start, send, clock, journal))
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        await asyncio.wait((play, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not play.done():  # the client left first (or this task is cancelled): send_plan journals `cancelled`
+            play.cancel()
+            await asyncio.wait((play,))
+    if not play.cancelled():
+        play.result()  # a ScriptedDisconnect (or a failure) of the play goes on to the server
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Returns when the client has gone away (the body was read already: only `http.disconnect` comes)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 _CONTENT_TYPES: dict[str, bytes] = {}

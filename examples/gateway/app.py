@@ -4,10 +4,11 @@ HTTP errors, streaming the answer through the front as it arrives). Also the com
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import httpx
 import uvicorn
@@ -124,7 +125,9 @@ class Gateway:
         sent = self.client.build_request("POST", self.upstream_url + self.upstream.path, json=outgoing,
                                          headers=self.upstream.headers(http.headers.get("authorization")))
         try:
-            answer = await self.client.send(sent, stream=True)
+            answer = await unless_gone(http, self.client.send(sent, stream=True))
+        except ClientGone:  # nobody to answer; the upstream request was closed with the send
+            return Response(status_code=499)
         except httpx.HTTPError as exc:  # unreachable: 502; reached but silent: 504
             late = isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout)
             error = UpstreamHTTPError(504 if late else 502, f"The upstream failed to answer ({exc!r}).",
@@ -189,6 +192,37 @@ class Gateway:
             return exc
         finally:
             await answer.aclose()
+
+
+_T = TypeVar("_T")
+
+
+class ClientGone(Exception):
+    """The client closed its connection while the gateway waited for the upstream."""
+
+
+async def unless_gone(http: HTTPRequest, pending: Awaitable[_T]) -> _T:
+    """What `pending` gives, unless the client goes away first: then `pending` is cancelled (an upstream request
+    being sent, or waiting for its headers, is closed with it) and ClientGone raised. A streamed answer is watched
+    by StreamingResponse itself, from its first write on (docs/spec/cancellation.md §2)."""
+    task = asyncio.ensure_future(pending)
+    gone = asyncio.ensure_future(_disconnected(http))
+    try:
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not task.done():
+            task.cancel()
+            await asyncio.wait((task,))
+    if task.cancelled():
+        raise ClientGone()
+    return task.result()
+
+
+async def _disconnected(http: HTTPRequest) -> None:
+    """Returns when the client has gone away (its body was read already: only the disconnect comes)."""
+    while (await http.receive())["type"] != "http.disconnect":
+        pass
 
 
 def create_app(upstream: str, *, dialect: str = "chat", fronts: Sequence[type[Front[Any]]] = (),

@@ -51,6 +51,7 @@ from ._stateful import StatefulPlay, TurnPlay, is_stateful, judge_stateful
 from ._ws_play import websocket_judge, websocket_skipped
 
 __all__ = [
+    "CANCEL_TAG",
     "CLIENT_GROUPS",
     "GATEWAY_GROUPS",
     "GROUPS",
@@ -282,6 +283,8 @@ def _no_burst(run: ScenarioRun) -> str:
 
 
 _GATEWAY: frozenset[Mode] = frozenset({"gateway"})
+#: The tag of the scenarios the cancellation group plays (scenarios/cancellation.json): no other group plays them.
+CANCEL_TAG = "cancellation"
 _BOTH: frozenset[Mode] = frozenset({"gateway", "client"})
 
 #: Every rule group, in case order: the six single-stream families, the expected outcome, then the sandwich rules
@@ -301,6 +304,9 @@ GROUPS: tuple[RuleGroup, ...] = (
     RuleGroup("isolation", ("GW-ISO-",), _BOTH, _always, None, run_wide=True),
     RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
     RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s), _found(_usage)),
+    # scenarios tagged `cancellation`, theirs alone: the harness closes the front connection and watches the
+    # journal itself (GW-CANCEL-*, harness/run/_cancel_exchange.py)
+    RuleGroup("cancellation", ("GW-CANCEL-",), _GATEWAY, lambda s, d, /: CANCEL_TAG in s.tags, None),
     # scenarios tagged `stateful`, a Responses front only: continuations, store, encrypted reasoning (GW-STATE-*)
     RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and d == "responses",
               _found(_stateful)),

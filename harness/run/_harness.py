@@ -41,6 +41,7 @@ from callproof.harness.request import front_request, new_case_tag
 from callproof.harness.scenario import Scenario
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
+from ._cancel_verdict import judge_cancellation
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
 from ._client_play import judge_client_isolation, read_wire, websocket_playable, websocket_turns
 from ._config import RunConfig
@@ -402,6 +403,8 @@ class Harness:
         start = time.monotonic()
         if spec.group == "isolation":
             return self._judge_isolation(spec, start)
+        if spec.group == "cancellation":
+            return self._judge_cancellation(spec, start)
         slack = self.calibration.slack if spec.group == "streaming" else None
         run = self._run(spec.scenario, repeat)
         details = dict(run.details)
@@ -422,6 +425,21 @@ class Harness:
         if not run.charged:  # the case that ran the scenario carries its time
             seconds, run.charged = seconds + run.seconds, True
         return verdict(spec, run, results, seconds, details)
+
+    def _judge_cancellation(self, spec: CaseSpec, start: float) -> CaseResult:
+        """A cancellation case (GW-CANCEL-*): the harness closes the front connection itself, on a fresh case."""
+        try:
+            iut = self._gateway()
+        except IUTError as exc:
+            return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
+                              details={"setup_error": True, NO_ANSWER: True})
+        self._waits.follow(iut.pid if isinstance(iut, LaunchedIUT) else None)
+        self._waits.start()
+        scenario, case = self.scenarios[spec.scenario], new_case_tag()
+        return judge_cancellation(spec, scenario, iut.front_url, self._request(scenario, case),
+                                  self.config.front_headers, self.mock.journal, case, timeout=self.config.case_timeout,
+                                  calibration=self.calibration, waits=self._waits.between,
+                                  details={"front_url": iut.front_url})
 
     def _judge_isolation(self, spec: CaseSpec, start: float) -> CaseResult:
         chosen = [self.scenarios[s] for s in ISOLATION_SCENARIOS if s in self.scenarios]

@@ -12,7 +12,7 @@ from callproof.harness.catalogue import STREAM_FAMILIES
 from callproof.harness.judge import CaseSpec
 from callproof.harness.scenario import Scenario, with_bundled
 
-from ._groups import planned_groups, run_wide_groups
+from ._groups import CANCEL_TAG, planned_groups, run_wide_groups
 from ._stateful import stateful_groups
 
 __all__ = [
@@ -35,7 +35,10 @@ ISOLATION_SCENARIOS = (
 def gateway_groups(scenario: Scenario, front: Dialect) -> list[str]:
     """The rule groups that apply to a scenario in gateway mode with a `front` front (decided before it runs), in
     the order of the group table (`_groups.GROUPS`)."""
-    return [group.name for group in planned_groups("gateway") if group.applies(scenario, front)]
+    groups = [group.name for group in planned_groups("gateway") if group.applies(scenario, front)]
+    if CANCEL_TAG in scenario.tags:  # played by the cancellation exchange alone (docs/spec/cancellation.md §1)
+        return [name for name in groups if name == "cancellation"]
+    return groups
 
 
 def plan_cases(
@@ -56,6 +59,8 @@ def plan_cases(
             specs += [CaseSpec(scenario.id, g) for g in sequence_groups(scenario, mode, front)]
             continue
         if mode == "client":
+            if CANCEL_TAG in scenario.tags:  # the harness walking away from a gateway: no client case
+                continue
             groups = [g.name for g in planned_groups("client") if g.applies(scenario, client_dialect)]
         else:
             groups = gateway_groups(scenario, front)

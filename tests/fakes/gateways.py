@@ -42,6 +42,7 @@ from examples.gateway.fronts.websocket import WebSocketFront
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
 from . import gateways_gaps, ws_gateways
+from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
@@ -458,6 +459,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     **REQUEST_DEFECTS,
     **STATEFUL_DEFECTS,  # previous_response_id, store, encrypted reasoning: stateful_gateways.py
     **LOOP_DEFECTS,
+    **CANCEL_DEFECTS,  # what a gateway does after its client went away: cancel_gateways.py
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
 }

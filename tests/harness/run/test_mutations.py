@@ -40,7 +40,7 @@ FRONTS: tuple[Dialect, ...] = ("responses", "chat", "anthropic")
 #: oddly upstream: upstream-reader behaviour, the same code whatever the front, run here with the Responses front.
 FRONT_FEATURES = ["basic", "parallel", "interleaved", "endings", "faults", "http_errors", "multi_turn", "tool_choice",
                   "missing_ids", "duplicate_ids", "timing", "request_shapes", "malformed_args", "usage",
-                  "chat_upstream", "sequences"]
+                  "chat_upstream", "sequences", "cancellation"]
 
 
 @pytest.fixture(autouse=True)
@@ -82,14 +82,16 @@ def _row(record: Any, kind: str, defect: str, rules: Sequence[str], caught: set[
 def _timing_rows(rows: Sequence[dict[str, Any]]) -> list[Any]:
     """The rows, those caught by the timing rules (GW-STREAM-*) marked `timing`: `make test-under-load` runs them
     again beside CPU-bound competitors, and a buffering gateway must still be caught there."""
-    return [pytest.param(r, marks=pytest.mark.timing) if any(i.startswith("GW-STREAM-") for i in r["rules"]) else r
+    return [pytest.param(r, marks=pytest.mark.timing) if any(i.startswith(("GW-STREAM-", "GW-CANCEL-"))
+                                                              for i in r["rules"]) else r
             for r in rows]
 
 
 def _timing_pairs(pairs: Sequence[tuple[str, Dialect]]) -> list[Any]:
     """The (feature, dialect) pairs, the timing feature's marked `timing`: the reference gateway must pass it beside
     CPU-bound competitors too."""
-    return [pytest.param(f, d, marks=pytest.mark.timing) if f == "timing" else (f, d) for f, d in pairs]
+    return [pytest.param(f, d, marks=pytest.mark.timing) if f in ("timing", "cancellation") else (f, d)
+            for f, d in pairs]
 
 
 @pytest.mark.parametrize("entry", _timing_rows(TABLE["gateway"]), ids=lambda e: e["defect"])
@@ -249,8 +251,9 @@ def test_the_reference_gateway_passes_isolation(front: Dialect, dialect: Dialect
     assert [(r.outcome, r.message) for r in results] == [("passed", "")]
 
 
-#: Stateful scenarios are a gateway's Responses front's only (docs/spec/stateful.md §5): no client case.
-CLIENT_FEATURES = [f for f in FEATURES if f != "stateful"]
+#: Stateful scenarios are a gateway's Responses front's only (docs/spec/stateful.md §5), cancellation ones a
+#: gateway's (docs/spec/cancellation.md §1): no client case.
+CLIENT_FEATURES = [f for f in FEATURES if f not in ("stateful", "cancellation")]
 
 
 @pytest.mark.parametrize(("feature", "dialect"), _played(CLIENT_FEATURES, clients.DIALECTS))

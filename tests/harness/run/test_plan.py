@@ -25,7 +25,8 @@ def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dial
     # concurrent::isolation is (CLI-012)
     assert planned - {ISOLATION} == {s for s in SCENARIOS if (s not in RAW or RAW[s] == dialect)
                                      and not SCENARIOS[s].legs
-                                     and "stateful" not in SCENARIOS[s].tags and SCENARIOS[s].plays_in(dialect)}
+                                     and "stateful" not in SCENARIOS[s].tags and SCENARIOS[s].plays_in(dialect)
+                                     and "cancellation" not in SCENARIOS[s].tags}
     assert {s.group for s in specs if s.scenario != ISOLATION} == set(CLIENT_GROUPS)
     assert [s.id for s in specs if s.scenario == ISOLATION] == ["concurrent::isolation"]
 
