@@ -74,6 +74,20 @@ def mock_rows(results: dict[str, Any]) -> list[Row]:
         except (KeyError, TypeError, ValueError) as exc:
             rows.append(row(f"Mock: {label}", "not available", f"not available: bench_mock result lacks {exc}",
                             "-", target, False))
+    ws = results.get("websocket")
+    if ws is not None:  # the Responses WebSocket mode, beside the short streams' HTTP figure of the same run
+        try:
+            http = ws["http_requests_per_s"]
+            rows.append(row(
+                f"Mock: WebSocket mode (`{ws['scenario']}` as response.create turns, {ws['events']} messages a turn, "
+                f"{ws['connections']} connections, {ws['tool'].split(' (')[0]}), turns/s",
+                f"{ws['mock']['turns_per_s']:,.0f} turns/s, {ws['mock']['messages_per_s']:,.0f} messages/s",
+                f"HTTP short streams, same run: {http:,.0f} req/s ({ws['http_tool']})" if http else "not available",
+                f"{ws['ratio_to_http']:.2f}x HTTP" if ws.get("ratio_to_http") else "-",
+                "every turn complete", ws["meets_goal"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            rows.append(row("Mock: WebSocket mode", "not available", f"not available: bench_mock result lacks {exc}",
+                            "-", "every turn complete", False))
     timing = results.get("timing", {})
     try:
         gap = timing["gap_error_ms"]

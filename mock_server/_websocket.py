@@ -15,6 +15,7 @@ its messages are its writes (one JSON line each), and a turn cut by the client c
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from collections import OrderedDict
@@ -264,7 +265,6 @@ class _Connection:
         self.case: str | None = None
         self._pending_history: list[Any] = []
         self.closed = False
-        self._lock = anyio.Lock()
 
     async def run(self) -> None:
         async with anyio.create_task_group() as tasks:
@@ -277,8 +277,9 @@ class _Connection:
         if self.closed:
             return False
         try:
-            async with self._lock:
-                await self._send({"type": "websocket.send", "text": text})
+            # No lock: uvicorn writes each message whole once the transport is writable, so tasks sending at once
+            # never interleave frames (and an uncontended lock would still cost a loop iteration per message).
+            await self._send({"type": "websocket.send", "text": text})
         except OSError:
             self.closed = True
             return False
@@ -288,11 +289,8 @@ class _Connection:
         if self.closed:
             return
         self.closed = True
-        try:
-            async with self._lock:
-                await self._send({"type": "websocket.close", "code": code, "reason": reason})
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # the client went first
+            await self._send({"type": "websocket.close", "code": code, "reason": reason})
 
     async def _read(self, tasks: TaskGroup) -> None:
         while True:
