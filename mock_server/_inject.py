@@ -31,12 +31,14 @@ from .dialects import Frame, RenderContext, Renderer
 
 __all__ = [
     "INJECTORS",
+    "WS_FAULTS",
     "Answer",
     "BodyDraft",
     "Injector",
     "Item",
     "Stage",
     "StreamDraft",
+    "WsPlay",
 ]
 
 Stage = Literal["answer", "frames", "events", "bytes", "writes"]
@@ -364,3 +366,25 @@ _INJECTORS: dict[str, Injector] = {
 }
 #: The injectors by fault kind (read-only).
 INJECTORS: Mapping[str, Injector] = MappingProxyType(_INJECTORS)
+
+#: How each fault kind plays over the Responses WebSocket mode (mock_server/_websocket.py,
+#: docs/mock.md#websocket-mode): `events` as in the stream (the events the SSE rendering carries, at its
+#: offsets: stalls, a late first event, the failed ending, a malformed event's cut JSON as a text message);
+#: `close` closes the socket after the events sent (its `close_code`, default 1011); `error_event` answers with an
+#: error event carrying the HTTP status instead of the response; `ignored`: SSE framing only, no part of a message.
+WsPlay = Literal["events", "close", "error_event", "ignored"]
+_WS_FAULTS: dict[str, WsPlay] = {
+    "http_error": "error_event",
+    "stream_error": "events",
+    "disconnect": "close",
+    "truncate": "close",
+    "malformed": "events",
+    "stall": "events",
+    "keepalive": "ignored",
+    "fragment": "ignored",
+    "crlf": "ignored",
+    "framing": "ignored",
+    "slow_first_byte": "events",
+}
+#: Every fault kind of the fault table (harness/scenario/_faults.py) and how it plays over a socket.
+WS_FAULTS: Mapping[str, WsPlay] = MappingProxyType(_WS_FAULTS)

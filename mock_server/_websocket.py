@@ -1,16 +1,17 @@
-"""The Responses API's WebSocket mode in the mock (docs/mock.md#websocket-mode): a WebSocket upgrade on any path
-ending /responses; each `response.create` message (the body of POST /v1/responses minus `stream`) is answered
-like a streamed POST, by the same steps (`Upstream.decide`: selection, a sequence's next leg, the plan, holds),
-and the plan's events go out as JSON text messages at their scheduled offsets: the same events, order and timing
-as the SSE rendering (keep-alive comments and `[DONE]` are not messages).
+"""The Responses API's WebSocket mode in the mock (docs/mock.md#websocket-mode): a WebSocket upgrade on any path ending
+/responses; each `response.create` message (the body of POST /v1/responses minus `stream`) is answered like a
+streamed POST, by the same steps (`Upstream.decide`: selection, a sequence's next leg, the plan, holds), and the
+plan's events go out as JSON text messages at their scheduled offsets: the same events, order and timing as the SSE
+rendering (keep-alive comments and `[DONE]` are not messages).
 
 The mode's rules: one response in flight per connection (a `response.create` meanwhile gets an error event
-`response_already_in_flight` and the first response goes on); `previous_response_id` must name the connection's
-last completed response (else `previous_response_not_found`); `generate: false` answers with a response without
-output; the connection ends after a time limit (`websocket_connection_limit_reached`, then close 1000); a message
-that is not JSON or of an unknown type gets an error event and the connection stays open. How each fault kind
-plays over a socket is the table `WS_FAULTS`. Each `response.create` is one journal request (`Journal.log_turn`):
-its messages are its writes (one JSON line each), and a turn cut by the client closing ends `cancelled`.
+`response_already_in_flight` and the first response goes on); `previous_response_id` must name the connection's last
+completed response (else `previous_response_not_found`); `generate: false` answers with a response without output;
+the connection ends after a time limit (`websocket_connection_limit_reached`, then close 1000); a message that is
+not JSON or of an unknown type gets an error event and the connection stays open. How each fault kind plays over a
+socket is the table `WS_FAULTS`, beside the injectors (mock_server/_inject.py). Each `response.create` is one
+journal request (`Journal.log_turn`): its messages are its writes (one JSON line each), and a turn cut by the client
+closing ends `cancelled`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ import json
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import orjson
@@ -33,37 +33,17 @@ from starlette.types import Receive, Scope, Send
 from callproof.harness.check import SSEParser
 from callproof.harness.scenario import Expect, Scenario, fault_param
 
+from ._inject import WS_FAULTS
 from ._journal import Outcome, case_tag
 from ._player import SSE_MEDIA_TYPE, Plan, Write
 from ._sequences import SESSION_HEADER
 from ._upstream import Decision, Upstream, json_object
 from .dialects import RenderContext, Renderer
 
-__all__ = ["DEFAULT_CONNECTION_LIMIT", "WS_FAULTS", "Message", "TurnPlan", "WebSocketMode", "WsPlay", "turn_plan"]
+__all__ = ["DEFAULT_CONNECTION_LIMIT", "WS_FAULTS", "Message", "TurnPlan", "WebSocketMode", "turn_plan"]
 
 #: Seconds a connection may stay open (OpenAI's limit is 60 minutes); `create_app(ws_connection_limit=...)`.
 DEFAULT_CONNECTION_LIMIT = 3600.0
-
-#: How a fault kind plays over a socket: `events` as in the stream (the events the SSE rendering carries, at its
-#: offsets: stalls, a late first event, the failed ending, a malformed event's cut JSON as a text message);
-#: `close` closes the socket after the events sent (its `close_code`, default 1011); `error_event` answers with an
-#: error event carrying the HTTP status instead of the response; `ignored`: SSE framing only, no part of a message.
-WsPlay = Literal["events", "close", "error_event", "ignored"]
-_WS_FAULTS: dict[str, WsPlay] = {
-    "http_error": "error_event",
-    "stream_error": "events",
-    "disconnect": "close",
-    "truncate": "close",
-    "malformed": "events",
-    "stall": "events",
-    "keepalive": "ignored",
-    "fragment": "ignored",
-    "crlf": "ignored",
-    "framing": "ignored",
-    "slow_first_byte": "events",
-}
-#: Every fault kind of the fault table (harness/scenario/_faults.py) and how it plays over a socket.
-WS_FAULTS: Mapping[str, WsPlay] = MappingProxyType(_WS_FAULTS)
 
 #: The close code of a scripted close without a `close_code` (1011: the server met an unexpected condition).
 _CLOSE_CODE = 1011

@@ -24,7 +24,8 @@ from websockets.sync.connection import Connection
 
 from callproof.harness.scenario import FAULTS, Scenario, bundled_scenarios
 from callproof.mock_server import Journal, MockServer, VirtualClock, create_app
-from callproof.mock_server._websocket import WS_FAULTS, turn_plan
+from callproof.mock_server._inject import WS_FAULTS
+from callproof.mock_server._websocket import turn_plan
 from tests.mock_server.support import SCENARIOS
 
 SERVER_EVENT: TypeAdapter[Any] = TypeAdapter(ResponsesServerEvent)
