@@ -6,10 +6,13 @@ CLI-016 and CLI-017 read from the journal (the broken fakes are rows of the muta
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from openai.types.responses.responses_server_event import ResponsesServerEvent
+from pydantic import TypeAdapter
 
 from callproof.harness.catalogue import RULES
 from callproof.harness.cli import main
@@ -108,11 +111,15 @@ def test_the_sdk_reference_adapter_completes_a_three_turn_loop_on_one_socket() -
         specs = [s for s in harness.cases() if s.scenario == "agent_loop_three_turns"]
         results = [harness.judge(s) for s in specs]
         turns = harness.mock.journal.requests()
+        bodies = [harness.mock.journal.body_of(t.id) for t in turns if t.scenario == "agent_loop_three_turns"]
     assert {s.group for s in specs} >= {"expected", "loop"}
     assert [(r.spec.id, r.outcome) for r in results] == [(s.id, "passed") for s in specs]
     loop = [t for t in turns if t.scenario == "agent_loop_three_turns"]
     assert [t.transport for t in loop] == ["websocket"] * 3
     assert [t.turn for t in loop] == [0, 1, 2] and len({t.connection for t in loop}) == 1
+    events = TypeAdapter(ResponsesServerEvent)
+    messages = [json.loads(line) for body in bodies for line in body.splitlines() if line.strip()]
+    assert messages and all(events.validate_python(m) for m in messages)  # every message is a server event
 
 
 # -- the judge on hand-made turns (stamps from the journal's clock, never the wall) --
