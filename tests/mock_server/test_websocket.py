@@ -5,12 +5,14 @@ time."""
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import time
 import typing
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,9 +24,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 from websockets.sync.connection import Connection
 
+from callproof.harness.cli._mock_command import add_arguments
 from callproof.harness.scenario import FAULTS, Scenario, bundled_scenarios
 from callproof.mock_server import Journal, MockServer, VirtualClock, create_app
 from callproof.mock_server._inject import WS_FAULTS
+from callproof.mock_server._pytest import start_fixture_server
 from callproof.mock_server._websocket import turn_plan
 from tests.mock_server.support import SCENARIOS
 
@@ -462,3 +466,27 @@ def test_closing_mid_turn_is_journaled_cancelled(server: MockServer) -> None:
     assert _end(server.journal, turn.id) == "cancelled"
     end = server.journal.end(turn.id)
     assert end is not None and end.time >= turn.start
+
+
+def test_the_fixture_server_serves_the_websocket_mode(tmp_path: Path) -> None:
+    fixture = start_fixture_server([], 0, tmp_path)
+    try:
+        with connect(_url(fixture)) as ws:
+            ws.send(_create("one_call"))
+            messages = _turn(ws)
+        assert messages[-1]["type"] == "response.completed"
+        [turn] = fixture.journal.requests()
+        assert turn.transport == "websocket"
+    finally:
+        fixture.stop()
+
+
+def test_callproof_mock_takes_the_connection_limit_and_refuses_a_bad_one(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert parser.parse_args(["--ws-connection-limit", "1.5"]).ws_connection_limit == 1.5
+    assert parser.parse_args([]).ws_connection_limit == 3600.0
+    for bad in ("0", "-1", "abc", "inf"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--ws-connection-limit", bad])
+    assert "--ws-connection-limit" in capsys.readouterr().err
