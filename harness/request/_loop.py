@@ -1,5 +1,5 @@
 """Agent loops: the deterministic tool the harness (gateway mode) and a client adapter (client mode) run for every
-call, and the next request of a loop, carrying every earlier call and its result (docs/spec/contracts.md §8).
+call, and the next request of a loop, carrying every earlier call and its result (docs/spec/loops.md §7).
 
 The tool (`tool_output`) is a pure function of the call's name, arguments and id, so the judges know what every
 result must be: `"<name> ok <call_id>"`, or `"<name> error <call_id>"` with `is_error` when the call's arguments

@@ -20,14 +20,12 @@ def test_client_mode_plays_the_raw_scenarios_of_the_client_dialect(dialect: Dial
     planned = {s.scenario for s in specs}
     assert {r for r, d in RAW.items() if d == dialect} <= planned
     assert not {r for r, d in RAW.items() if d != dialect} & planned
-    # sequences are never planned (tests/harness/run/test_sequence_plan.py), nor scenarios of other `dialects`,
-    # nor stateful ones (a gateway's Responses front only, docs/spec/stateful.md §5);
-    # concurrent::isolation is (CLI-012)
+    # sequences are planned (tests/harness/run/test_sequence_plan.py), scenarios of other `dialects` are not, nor
+    # stateful ones (a gateway's Responses front only, docs/spec/stateful.md §5); concurrent::isolation is (CLI-012)
     assert planned - {ISOLATION} == {s for s in SCENARIOS if (s not in RAW or RAW[s] == dialect)
-                                     and not SCENARIOS[s].legs
                                      and "stateful" not in SCENARIOS[s].tags and SCENARIOS[s].plays_in(dialect)
                                      and "cancellation" not in SCENARIOS[s].tags}
-    assert {s.group for s in specs if s.scenario != ISOLATION} == set(CLIENT_GROUPS)
+    assert {s.group for s in specs if s.scenario != ISOLATION} == {*CLIENT_GROUPS, "loop"}
     assert [s.id for s in specs if s.scenario == ISOLATION] == ["concurrent::isolation"]
 
 
