@@ -69,13 +69,14 @@ def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, An
 class Decision:
     """How the mock answers one request: the `plan`, the scenario that answers (None: none found), how it was
     chosen, the leg of a sequence, and `begin`, the instant the plan's schedule starts (None: a refusal, not a
-    played scenario)."""
+    played scenario); `played` is the scenario (or leg) the plan plays."""
 
     plan: Plan
     scenario: str | None = None
     how: str | None = None
     leg: int | None = None
     begin: float | None = None
+    played: Scenario | None = None
 
 
 def json_object(raw: bytes) -> tuple[dict[str, Any] | None, str]:
@@ -187,7 +188,7 @@ class Upstream:
         answer = self._plan(scenario, renderer, stream, body, leg, fallback)
         await self.holds.wait(case)  # a held case waits for the rest of its group (docs/mock.md#holds)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
-        return Decision(answer, scenario.id, chosen, leg, self.clock.now())
+        return Decision(answer, scenario.id, chosen, leg, self.clock.now(), scenario)
 
     def _unserved(self, scope: Scope, start: float, dialect: Dialect | None) -> tuple[Plan, int | None]:
         """The answer to a path no dialect serves (404), a dialect without a renderer (501) or a method other than

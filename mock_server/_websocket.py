@@ -329,19 +329,17 @@ class _Connection:
             text = orjson.dumps(request).decode()
         self._pending_history = _input_items(request)
         if body.get("generate") is False:
-            decision = Decision(self._warmup(request, turn), _WARMUP.id, "generate: false", None, start)
-            scenario: Scenario | None = _WARMUP
+            decision = Decision(self._warmup(request, turn), _WARMUP.id, "generate: false", None, start, _WARMUP)
         else:
             session = self.headers.get(SESSION_HEADER, "").strip() or case or f"websocket connection {self.id}"
             decision = await self.upstream.decide(self.headers, text, request, self.renderer, case, stream=True,
                                                   session=session)
-            scenario = self.upstream.scenarios.get(decision.scenario) if decision.scenario is not None else None
         plan = decision.plan
         if decision.begin is None:
             await self._refuse(log, plan.status, None, "", event=_plan_error(plan), scenario=decision.scenario,
                                how=decision.how, leg=decision.leg)
             return
-        played = self.mode.turn_plan(plan, scenario)
+        played = self.mode.turn_plan(plan, decision.played)
         self.case = case
         request_id = self.upstream.journal.log_turn(**log, status=plan.status, scenario=decision.scenario,
                                                     faults=plan.faults, start=decision.begin, how=decision.how,

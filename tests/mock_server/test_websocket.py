@@ -25,7 +25,7 @@ from websockets.sync.client import connect
 from websockets.sync.connection import Connection
 
 from callproof.harness.cli._mock_command import add_arguments
-from callproof.harness.scenario import FAULTS, Scenario, bundled_scenarios
+from callproof.harness.scenario import FAULTS, Fault, Scenario, bundled_scenarios
 from callproof.mock_server import Journal, MockServer, VirtualClock, create_app
 from callproof.mock_server._inject import WS_FAULTS
 from callproof.mock_server._pytest import start_fixture_server
@@ -55,6 +55,11 @@ EXTRA = {
                                                                       params={"style": "multiline_data"}),)),
     )
 }
+_LOOP = bundled_scenarios()["agent_loop_tool_result"]
+#: A sequence whose first leg closes the socket with 4002: the leg's fault, not the sequence's, decides.
+EXTRA["ws_leg_close"] = replace(_LOOP, id="ws_leg_close", legs=(
+    replace(_LOOP.legs[0], scenario=replace(_LOOP.legs[0].scenario, faults=(
+        Fault("disconnect", params={"after_events": 2, "close_code": 4002}),))), *_LOOP.legs[1:]))
 ALL = {**SCENARIOS, **EXTRA}
 
 
@@ -399,7 +404,7 @@ def test_every_fault_kind_has_a_websocket_play() -> None:
 
 
 @pytest.mark.parametrize(("sid", "code"), [("f_disconnect_events", 1011), ("f_truncate", 1011), ("ws_close_4001", 4001),
-                                           ("f_disconnect_bytes", 1011)])
+                                           ("f_disconnect_bytes", 1011), ("ws_leg_close", 4002)])
 def test_disconnect_and_truncate_close_the_socket_mid_response(server: MockServer, sid: str, code: int) -> None:
     with connect(_url(server)) as ws:
         ws.send(_create(sid))
