@@ -54,6 +54,7 @@ from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
 from ._sequence import client_env, play_gateway_sequence, upstream_requests
 from ._stateful import is_stateful, play_stateful, turn_bodies, two_turn
 from ._verdict import group_results, over_limit, verdict
+from ._ws_cancel import close_socket
 from ._ws_exchange import message_as_sse, ws_url
 from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
 
@@ -439,7 +440,8 @@ class Harness:
         return judge_cancellation(spec, scenario, iut.front_url, self._request(scenario, case),
                                   self.config.front_headers, self.mock.journal, case, timeout=self.config.case_timeout,
                                   calibration=self.calibration, waits=self._waits.between,
-                                  details={"front_url": iut.front_url})
+                                  details={"front_url": iut.front_url},
+                                  closer=close_socket if self.config.front_transport == "websocket" else None)
 
     def _judge_isolation(self, spec: CaseSpec, start: float) -> CaseResult:
         chosen = [self.scenarios[s] for s in ISOLATION_SCENARIOS if s in self.scenarios]

@@ -13,8 +13,9 @@ from tests import fakes
 
 SCENARIOS = bundled_scenarios()
 #: An agent loop of three turns, one call, parallel calls, upstream failures (an HTTP error, a cut stream).
+#: And the cancellation cases (the socket closed mid-stream and before the first byte: GW-CANCEL-*).
 PLAYED = ("agent_loop_three_turns", "agent_loop_tool_result", "one_call", "parallel_two_calls", "fault_http_500",
-          "fault_disconnect_after_events", "text_before_call")
+          "fault_disconnect_after_events", "text_before_call", "cancel_mid_stream", "cancel_before_first_byte")
 
 
 def test_the_reference_gateway_passes_every_case_over_its_websocket_front() -> None:
@@ -25,7 +26,9 @@ def test_the_reference_gateway_passes_every_case_over_its_websocket_front() -> N
     assert {s.scenario for s in specs} == set(PLAYED)
     assert [(r.spec.id, r.outcome, r.message) for r in results if r.outcome != "passed"] == []
     judged = {rule.rule.id for r in results for rule in r.results}
-    assert {"GW-WS-001", "GW-WS-002", "GW-WS-003"} <= judged
+    assert {"GW-WS-001", "GW-WS-002", "GW-WS-003", "GW-CANCEL-001", "GW-CANCEL-002"} <= judged
+    cancelled = [r for r in results if r.spec.group == "cancellation"]
+    assert len(cancelled) == 2 and all(r.details["cancel"]["upstream"][0]["ended"] == "cancelled" for r in cancelled)
     assert any(rule.rule.id.startswith("GW-LOOP-") for r in results for rule in r.results), "the loop is judged"
 
 
