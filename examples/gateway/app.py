@@ -121,7 +121,7 @@ class Gateway:
         except BAD_SHAPE as exc:  # ValueError: arguments that are not JSON, RequestShapeError
             return front.invalid_request(f"The request does not have the {front.dialect} shape ({exc!r}).")
         if isinstance(self.upstream, WebSocketUpstream):
-            return await self.handle_events(front, request, http.headers.get("authorization"))
+            return await self.handle_events(front, request, http)
         sent = self.client.build_request("POST", self.upstream_url + self.upstream.path, json=outgoing,
                                          headers=self.upstream.headers(http.headers.get("authorization")))
         try:
@@ -154,9 +154,13 @@ class Gateway:
         finally:
             await answer.aclose()
 
-    async def handle_events(self, front: Front[Any], request: Request, authorization: str | None) -> Response:
-        """An HTTP front's answer from `stream_upstream`'s events (the upstream over WebSocket)."""
-        answer = await self.stream_upstream(request, authorization)
+    async def handle_events(self, front: Front[Any], request: Request, http: HTTPRequest) -> Response:
+        """An HTTP front's answer from `stream_upstream`'s events (the upstream over WebSocket); a client that goes
+        away while the upstream socket opens or before its first message closes that socket."""
+        try:
+            answer = await unless_gone(http, self.stream_upstream(request, http.headers.get("authorization")))
+        except ClientGone:
+            return Response(status_code=499)
         if isinstance(answer, UpstreamHTTPError):
             return front.error_response(request, answer)
         if request.stream:
