@@ -20,8 +20,11 @@ normal finish). The layout, one concept a module:
 
 - `model`: the neutral request, events and failures;
 - `wire`: SSE reading and writing, ids;
-- `fronts/`: `responses`, `chat`, `anthropic` (`Front` in `fronts/base` drives a turn through their steps);
-- `upstreams/`: `chat`, `anthropic`, `responses` (`Upstream` in `upstreams/base`);
+- `fronts/`: `responses`, `chat`, `anthropic` (`Front` in `fronts/base` drives a turn through their steps), and
+  `websocket`: the Responses API's WebSocket mode on the Responses path (`Connection`: one socket's response in
+  flight and last response, docs/spec/gateway-websocket.md);
+- `upstreams/`: `chat`, `anthropic`, `responses` (`Upstream` in `upstreams/base`), and `websocket`: the Responses
+  upstream over its WebSocket mode (`--upstream-transport websocket`, or a ws:// `--upstream`);
 - `app`: the HTTP app (`Gateway`, `create_app`) and the command line (`main`).
 
 Fronts and upstreams are built from small methods so that a subclass can change one behaviour at a time

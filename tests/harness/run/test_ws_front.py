@@ -58,3 +58,18 @@ def test_a_transport_without_the_responses_dialect_is_one_line(fields: dict[str,
 def test_a_client_run_has_no_front_transport() -> None:
     problem = RunConfig(client_cmd="client", front_transport="websocket").problem()
     assert problem is not None and "--front-transport" in problem and "client" in problem
+
+
+@pytest.mark.parametrize("front_transport", ["http", "websocket"])
+def test_the_reference_gateway_passes_over_a_websocket_upstream(front_transport: str) -> None:
+    """`--upstream-transport websocket`: `{upstream}` is the mock's ws:// URL, the gateway speaks the Responses
+    WebSocket mode to it, and every rule reads the upstream turns from the journal as over HTTP."""
+    config = RunConfig(launch=f"{fakes.launch()} --upstream-dialect responses", upstream_dialect="responses",
+                       upstream_transport="websocket", front_transport=front_transport, case_timeout=15)
+    with Harness(config) as harness:
+        specs = [s for s in harness.cases() if s.scenario in PLAYED or s.scenario == "timing_ttft_and_gaps"]
+        results = [harness.judge(spec) for spec in specs]
+        transports = {r.transport for r in harness.mock.journal.requests() if r.scenario in PLAYED}  # no calibration
+    assert transports == {"websocket"}
+    assert [(r.spec.id, r.outcome, r.message) for r in results if r.outcome not in ("passed", "skipped")] == []
+    assert sum(r.outcome == "passed" for r in results) > len(results) - 3
