@@ -245,8 +245,8 @@ def test_an_adapter_that_prints_nothing_is_never_conformant(tmp_path: Path) -> N
     assert markdown.startswith("## ❌ callproof: nothing judged\n") and "conformant" not in markdown
     done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "expected and parallel")
     assert done.returncode == 1
-    assert len(outcomes(report)) == 7 and set(outcomes(report).values()) == {"error"}
-    assert done.stderr.startswith("callproof run: no case was judged: 7 cases: 7 errors; ")
+    assert len(outcomes(report)) == 8 and set(outcomes(report).values()) == {"error"}  # agent_loop_parallel_results too
+    assert done.stderr.startswith("callproof run: no case was judged: 8 cases: 8 errors; ")
     done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "one_call")
     client = by_id(report)["one_call::client"]  # the client rules judge it: CLI-001, the protocol was not kept
     assert client["outcome"] == "failed" and client["message"].endswith(f"\n{NO_RESULT}")
