@@ -11,9 +11,16 @@ from types import TracebackType
 from typing import Literal, Self
 
 import uvicorn
+import uvicorn.protocols.http.httptools_impl  # see below
+import uvicorn.protocols.websockets.websockets_sansio_impl  # see below
 from starlette.applications import Starlette
 
 __all__ = ["ThreadedServer"]
+
+# The protocol modules the server runs, imported with this module rather than when a server first starts: an
+# in-process pytest run (pytester) forgets the modules first imported during it, and an httptools or websockets
+# imported again afterwards raises exception classes the server's modules no longer catch (a WebSocket upgrade then
+# fails with an uncaught HttpParserUpgrade).
 
 
 class ThreadedServer:
