@@ -250,15 +250,15 @@ OPTIONS: tuple[Option, ...] = (
     _option("client_transport", "how the client under test reaches the mock: http, or websocket (the Responses "
             "API's WebSocket mode; needs --client-dialect responses; docs/adapters.md: over WebSocket) (default "
             "http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
-    _option("front_url", "where a launched gateway serves its front (default http://127.0.0.1:{port}/v1/responses, "
-            "/v1/chat/completions or /v1/messages by --front)", _ALL, metavar="TEMPLATE"),
-    _option("ready_url", "URL that answers 2xx once a launched gateway is ready (default: its port accepts)", _ALL,
     _option("front_transport", "how the harness reaches a gateway's front: http, or websocket (the Responses API's "
             "WebSocket mode on the front's path: each scenario over one socket, GW-WS rules; needs --front responses; "
             "docs/spec/gateway-websocket.md) (default http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
     _option("upstream_transport", "how the gateway reaches the mock: http, or websocket ({upstream} is then the "
             "mock's ws:// URL with /v1, and the gateway speaks the Responses WebSocket mode to it; needs "
             "--upstream-dialect responses) (default http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
+    _option("front_url", "where a launched gateway serves its front (default http://127.0.0.1:{port}/v1/responses, "
+            "/v1/chat/completions or /v1/messages by --front)", _ALL, metavar="TEMPLATE"),
+    _option("ready_url", "URL that answers 2xx once a launched gateway is ready (default: its port accepts)", _ALL,
             metavar="TEMPLATE"),
     _option("case_timeout", "seconds a case may take before the IUT counts as hung (default 30)", _ALL,
             metavar="S", type=positive_float, default=30.0),
