@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from callproof.harness._types import Dialect, JSONValue
+from callproof.harness._types import Dialect, JSONData, JSONValue
 from callproof.harness.judge import (
     STATEFUL_TAG,
     EarlierTurn,
@@ -31,7 +31,7 @@ __all__ = ["StatefulPlay", "TurnPlay", "is_stateful", "judge_stateful", "play_st
 
 Send = Callable[[Mapping[str, Any]], tuple[FrontAnswer | None, str | None]]
 #: The upstream requests of a case that arrived at or after a time: (body, the upstream's response id or None).
-Upstream = Callable[[float], list[tuple[Any, str | None]]]
+Upstream = Callable[[float], list[tuple[JSONData, str | None]]]
 
 
 def is_stateful(scenario: Scenario) -> bool:
@@ -59,7 +59,7 @@ class TurnPlay:
 
     request: Mapping[str, Any]
     answer: FrontAnswer | None
-    upstream: Any = None
+    upstream: JSONData = None
     upstream_id: str | None = None
     problem: str | None = None
 
@@ -171,6 +171,7 @@ def upstream_response_id(dialect: str | None, data: bytes) -> str | None:
     return None
 
 
-def turn_bodies(records: Sequence[Any], body_of: Callable[[int], bytes], since: float) -> list[tuple[Any, str | None]]:
+def turn_bodies(records: Sequence[Any], body_of: Callable[[int], bytes],
+                since: float) -> list[tuple[JSONData, str | None]]:
     """The journal's requests at or after `since` (body, the upstream response id)."""
     return [(r.body, upstream_response_id(r.dialect, body_of(r.id))) for r in records if r.time >= since]
