@@ -245,6 +245,7 @@ def test_messages_leave_at_the_scripted_offsets() -> None:
         assert len(played.messages) == plan.events
 
 
+@pytest.mark.timing
 def test_gaps_in_the_journal_match_the_script(server: MockServer) -> None:
     with connect(_url(server)) as ws:
         ws.send(_create("f_stall"))
@@ -261,6 +262,7 @@ def test_gaps_in_the_journal_match_the_script(server: MockServer) -> None:
 # -- the mode's rules --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_a_second_create_while_one_streams_gets_an_error_and_the_first_goes_on(server: MockServer) -> None:
     with connect(_url(server)) as ws:
         ws.send(_create("t_gap"))
@@ -327,6 +329,7 @@ def test_malformed_json_and_unknown_types_get_error_events_and_the_connection_st
     assert len(server.journal.requests()) == 1  # only the response.create is a request
 
 
+@pytest.mark.timing
 def test_the_connection_limit_sends_its_error_event_then_closes_1000() -> None:
     with MockServer(ALL, strict=True, ws_connection_limit=0.3) as limited, connect(_url(limited)) as ws:
         texts, code, reason = _closed(ws)  # an idle connection: the limit's error event, then the close
@@ -336,6 +339,7 @@ def test_the_connection_limit_sends_its_error_event_then_closes_1000() -> None:
     _valid([error])
 
 
+@pytest.mark.timing
 def test_a_turn_in_flight_at_the_limit_is_journaled_aborted() -> None:
     with MockServer(ALL, strict=True, ws_connection_limit=0.2) as limited, connect(_url(limited)) as ws:
         ws.send(_create("stalled"))
@@ -470,6 +474,7 @@ def _ids_out(messages: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return [(m["type"], m.get("sequence_number"), m.get("delta"), m.get("arguments")) for m in messages]
 
 
+@pytest.mark.timing
 def test_closing_mid_turn_is_journaled_cancelled(server: MockServer) -> None:
     with connect(_url(server)) as ws:
         ws.send(_create("stalled"))
