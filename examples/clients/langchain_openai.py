@@ -61,11 +61,11 @@ def _messages(request: dict[str, Any]) -> list[BaseMessage]:
     return out
 
 
-def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
+def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str, Any]:
     options: dict[str, Any] = {  # by the documented aliases, which the pydantic field names differ from
         "model": request.get("model", "callproof-model"), "base_url": base_url, "use_responses_api": True,
         "api_key": os.environ.get("OPENAI_API_KEY", "callproof"), "max_tokens": request.get("max_output_tokens"),
-        "max_retries": int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0)}
+        "max_retries": retries}
     llm = ChatOpenAI(**options)
     tools = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
              for t in request.get("tools", []) if t.get("type", "function") == "function"]
@@ -83,12 +83,53 @@ def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
     return _result(total)
 
 
-def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    """The in-process form (`--client examples.clients.langchain_openai:run`): one request in, one result out."""
+
+def tool_output(name: str, arguments: str, call_id: str) -> str:
+    """The adapter protocol's deterministic tool (docs/adapters.md, "Loops and retries")."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}"
+
+
+def _next_request(request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """An agent loop's next request: the input so far, this turn's calls, one output per call id (arguments an
+    object where the library parsed them: sent back as their JSON text)."""
+    calls = [{**c, "arguments": c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"])}
+             for c in calls]
+    given = request["input"]
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
+    items += [{"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
+              for c in calls]
+    items += [{"type": "function_call_output", "call_id": c["call_id"],
+               "output": tool_output(c["name"], c["arguments"], c["call_id"])} for c in calls]
+    return {**request, "input": items}
+
+
+def run(request: dict[str, Any], base_url: str | None = None, tool_loop: bool | None = None,
+        max_retries: int | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.clients.langchain_openai:run`): one case in, one result out. An
+    agent-loop case (`tool_loop`, else CALLPROOF_TOOL_LOOP=1) sends every call's output back until an answer has no
+    call; the library retries `max_retries` times (else CALLPROOF_MAX_RETRIES)."""
+    loop = os.environ.get("CALLPROOF_TOOL_LOOP") == "1" if tool_loop is None else tool_loop
+    retries = int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0) if max_retries is None else max_retries
+    result = _run_once(request, base_url, retries)
+    for _ in range(int(os.environ.get("CALLPROOF_MAX_TURNS") or 8) - 1):
+        if not loop or not result["tool_calls"] or result["error"] is not None:
+            break
+        request = _next_request(request, result["tool_calls"])
+        result = _run_once(request, base_url, retries)
+    return result
+
+
+def _run_once(request: dict[str, Any], base_url: str | None, retries: int) -> dict[str, Any]:
+    """One request (the library's retries included)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a library warning is not the client's answer
-            return _call(request, base_url or os.environ["CALLPROOF_BASE_URL"])
+            return _call(request, base_url or os.environ["CALLPROOF_BASE_URL"], retries)
     except Exception as exc:
         return _result(None, f"{type(exc).__name__}: {exc}")
 

@@ -40,7 +40,7 @@ async def _never(_context: Any, _arguments: str) -> str:
     raise AssertionError("callproof adapters never run tools")
 
 
-async def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
+async def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str, Any]:
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
                         for t in request.get("tools", []) if t.get("type", "function") == "function"]
@@ -50,7 +50,7 @@ async def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
                              parallel_tool_calls=request.get("parallel_tool_calls"),
                              max_tokens=request.get("max_output_tokens"))
     client = AsyncOpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
-                         max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0))
+                         max_retries=retries)
     model = OpenAIResponsesModel(model=request.get("model", "callproof-model"), openai_client=client)
     args: tuple[Any, ...] = (request.get("instructions"), request["input"], settings, tools, None, [],
                              ModelTracing.DISABLED)
@@ -73,13 +73,54 @@ async def _call(request: dict[str, Any], base_url: str) -> dict[str, Any]:
         await client.close()
 
 
-def run(request: dict[str, Any], base_url: str | None = None) -> dict[str, Any]:
-    """The in-process form (`--client examples.clients.openai_agents:run`): one request in, one result out."""
+
+def tool_output(name: str, arguments: str, call_id: str) -> str:
+    """The adapter protocol's deterministic tool (docs/adapters.md, "Loops and retries")."""
+    try:
+        parsed = json.loads(arguments or "{}")
+    except ValueError:
+        parsed = None
+    failed = not isinstance(parsed, dict) or parsed.get("fail") is True
+    return f"{name} {'error' if failed else 'ok'} {call_id}"
+
+
+def _next_request(request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """An agent loop's next request: the input so far, this turn's calls, one output per call id (arguments an
+    object where the library parsed them: sent back as their JSON text)."""
+    calls = [{**c, "arguments": c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"])}
+             for c in calls]
+    given = request["input"]
+    items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
+    items += [{"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
+              for c in calls]
+    items += [{"type": "function_call_output", "call_id": c["call_id"],
+               "output": tool_output(c["name"], c["arguments"], c["call_id"])} for c in calls]
+    return {**request, "input": items}
+
+
+def run(request: dict[str, Any], base_url: str | None = None, tool_loop: bool | None = None,
+        max_retries: int | None = None) -> dict[str, Any]:
+    """The in-process form (`--client examples.clients.openai_agents:run`): one case in, one result out. An
+    agent-loop case (`tool_loop`, else CALLPROOF_TOOL_LOOP=1) sends every call's output back until an answer has no
+    call; the library retries `max_retries` times (else CALLPROOF_MAX_RETRIES)."""
+    loop = os.environ.get("CALLPROOF_TOOL_LOOP") == "1" if tool_loop is None else tool_loop
+    retries = int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0) if max_retries is None else max_retries
+    result = _run_once(request, base_url, retries)
+    for _ in range(int(os.environ.get("CALLPROOF_MAX_TURNS") or 8) - 1):
+        if not loop or not result["tool_calls"] or result["error"] is not None:
+            break
+        request = _next_request(request, result["tool_calls"])
+        result = _run_once(request, base_url, retries)
+    return result
+
+
+def _run_once(request: dict[str, Any], base_url: str | None, retries: int) -> dict[str, Any]:
+    """One request (the library's retries included)."""
     set_tracing_disabled(True)  # no trace export to api.openai.com
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a library warning is not the client's answer
-            return asyncio.run(_call(request, base_url or os.environ["CALLPROOF_BASE_URL"]))
+            return asyncio.run(_call(request, base_url or os.environ["CALLPROOF_BASE_URL"], retries))
     except Exception as exc:
         return _result([], f"{type(exc).__name__}: {exc}")
 
