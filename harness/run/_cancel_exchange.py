@@ -131,6 +131,8 @@ def close_front(url: str, body: Mapping[str, Any], headers: Mapping[str, str], *
                                       "streaming: no stream to walk away from")
                 elif isinstance(event, h11.Data):
                     events += len(parser.feed(bytes(event.data)))
+                    if events >= after_events:  # walk away now, whatever else this read brought
+                        return Closed(sent, _close(sock), status, events, size)
                 elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                     return Closed(sent, None, status, events, size, problem=f"the front's answer ended after "
                                   f"{events} events, before the client would close after {after_events}")

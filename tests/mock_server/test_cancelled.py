@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -18,6 +19,8 @@ from callproof.mock_server import JournalRequest, MockServer, bundled_scenarios
 
 #: How long the test waits for the journal to show the end (a bound on a hang, not a timing assertion).
 PATIENCE = 20.0
+
+pytestmark = pytest.mark.timing  # paced streams on a real server: run again under load (make test-under-load)
 
 
 def _open(port: int, scenario: str, case: str) -> socket.socket:
@@ -46,7 +49,7 @@ def _end(mock: MockServer, request: int) -> tuple[str, float]:
 
 
 @pytest.fixture(scope="module")
-def mock() -> MockServer:
+def mock() -> Iterator[MockServer]:
     with MockServer(bundled_scenarios(), strict=True) as server:
         yield server
 
