@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence
@@ -55,7 +54,7 @@ class _Entry:
     is_error: bool = False
 
 
-def _text(value: Any) -> str | None:
+def _text(value: JSONData) -> str | None:
     """A tool output's text: a string, or the texts of its parts joined."""
     if isinstance(value, str):
         return value
