@@ -406,10 +406,13 @@ class Harness:
             return self._judge_isolation(spec, start)
         if spec.group == "cancellation":
             return self._judge_cancellation(spec, start)
-        slack = self.calibration.slack if spec.group == "streaming" else None
+        # the calibrated slack: the causal timing rule (GW-STREAM-002) and a client's retry spacing (CLI-015)
+        slack = self.calibration.slack if spec.group in ("streaming", "loop") else None
         run = self._run(spec.scenario, repeat)
         details = dict(run.details)
-        if slack is not None and run.answer is not None and run.upstream is not None:
+        if spec.group == "loop" and slack is not None:
+            details["calibration"] = self.calibration.to_json()
+        elif slack is not None and run.answer is not None and run.upstream is not None:
             details.update(forwarding_latency(run.answer.events, run.upstream.writes))
             details["calibration"] = {**self.calibration.to_json(), **machine(), **cpu_wait(run.upstream)}
         if run.error is not None:
