@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence
 
 from ._findings import Findings
@@ -39,7 +40,7 @@ class WebSocketTurn:
     connection: int
     turn: int
     time: float
-    body: Any
+    body: JSONData
     messages: tuple[tuple[float, Mapping[str, Any]], ...] = ()
 
     def terminal_time(self) -> float | None:

@@ -20,7 +20,7 @@ def close_socket(url: str, body: Mapping[str, Any], headers: Mapping[str, str], 
     """A cancellation over a WebSocket front (docs/spec/gateway-websocket.md §5): `body`'s `response.create` on a
     socket of its own, then the socket closed after `after_events` messages, or (with `upstream_called`, before the
     first byte) as soon as it says the gateway called its upstream. The `Closed` of run/_cancel_exchange."""
-    play = WebSocketPlay(url, headers, timeout, Limits(), None, "", "", lambda _: {}, lambda _: [])
+    play = WebSocketPlay(url, headers, timeout, Limits(), "openai", "", "", lambda _: {}, lambda _: [])
     sent = time.monotonic()
     closed, read, problem = play.cancel(body, 0 if upstream_called is not None else after_events,
                                         upstream_called or (lambda: True))

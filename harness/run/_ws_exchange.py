@@ -23,6 +23,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from websockets.sync.client import ClientConnection, connect
 
+from callproof.harness._types import JSONValue
 from callproof.harness.outcome import Chunk, Exchange
 
 from ._http_exchange import Limits
@@ -42,7 +43,7 @@ def ws_url(url: str) -> str:
     return url
 
 
-def create_message(body: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+def create_message(body: Mapping[str, Any], **extra: JSONValue) -> dict[str, Any]:
     """The `response.create` message of an HTTP Responses request body (no `stream`, `stream_options`: implicit)."""
     kept = {key: value for key, value in body.items() if key not in ("stream", "stream_options")}
     return {"type": "response.create", **kept, **extra}

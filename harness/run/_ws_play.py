@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from callproof.harness.catalogue import RuleResult
+from callproof.harness.catalogue import Profile, RuleResult
 from callproof.harness.judge import (
     CaseSpec,
     EarlierTurn,
@@ -117,7 +117,7 @@ class WebSocketPlay:
     headers: Mapping[str, str]
     timeout: float
     limits: Limits
-    profile: Any
+    profile: Profile
     model: str
     upstream_dialect: str
     request: Callable[[str], dict[str, Any]]

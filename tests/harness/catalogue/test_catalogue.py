@@ -19,6 +19,9 @@ ID = re.compile(r"^(SSE|RSP|CHAT|ANT|EXP|GW|CLI)(-[A-Z]+)?-\d{3}$")
 #: speaks any dialect: --client-dialect).
 PREFIX_FRONTS = {"RSP": {"responses"}, "CHAT": {"chat"}, "ANT": {"anthropic"}, "EXP": set(FRONTS), "GW": set(FRONTS),
                  "CLI": set(FRONTS)}
+#: The rules of the Responses WebSocket mode, which only the Responses API has: a gateway's WebSocket front (GW-WS-*)
+#: and a WebSocket client (CLI-016, CLI-017).
+WEBSOCKET_ONLY = re.compile(r"GW-WS-\d{3}|CLI-01[67]")
 
 
 def test_ids_are_unique_and_well_formed() -> None:
@@ -37,7 +40,7 @@ def test_rule_metadata_is_complete(rule: Rule) -> None:
     assert rule.spec and rule.fix
     prefix = rule.id.split("-")[0]
     if prefix != "SSE":
-        assert rule.fronts == PREFIX_FRONTS[prefix]
+        assert rule.fronts == ({"responses"} if WEBSOCKET_ONLY.fullmatch(rule.id) else PREFIX_FRONTS[prefix])
     assert rule.on_stream == (prefix in ("SSE", "RSP", "CHAT", "ANT"))
 
 
