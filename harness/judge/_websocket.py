@@ -34,12 +34,18 @@ def error_code(event: Event) -> str | None:
     return code if isinstance(code, str) else None
 
 
-def check_ws_in_flight(findings: Findings, events: Sequence[Event], closed: str | None) -> None:
-    """GW-WS-002. `events`: everything the socket sent after two `response.create` messages sent back to back.
-    Pass: the second got an `error` event with code `response_already_in_flight`, or its response began only after
-    the first's terminal event. Fail: two responses began before the first ended, the second got another error
-    code, or it got nothing."""
+def check_ws_in_flight(findings: Findings, events: Sequence[Event], closed: str | None,
+                       overlap: str | None = None) -> None:
+    """GW-WS-002. `events`: everything the socket sent after two `response.create` messages sent back to back;
+    `overlap`: the mock journal's evidence, when it has some, that the second reached the upstream while the first's
+    upstream request was open. Pass: the second got an `error` event with code `response_already_in_flight`, or its
+    response began only after the first's terminal event. Fail: the journal's overlap, two responses began before the
+    first ended, the second got another error code, or it got nothing."""
     findings.check("GW-WS-002")
+    if overlap is not None:
+        findings.fail("GW-WS-002", overlap, Evidence(path="$.type", expected="error response_already_in_flight",
+                                                     actual="a second response"))
+        return
     started = 0
     first_ended = False
     for index, event in enumerate(events):

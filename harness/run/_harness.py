@@ -249,7 +249,9 @@ class Harness:
                              config.upstream_dialect,
                              lambda scenario_id: self._request(self.scenarios[scenario_id], new_case_tag()),
                              lambda since: [r.body for r in journal.requests() if r.time >= since],
-                             lambda scenario_id: scenario_id in self.scenarios)
+                             lambda scenario_id: scenario_id in self.scenarios,
+                             lambda case: [(r.time, end.time if (end := journal.end(r.id)) is not None else None)
+                                           for r in journal.requests(case=case)])
 
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:

@@ -16,6 +16,7 @@ not planned over WebSocket.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from callproof.harness.judge import (
     read_answer,
 )
 from callproof.harness.request import tool_output
-from callproof.harness.scenario import Scenario, cut_kinds, http_error_fault
+from callproof.harness.scenario import Scenario, case_marker, cut_kinds, http_error_fault
 
 from ._http_exchange import Limits
 from ._ws_exchange import Message, Socket, Turn, create_message, turn_exchange, ws_url
@@ -60,7 +61,7 @@ class WebSocketEvidence:
     turn after an upstream failure (GW-WS-003); None where the scenario does not test it."""
 
     continuation: tuple[EarlierTurn, Mapping[str, Any], Any, Refusal | None] | None = None
-    in_flight: tuple[tuple[Mapping[str, Any] | None, ...], str | None] | None = None
+    in_flight: tuple[tuple[Mapping[str, Any] | None, ...], str | None, str | None] | None = None
     failure: tuple[tuple[Mapping[str, Any] | None, ...], str | None, tuple[Mapping[str, Any] | None, ...],
                    str | None] | None = None
 
@@ -123,6 +124,8 @@ class WebSocketPlay:
     request: Callable[[str], dict[str, Any]]
     upstream_after: Callable[[float], list[Any]]
     has: Callable[[str], bool] = lambda scenario_id: True
+    #: The (arrival, end) stamps of the upstream requests the mock journaled for a case tag (end None: still open).
+    upstream_spans: Callable[[str], list[tuple[float, float | None]]] = lambda case: []
 
     def play(self, scenario: Scenario, body: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None,
                                                                           WebSocketEvidence | None]:
@@ -213,16 +216,34 @@ class WebSocketPlay:
         earlier = EarlierTurn(body, output, response["id"])
         return earlier, message, upstream[-1] if upstream else None, refusal
 
-    def _back_to_back(self, socket: Socket) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None]:
-        """Two creates sent at once; the messages until both are answered (two ends), the socket closes or the
-        case timeout passes."""
+    def _back_to_back(self, socket: Socket) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None, str | None]:
+        """Two creates sent at once: the messages until both are answered (two ends), the socket closes or the
+        case timeout passes; why there are no more; what the mock's journal shows (`_overlap`)."""
         if socket.closed:
-            return (), socket.error or "the gateway had closed the socket"
+            return (), socket.error or "the gateway had closed the socket", None
         first = create_message(self.request(SLOW_SCENARIO if self.has(SLOW_SCENARIO) else IN_FLIGHT_SCENARIO))
         second = create_message(self.request(IN_FLIGHT_SCENARIO))
         sent = socket.send(first)
         socket.send(second)
-        deadline = sent + self.timeout
+        events, closed = self._answers(socket, sent + self.timeout)
+        return events, closed, self._overlap(case_marker(json.dumps(first)), case_marker(json.dumps(second)))
+
+    def _overlap(self, first_case: str | None, second_case: str | None) -> str | None:
+        """The journal's evidence that the second create was answered while the first was in flight: its upstream
+        request arrived before the first's had ended. It does not depend on the order of the socket's events (on a
+        loaded machine the quick second answer can end before the slow first one's events begin)."""
+        first = self.upstream_spans(first_case) if first_case else []
+        second = self.upstream_spans(second_case) if second_case else []
+        if not first or not second:
+            return None  # refused (no upstream request), or no evidence: the socket's events decide
+        arrived, (began, ended) = second[0][0], first[0]
+        if ended is not None and arrived >= ended:
+            return None  # held until the first ended: queued, never in flight together
+        until = "was still open" if ended is None else f"ended {(ended - arrived) * 1000:.1f} ms after it"
+        return (f"the mock's journal shows the second response.create's upstream request arriving at {arrived:.4f} "
+                f"while the first's (arrived at {began:.4f}) {until}: the second was answered in flight")
+
+    def _answers(self, socket: Socket, deadline: float) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None]:
         messages: list[Message] = []
         ends = 0
         while ends < 2:
