@@ -6,7 +6,6 @@ real uvicorn servers on 127.0.0.1, driven by the openai SDK's own retries where 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,12 +55,21 @@ def _body(dialect: str, text: str, *, results: tuple[str, ...] = (), stream: boo
 
 def test_the_openai_sdk_retries_through_two_429_legs_to_the_stream(mock: MockServer) -> None:
     client = openai.OpenAI(base_url=mock.url, api_key="x", max_retries=2)
-    start = time.monotonic()
+    # The delays the SDK chose for its retries: evidence that does not depend on how loaded the machine is (a
+    # wall-clock bound on the whole exchange failed under load).
+    waits: list[float] = []
+    calculate = client._calculate_retry_timeout
+
+    def recording(*args: Any, **kwargs: Any) -> float:
+        waits.append(calculate(*args, **kwargs))
+        return waits[-1]
+
+    client._calculate_retry_timeout = recording  # type: ignore[method-assign]
     with client.responses.stream(model="callproof/retry_429_twice_then_stream", input="weather? [callproof:case=c1]",
                                  tools=[{"type": "function", "name": "get_weather", "parameters": {}, "strict": False}],
                                  ) as stream:
         final = stream.get_final_response()
-    assert time.monotonic() - start < 5  # Retry-After of 10 ms honoured, not the SDK's default backoff
+    assert waits == [0.01, 0.01]  # Retry-After of 10 ms honoured, not the SDK's default backoff (0.5 s, 1 s)
     calls = [o for o in final.output if o.type == "function_call"]
     assert [(c.name, json.loads(c.arguments), c.call_id) for c in calls] == [
         ("get_weather", {"city": "Paris"}, "call_retry_weather")]
