@@ -26,6 +26,7 @@ from callproof.harness.check import (
     check_body,
     check_bytes,
     detect_front,
+    is_transcript,
     nul_offset,
     parse_sse,
 )
@@ -67,6 +68,10 @@ def read_capture(data: bytes, name: str, front: Dialect | None = None) -> Captur
     if nul is not None:
         raise InputError(f"{name} looks binary (a NUL byte at offset {nul}); import reads an SSE stream or a JSON "
                          "response body")
+    if is_transcript(data):
+        raise InputError(f"{name} is a Responses WebSocket transcript (JSON lines): import reads an SSE stream or a "
+                         "JSON response body; check the transcript with `callproof check`, or import one turn "
+                         "written as SSE (`event: <type>` and `data: <message>` lines)")
     if capture_kind(data) == "json":
         try:
             body = json.loads(text)

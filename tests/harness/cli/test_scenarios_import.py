@@ -31,7 +31,10 @@ def _captures() -> list[tuple[str, str, str, str]]:
     return rows
 
 
-CAPTURED = _captures()
+#: The replayable captures: an SSE stream or a JSON body (a WebSocket transcript, .jsonl, is refused in one line:
+#: test_a_websocket_transcript_is_refused_in_one_line).
+CAPTURED = [row for row in _captures() if not row[0].endswith(".jsonl")]
+TRANSCRIPTS = [row[0] for row in _captures() if row[0].endswith(".jsonl")]
 
 
 def _verdict(data: bytes, front: str, profile: str) -> set[str]:
@@ -128,3 +131,12 @@ def test_the_output_loads_under_any_file_name(tmp_path: Path, capsys: pytest.Cap
     assert list(load_scenarios([tmp_path / name])) == ["imported_text_only"]
     assert main(["scenarios", "--no-bundled", "--scenarios", str(tmp_path / name)]) == 0
     assert capsys.readouterr().out.startswith("imported_text_only ")
+
+
+@pytest.mark.parametrize("file", TRANSCRIPTS[:1])
+def test_a_websocket_transcript_is_refused_in_one_line(file: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert TRANSCRIPTS, "the captures include WebSocket transcripts"
+    assert main(["scenarios", "import", file, "--id", "ws"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a Responses WebSocket transcript (JSON lines)" in err
+    assert "`callproof check`" in err
