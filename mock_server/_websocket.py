@@ -21,7 +21,7 @@ import itertools
 import json
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
@@ -130,6 +130,21 @@ def turn_plan(plan: Plan, scenario: Scenario | None) -> TurnPlan:
         code = int(value) if value is not None else _CLOSE_CODE
         reason = f"callproof mock: scripted {closing} fault"
     return TurnPlan(tuple(messages), plan.end_at, code, reason, _response_id(messages[:4]), _output(messages[-1:]))
+
+
+def _for_turn(played: TurnPlan, connection: int, turn: int) -> TurnPlan:
+    """`played` with a response id of its own: plans are cached and their ids derive from the scenario, so every turn
+    of a scenario on a connection would name the same response (and a continuation its own previous response). The
+    id becomes `<plan's id>_ws<connection>t<turn>`, deterministic, wherever it appears as a JSON string (the response
+    object of every lifecycle event, `response_id` fields): one string replacement per pre-encoded message."""
+    old = played.response_id
+    if old is None:
+        return played
+    new = f"{old}_ws{connection}t{turn}"
+    quoted, renamed = f'"{old}"', f'"{new}"'
+    messages = tuple(Message(m.at, m.text.replace(quoted, renamed)) if quoted in m.text else m
+                     for m in played.messages)
+    return replace(played, messages=messages, response_id=new)
 
 
 def _response(text: str) -> dict[str, Any] | None:
@@ -339,7 +354,7 @@ class _Connection:
             await self._refuse(log, plan.status, None, "", event=_plan_error(plan), scenario=decision.scenario,
                                how=decision.how, leg=decision.leg)
             return
-        played = self.mode.turn_plan(plan, decision.played)
+        played = _for_turn(self.mode.turn_plan(plan, decision.played), self.id, turn)
         self.case = case
         request_id = self.upstream.journal.log_turn(**log, status=plan.status, scenario=decision.scenario,
                                                     faults=plan.faults, start=decision.begin, how=decision.how,

@@ -227,8 +227,13 @@ def test_the_same_events_in_the_same_order_as_the_sse_stream(server: MockServer,
     events = [json.loads(line[6:]) for line in sse.splitlines() if line.startswith("data: ")]
     with connect(_url(server)) as ws:
         ws.send(json.dumps({"type": "response.create", **body}))
-        assert _turn(ws) == events
+        played = _turn(ws)
     http, turn = server.journal.requests()
+    # The same events but the response id, the turn's own (`<the SSE id>_ws<connection>t<turn>`).
+    sse_id = events[0]["response"]["id"]
+    ws_id = f"{sse_id}_ws{turn.connection}t0"
+    assert played[0]["response"]["id"] == ws_id
+    assert json.loads(json.dumps(played).replace(f'"{ws_id}"', f'"{sse_id}"')) == events
     assert (http.transport, turn.transport) == ("http", "websocket")
     assert turn.connection is not None and http.connection is None
 
@@ -279,6 +284,25 @@ def test_a_second_create_while_one_streams_gets_an_error_and_the_first_goes_on(s
     first, second = server.journal.requests()
     assert (first.status, first.scenario, second.status, second.turn) == (200, "t_gap", 400, 1)
     assert b"response_already_in_flight" in server.journal.body_of(second.id)
+
+
+def test_each_turn_of_a_continuation_loop_has_its_own_response_id(server: MockServer) -> None:
+    ids: list[str] = []
+    with connect(_url(server)) as ws:
+        for _ in range(3):
+            extra = {"previous_response_id": ids[-1]} if ids else {}
+            ws.send(_create("one_call", **extra))
+            messages = _turn(ws)
+            own = {m["response"]["id"] for m in messages if isinstance(m.get("response"), dict)}
+            assert len(own) == 1 and messages[-1]["type"] == "response.completed"
+            assert all(m["response_id"] in own for m in messages if "response_id" in m)
+            if ids:
+                assert messages[0]["response"]["previous_response_id"] == ids[-1]
+            ids.append(own.pop())
+    assert len(set(ids)) == 3
+    turns = [r for r in server.journal.requests() if r.transport == "websocket"][-3:]
+    assert [r.status for r in turns] == [200, 200, 200]
+    assert [r.previous_response_id for r in turns] == [None, ids[0], ids[1]]
 
 
 def test_previous_response_id_must_name_the_connections_last_response(server: MockServer) -> None:
