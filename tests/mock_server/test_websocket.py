@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 from websockets.sync.connection import Connection
 
+from callproof.harness.check import check_websocket_transcript
 from callproof.harness.cli._mock_command import add_arguments
 from callproof.harness.scenario import FAULTS, Fault, Scenario, bundled_scenarios
 from callproof.mock_server import Journal, MockServer, VirtualClock, create_app
@@ -288,11 +289,13 @@ def test_a_second_create_while_one_streams_gets_an_error_and_the_first_goes_on(s
 
 def test_each_turn_of_a_continuation_loop_has_its_own_response_id(server: MockServer) -> None:
     ids: list[str] = []
+    transcript: list[str] = []
     with connect(_url(server)) as ws:
         for _ in range(3):
             extra = {"previous_response_id": ids[-1]} if ids else {}
             ws.send(_create("one_call", **extra))
             messages = _turn(ws)
+            transcript += [_create("one_call", **extra), *(json.dumps(m) for m in messages)]
             own = {m["response"]["id"] for m in messages if isinstance(m.get("response"), dict)}
             assert len(own) == 1 and messages[-1]["type"] == "response.completed"
             assert all(m["response_id"] in own for m in messages if "response_id" in m)
@@ -300,6 +303,9 @@ def test_each_turn_of_a_continuation_loop_has_its_own_response_id(server: MockSe
                 assert messages[0]["response"]["previous_response_id"] == ids[-1]
             ids.append(own.pop())
     assert len(set(ids)) == 3
+    report = check_websocket_transcript("\n".join(transcript).encode() + b"\n")
+    assert [r.rule.id for r in report.failed] == [], report.failed
+    assert any(r.rule.id == "RSP-WS-003" and r.outcome == "passed" for r in report.results)
     turns = [r for r in server.journal.requests() if r.transport == "websocket"][-3:]
     assert [r.status for r in turns] == [200, 200, 200]
     assert [r.previous_response_id for r in turns] == [None, ids[0], ids[1]]
