@@ -20,8 +20,8 @@ from ._front import Sink, short, shown
 from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
+from ._transcript import ALREADY_IN_FLIGHT, TranscriptChecker, check_websocket_messages, check_websocket_transcript
 from ._unicode import escape_surrogates, loads_json
-from ._websocket import ALREADY_IN_FLIGHT, TranscriptChecker, check_websocket_messages, check_websocket_transcript
 
 #: The rules that judge a non-stream body, of every front.
 BODY_RULES = _RESPONSES_BODY_RULES | _CHAT_BODY_RULES | _ANTHROPIC_BODY_RULES

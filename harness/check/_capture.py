@@ -15,7 +15,7 @@ from callproof.harness.catalogue import Profile
 
 from ._check import CheckReport, StreamChecker, Transport, check_body
 from ._sse import parse_sse
-from ._websocket import TranscriptChecker
+from ._transcript import TranscriptChecker
 
 __all__ = [
     "CHUNK", "JSONL_SUFFIXES", "MAX_BODY_BYTES", "capture_kind", "capture_text", "check_capture", "detect_front",

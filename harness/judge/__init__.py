@@ -31,7 +31,7 @@ from ._judgeable import (
     spoken_dialect,
     what_arrived,
 )
-from ._loop import (
+from ._loop_rules import (
     LOOP_RULES,
     LoopCallResult,
     SequenceRequest,
@@ -42,7 +42,7 @@ from ._loop import (
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._rejection import check_rejection, is_rejection, rejected_reason, rejection_problem
-from ._stateful import (
+from ._stateful_rules import (
     REFUSAL_CODES,
     STATEFUL_POLICIES,
     STATEFUL_TAG,
@@ -57,7 +57,7 @@ from ._stateful import (
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
 from ._translation import check_translation
 from ._usage import check_usage, front_usage, has_usage_rules
-from ._websocket import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
+from ._websocket_front import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
 
 __all__ = [
     "CANCEL_RULES",
