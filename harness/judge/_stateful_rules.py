@@ -402,56 +402,75 @@ def check_encrypted_reasoning(
         return
     findings.check("GW-STATE-003")
     if upstream is None:
-        if policy == "honor" and upstream_dialect == "responses":
-            findings.fail("GW-STATE-003", "--policy stateful=honor: the gateway refused a request with encrypted "
-                          "reasoning that its Responses upstream can take; pass the items through",
-                          Evidence(path=f"$.input[{reasoning[0][0]}]", expected="passed through",
-                                   actual=short(refusal.body) if refusal else "no upstream request"))
-            return
-        problem = (_refusal_problem(refusal, ("input", "include"), ("unsupported_parameter",))
-                   if refusal is not None else ("no refusal either", Evidence(path="$")))
-        if problem is not None:
-            why, evidence = problem
-            findings.fail("GW-STATE-003", f"the gateway did not call its upstream for a request with encrypted "
-                          f"reasoning, but {why}: a refusal is HTTP 400, error.param naming the item "
-                          f"(input[{reasoning[0][0]}].encrypted_content), code unsupported_parameter", evidence)
+        _reasoning_refused(findings, reasoning, refusal, upstream_dialect, policy)
         return
     wanted = _new_entries(request)
     if upstream_dialect == "responses":
-        items = [i for i in upstream.get("input") or () if isinstance(i, Mapping)] \
-            if isinstance(upstream.get("input"), list) else []
-        for index, item in reasoning:
-            same = [(n, i) for n, i in enumerate(items) if i.get("type") == "reasoning" and i.get("id") == item["id"]]
-            if not same:
-                findings.fail("GW-STATE-003", f"the reasoning item {item['id']!r} (input[{index}]) is missing from "
-                              "the Responses upstream's input: pass encrypted reasoning through",
-                              Evidence(path="upstream request $.input", expected=item["id"],
-                                       actual=short([i.get("type") for i in items])))
-            elif same[0][1].get("encrypted_content") != item["encrypted_content"]:
-                findings.fail("GW-STATE-003", f"the reasoning item {item['id']!r} reached the upstream with other "
-                              "encrypted_content than the client sent: pass it byte for byte",
-                              Evidence(path=f"upstream request $.input[{same[0][0]}].encrypted_content",
-                                       expected=short(item["encrypted_content"]),
-                                       actual=short(same[0][1].get("encrypted_content"))))
-        include = request.get("include")
-        if isinstance(include, list) and "reasoning.encrypted_content" in include and \
-                "reasoning.encrypted_content" not in (upstream.get("include") or ()):
-            findings.fail("GW-STATE-003", "the client asked for include reasoning.encrypted_content and the "
-                          "Responses upstream did not get it", Evidence(
-                              path="upstream request $.include", expected=["reasoning.encrypted_content"],
-                              actual=upstream.get("include")))
+        _reasoning_passed_through(findings, reasoning, request, upstream)
     else:
         wanted = [e for e in wanted if e[0] != "reasoning"]
-        blob = json.dumps(upstream)
-        for index, item in reasoning:
-            if item["encrypted_content"] in blob:
-                findings.fail("GW-STATE-003", f"the ciphertext of reasoning item input[{index}] reached the "
-                              f"{upstream_dialect} upstream, which has no field for it: drop the item (or refuse)",
-                              Evidence(path="upstream request $", expected="no encrypted_content",
-                                       actual=short(item["encrypted_content"])))
+        _reasoning_dropped(findings, reasoning, upstream, upstream_dialect)
     got = entries_of(upstream_dialect, upstream)
     for kind, entry in _order_problems(wanted, got):
         findings.fail("GW-STATE-003", f"{_describe(entry)} is {kind} in the upstream request (the items around "
                       "encrypted reasoning pass in order, each once)",
                       Evidence(path="upstream request $", expected=_describe(entry),
                                actual=short([g[:2] for g in got])))
+
+
+def _reasoning_refused(findings: Findings, reasoning: Sequence[tuple[int, Mapping[str, Any]]],
+                       refusal: Refusal | None, upstream_dialect: str, policy: str) -> None:
+    """GW-STATE-003 when the upstream was not called: a refusal in the documented shape, unless the policy is honor
+    and the upstream speaks Responses."""
+    if policy == "honor" and upstream_dialect == "responses":
+        findings.fail("GW-STATE-003", "--policy stateful=honor: the gateway refused a request with encrypted "
+                      "reasoning that its Responses upstream can take; pass the items through",
+                      Evidence(path=f"$.input[{reasoning[0][0]}]", expected="passed through",
+                               actual=short(refusal.body) if refusal else "no upstream request"))
+        return
+    problem = (_refusal_problem(refusal, ("input", "include"), ("unsupported_parameter",))
+               if refusal is not None else ("no refusal either", Evidence(path="$")))
+    if problem is not None:
+        why, evidence = problem
+        findings.fail("GW-STATE-003", f"the gateway did not call its upstream for a request with encrypted "
+                      f"reasoning, but {why}: a refusal is HTTP 400, error.param naming the item "
+                      f"(input[{reasoning[0][0]}].encrypted_content), code unsupported_parameter", evidence)
+
+
+def _reasoning_passed_through(findings: Findings, reasoning: Sequence[tuple[int, Mapping[str, Any]]],
+                              request: Mapping[str, Any], upstream: Mapping[str, Any]) -> None:
+    """GW-STATE-003 to a Responses upstream: each item by its id with the same ciphertext, and the include."""
+    items = [i for i in upstream.get("input") or () if isinstance(i, Mapping)] \
+        if isinstance(upstream.get("input"), list) else []
+    for index, item in reasoning:
+        same = [(n, i) for n, i in enumerate(items) if i.get("type") == "reasoning" and i.get("id") == item["id"]]
+        if not same:
+            findings.fail("GW-STATE-003", f"the reasoning item {item['id']!r} (input[{index}]) is missing from "
+                          "the Responses upstream's input: pass encrypted reasoning through",
+                          Evidence(path="upstream request $.input", expected=item["id"],
+                                   actual=short([i.get("type") for i in items])))
+        elif same[0][1].get("encrypted_content") != item["encrypted_content"]:
+            findings.fail("GW-STATE-003", f"the reasoning item {item['id']!r} reached the upstream with other "
+                          "encrypted_content than the client sent: pass it byte for byte",
+                          Evidence(path=f"upstream request $.input[{same[0][0]}].encrypted_content",
+                                   expected=short(item["encrypted_content"]),
+                                   actual=short(same[0][1].get("encrypted_content"))))
+    include = request.get("include")
+    if isinstance(include, list) and "reasoning.encrypted_content" in include and \
+            "reasoning.encrypted_content" not in (upstream.get("include") or ()):
+        findings.fail("GW-STATE-003", "the client asked for include reasoning.encrypted_content and the "
+                      "Responses upstream did not get it", Evidence(
+                          path="upstream request $.include", expected=["reasoning.encrypted_content"],
+                          actual=upstream.get("include")))
+
+
+def _reasoning_dropped(findings: Findings, reasoning: Sequence[tuple[int, Mapping[str, Any]]],
+                       upstream: Mapping[str, Any], upstream_dialect: str) -> None:
+    """GW-STATE-003 to a Chat or Anthropic upstream: the ciphertext appears nowhere in its request."""
+    blob = json.dumps(upstream)
+    for index, item in reasoning:
+        if item["encrypted_content"] in blob:
+            findings.fail("GW-STATE-003", f"the ciphertext of reasoning item input[{index}] reached the "
+                          f"{upstream_dialect} upstream, which has no field for it: drop the item (or refuse)",
+                          Evidence(path="upstream request $", expected="no encrypted_content",
+                                   actual=short(item["encrypted_content"])))
