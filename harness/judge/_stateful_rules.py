@@ -259,6 +259,27 @@ def _refusal_problem(refusal: Refusal, params: Sequence[str], codes: Sequence[st
 
 # -- GW-STATE-001: continuations --
 
+def _continuation_refused(findings: Findings, rule: str, refusal: Refusal | None, policy: str) -> None:
+    """`rule` when the gateway did not call its upstream for a continuation: a refusal in the documented shape,
+    unless the policy is honor."""
+    if policy == "honor":
+        findings.fail(rule, f"--policy stateful={policy}: the gateway refused the continuation (previous_response_id) "
+                      "instead of honouring it: keep the earlier turns and rebuild the conversation for the upstream",
+                      Evidence(path="$.previous_response_id", expected="honoured",
+                               actual=short(refusal.body) if refusal else "no upstream request"))
+        return
+    if refusal is None:
+        findings.fail(rule, "the gateway neither called its upstream for the continuation nor refused it",
+                      Evidence(path="$.previous_response_id", expected="an upstream request or a refusal"))
+        return
+    problem = _refusal_problem(refusal, ("previous_response_id",), REFUSAL_CODES)
+    if problem is not None:
+        why, evidence = problem
+        findings.fail(rule, f"the gateway refused the continuation, but {why}: a refusal is HTTP 400 with "
+                      "error.type invalid_request_error, error.param previous_response_id and error.code "
+                      f"{' or '.join(REFUSAL_CODES)} (docs/spec/stateful.md §1)", evidence)
+
+
 def check_continuation(
     findings: Findings, *, earlier: Sequence[EarlierTurn], request: Mapping[str, Any],
     upstream: Mapping[str, Any] | None, upstream_dialect: str, refusal: Refusal | None = None,
@@ -274,27 +295,12 @@ def check_continuation(
     `invalid_request_error`, `param: previous_response_id`, a code of `REFUSAL_CODES`). `policy` `honor` fails a
     refusal, `reject` an honoured continuation; anything else fails."""
     findings.check(rule)
-    flag = f"--policy stateful={policy}"
     if upstream is None:
-        if policy == "honor":
-            findings.fail(rule, f"{flag}: the gateway refused the continuation (previous_response_id) instead of "
-                          "honouring it: keep the earlier turns and rebuild the conversation for the upstream",
-                          Evidence(path="$.previous_response_id", expected="honoured",
-                                   actual=short(refusal.body) if refusal else "no upstream request"))
-            return
-        if refusal is None:
-            findings.fail(rule, "the gateway neither called its upstream for the continuation nor refused it",
-                          Evidence(path="$.previous_response_id", expected="an upstream request or a refusal"))
-            return
-        problem = _refusal_problem(refusal, ("previous_response_id",), REFUSAL_CODES)
-        if problem is not None:
-            why, evidence = problem
-            findings.fail(rule, f"the gateway refused the continuation, but {why}: a refusal is HTTP 400 with "
-                          "error.type invalid_request_error, error.param previous_response_id and error.code "
-                          f"{' or '.join(REFUSAL_CODES)} (docs/spec/stateful.md §1)", evidence)
+        _continuation_refused(findings, rule, refusal, policy)
         return
     if policy == "reject":
-        findings.fail(rule, f"{flag}: the gateway called its upstream for a continuation instead of refusing it",
+        findings.fail(rule, f"--policy stateful={policy}: the gateway called its upstream for a continuation "
+                      "instead of refusing it",
                       Evidence(path="upstream request $", expected="no upstream request; HTTP 400 naming "
                                "previous_response_id", actual="an upstream request"))
         return
