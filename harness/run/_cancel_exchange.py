@@ -107,17 +107,7 @@ def close_front(url: str, body: Mapping[str, Any], headers: Mapping[str, str], *
         sock.sendall(conn.send(h11.Request(method="POST", target=target, headers=head)) + conn.send(h11.Data(data=data))
                      + conn.send(h11.EndOfMessage()))
         if upstream_called is not None:
-            while not upstream_called():
-                if time.monotonic() > deadline:
-                    return Closed(sent, None, problem=f"the gateway did not call its upstream within {timeout:g} s "
-                                  "of the request: there was nothing to cancel")
-                time.sleep(POLL)
-            sock.setblocking(False)
-            try:
-                size = len(sock.recv(65536, socket.MSG_PEEK))
-            except (BlockingIOError, ssl.SSLWantReadError):
-                size = 0
-            return Closed(sent, _close(sock), bytes=size)
+            return _close_before_first_byte(sock, sent, timeout, upstream_called)
         while events < after_events:
             sock.settimeout(max(0.001, deadline - time.monotonic()))
             chunk = sock.recv(65536)
@@ -148,6 +138,24 @@ def close_front(url: str, body: Mapping[str, Any], headers: Mapping[str, str], *
                       f"{type(exc).__name__}: {exc}")
     finally:
         sock.close()
+
+
+def _close_before_first_byte(sock: socket.socket, sent: float, timeout: float,
+                             upstream_called: Callable[[], bool]) -> Closed:
+    """Close the connection as soon as `upstream_called` says the gateway has called its upstream, reading nothing
+    (the bytes already waiting are counted, not read)."""
+    deadline = sent + timeout
+    while not upstream_called():
+        if time.monotonic() > deadline:
+            return Closed(sent, None, problem=f"the gateway did not call its upstream within {timeout:g} s "
+                          "of the request: there was nothing to cancel")
+        time.sleep(POLL)
+    sock.setblocking(False)
+    try:
+        size = len(sock.recv(65536, socket.MSG_PEEK))
+    except (BlockingIOError, ssl.SSLWantReadError):
+        size = 0
+    return Closed(sent, _close(sock), bytes=size)
 
 
 class Closer(Protocol):
