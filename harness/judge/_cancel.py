@@ -46,6 +46,18 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms"
 
 
+def _check_no_retry(findings: Findings, closed: float, attempts: Sequence[UpstreamAttempt]) -> None:
+    """GW-CANCEL-002: no upstream request of the case arrives after the client's close."""
+    findings.check("GW-CANCEL-002")
+    for attempt in attempts:
+        if attempt.time > closed:
+            findings.fail("GW-CANCEL-002", f"upstream request #{attempt.id} reached the upstream "
+                          f"{_ms(attempt.time - closed)} after the client closed its connection: the gateway sent "
+                          "the request again though nobody waits for its answer",
+                          Evidence(path=f"journal request #{attempt.id}", expected="no upstream request after the "
+                                   "client's close", actual=f"sent {_ms(attempt.time - closed)} after it"))
+
+
 def check_cancellation(findings: Findings, closed: float, attempts: Sequence[UpstreamAttempt], bound: float,
                        watched_until: float, waits: Sequence[tuple[float, float]] = ()) -> str | None:
     """Judge one cancellation case. `closed`: when the client closed its connection; `attempts`: every upstream
@@ -61,14 +73,7 @@ def check_cancellation(findings: Findings, closed: float, attempts: Sequence[Ups
     Returns why the case gives no evidence for GW-CANCEL-001 (no upstream request open at the close: the client's
     close could cancel nothing), else None. GW-CANCEL-002 is judged either way: a request after the close is a
     violation whatever came before."""
-    findings.check("GW-CANCEL-002")
-    for attempt in attempts:
-        if attempt.time > closed:
-            findings.fail("GW-CANCEL-002", f"upstream request #{attempt.id} reached the upstream "
-                          f"{_ms(attempt.time - closed)} after the client closed its connection: the gateway sent "
-                          "the request again though nobody waits for its answer",
-                          Evidence(path=f"journal request #{attempt.id}", expected="no upstream request after the "
-                                   "client's close", actual=f"sent {_ms(attempt.time - closed)} after it"))
+    _check_no_retry(findings, closed, attempts)
     in_flight = [a for a in attempts if a.open_at(closed)]
     if not in_flight:
         before = [a for a in attempts if a.time <= closed]
