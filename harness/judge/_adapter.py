@@ -30,16 +30,12 @@ def protocol_problem(value: JSONData) -> str | None:
     if not isinstance(calls, list):
         return "`tool_calls` is not a list"
     for index, call in enumerate(calls):
-        if not isinstance(call, dict):
-            return f"`tool_calls[{index}]` is not an object"
-        if not isinstance(call.get("name"), str):
-            return f"`tool_calls[{index}].name` is missing or not a string"
-        if "arguments" not in call:
-            return f"`tool_calls[{index}].arguments` is missing"
-        if call.get("call_id") is not None and not isinstance(call["call_id"], str):
-            return f"`tool_calls[{index}].call_id` is not a string"
-    if value.get("text") is not None and not isinstance(value["text"], str):
-        return "`text` is not a string"
+        problem = _call_problem(call, f"tool_calls[{index}]")
+        if problem is not None:
+            return problem
+    for key in ("text", "refusal", "reasoning"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            return f"`{key}` is neither null nor a string"
     if value.get("error") is not None and not isinstance(value["error"], str):
         return "`error` is neither null nor a string"
     if not isinstance(value.get("incomplete", False), bool):
@@ -51,4 +47,24 @@ def protocol_problem(value: JSONData) -> str | None:
         for key in ("input_tokens", "output_tokens", "cached_tokens"):
             if key in usage and (not isinstance(usage[key], int) or isinstance(usage[key], bool)):
                 return f"`usage.{key}` is not an integer"
+    return None
+
+
+def _call_problem(call: JSONData, where: str) -> str | None:
+    """Why one `tool_calls` entry is not a function call (`name`, `arguments`) or a custom call (`type: "custom"`,
+    `name`, `input`: the raw text), or None."""
+    if not isinstance(call, dict):
+        return f"`{where}` is not an object"
+    kind = call.get("type", "function")
+    if kind not in ("function", "custom"):
+        return f"`{where}.type` is {kind!r}; use \"custom\" for a custom tool call, or leave it out for a function call"
+    if not isinstance(call.get("name"), str):
+        return f"`{where}.name` is missing or not a string"
+    if kind == "custom" and not isinstance(call.get("input"), str):
+        return (f"`{where}.input` is missing or not a string: a custom call's input is the raw text the model "
+                "wrote, as a string")
+    if kind == "function" and "arguments" not in call:
+        return f"`{where}.arguments` is missing"
+    if call.get("call_id") is not None and not isinstance(call["call_id"], str):
+        return f"`{where}.call_id` is not a string"
     return None

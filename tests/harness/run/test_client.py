@@ -32,7 +32,22 @@ def _adapter(tmp_path: Path, body: str) -> CommandClient:
     ({"tool_calls": [{"name": "f", "arguments": "{}", "call_id": 3}]}, "`tool_calls[0].call_id` is not a string"),
     ({"error": 1}, "`error` is neither null nor a string"),
     ({"incomplete": "no"}, "`incomplete` is not a boolean"),
-    ({"text": 3}, "`text` is not a string"),
+    ({"text": 3}, "`text` is neither null nor a string"),
+    # a custom tool call (docs/spec/contracts.md §5): its raw `input`, no `arguments`; refusal and reasoning
+    ({"tool_calls": [{"type": "custom", "call_id": "c", "name": "apply_patch", "input": "*** Begin Patch\n"}],
+      "refusal": "I can't help with that.", "reasoning": None}, None),
+    ({"tool_calls": [{"type": "custom", "name": "apply_patch", "arguments": "{}"}]},
+     "`tool_calls[0].input` is missing or not a string: a custom call's input is the raw text the model wrote, "
+     "as a string"),
+    ({"tool_calls": [{"type": "custom", "name": "apply_patch", "input": {"input": "x"}}]},
+     "`tool_calls[0].input` is missing or not a string: a custom call's input is the raw text the model wrote, "
+     "as a string"),
+    ({"tool_calls": [{"type": "function", "name": "f", "arguments": "{}"}]}, None),
+    ({"tool_calls": [{"type": "custom_tool_call", "name": "f", "input": ""}]},
+     "`tool_calls[0].type` is 'custom_tool_call'; use \"custom\" for a custom tool call, or leave it out for a "
+     "function call"),
+    ({"refusal": ["no"]}, "`refusal` is neither null nor a string"),
+    ({"reasoning": 1}, "`reasoning` is neither null nor a string"),
 ])
 def test_protocol_problem(value: object, problem: str | None) -> None:
     assert protocol_problem(value) == problem
