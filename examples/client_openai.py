@@ -8,8 +8,10 @@ documented streaming helper. Its accumulator builds the `Response` from the even
 rely on for tool calls (`get_final_response()`), so a failing case points at the SDK, not at hand-written glue.
 `responses.create(stream=True)` yields the same events raw and leaves the accumulation to the caller
 (tests/fakes/clients.py models that style). The result comes from the terminal event's `response`: the SDK's
-`output_text` and, unless the turn failed, the `function_call` items whose status is not "incomplete", passed
-through as the SDK gives them: no normalisation, the adapter reports the SDK and not a repaired SDK. A request
+`output_text` and, unless the turn failed, the `function_call` items whose status is not "incomplete" and the
+`custom_tool_call` items (`{"type": "custom", "input"}`), the `refusal` parts of the messages and the reasoning
+items' `summary` parts (joined with a blank line), passed through as the SDK gives them: no normalisation, the
+adapter reports the SDK and not a repaired SDK. A request
 with `"stream": false` goes through `responses.create(...)`.
 
 Every failure becomes the result's `error`, never a traceback: HTTP errors (`APIStatusError`), connection
@@ -32,16 +34,23 @@ __all__ = ["main", "run"]
 
 
 def _result(response: Response | None, error: str | None) -> dict[str, Any]:
-    calls = [
-        {"call_id": item.call_id, "name": item.name, "arguments": item.arguments}
-        for item in (response.output if response is not None and error is None else [])
-        if item.type == "function_call" and item.status != "incomplete"
-    ]
+    output = response.output if response is not None else []
+    calls: list[dict[str, Any]] = []
+    for item in output if error is None else []:
+        if item.type == "function_call" and item.status != "incomplete":
+            calls.append({"call_id": item.call_id, "name": item.name, "arguments": item.arguments})
+        elif item.type == "custom_tool_call":  # the SDK's `input`, as it gives it
+            calls.append({"type": "custom", "call_id": item.call_id, "name": item.name, "input": item.input})
+    refusals = [part.refusal for item in output if item.type == "message" for part in item.content
+                if part.type == "refusal"]
+    summary = [part.text for item in output if item.type == "reasoning" for part in item.summary]
     return {
         "text": response.output_text if response is not None else "",
         "tool_calls": calls,
         "error": error,
         "incomplete": response is not None and response.status == "incomplete",
+        "refusal": "".join(refusals) if refusals else None,
+        "reasoning": "\n\n".join(summary) if response is not None else None,
     }
 
 
@@ -86,10 +95,16 @@ def _next_request(request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[
     """The loop's next request: the input so far, then this turn's calls and one output per call id."""
     given = request["input"]
     items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
-    items += [{"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
+    for c in calls:
+        if c.get("type") == "custom":
+            items.append({"type": "custom_tool_call", "call_id": c["call_id"], "name": c["name"], "input": c["input"]})
+        else:
+            items.append({"type": "function_call", "call_id": c["call_id"], "name": c["name"],
+                          "arguments": c["arguments"]})
+    items += [{"type": f"{'custom_tool_call' if c.get('type') == 'custom' else 'function_call'}_output",
+               "call_id": c["call_id"],
+               "output": tool_output(c["name"], c.get("arguments", c.get("input", "")), c["call_id"])[0]}
               for c in calls]
-    items += [{"type": "function_call_output", "call_id": c["call_id"],
-               "output": tool_output(c["name"], c["arguments"], c["call_id"])[0]} for c in calls]
     return {**request, "input": items}
 
 

@@ -7,9 +7,10 @@ It reads the Chat Completions request body on stdin and streams it with `client.
 SDK's streaming helper, whose accumulator builds the `ChatCompletion` that SDK users read their tool calls from
 (`get_final_completion()`); a failing case points at the SDK, not at hand-written glue. The result is that
 completion's first choice as the SDK gives it: the message's content, every entry of `message.tool_calls` (id,
-function name, function arguments, unrepaired), and `incomplete` when the finish_reason is `length` or
-`content_filter`. Nothing is filtered or normalised: the adapter reports the SDK, not a repaired SDK. A request
-with `"stream": false` goes through `chat.completions.create(...)`.
+function name, function arguments, unrepaired; a custom call's raw input), its `refusal`, and `incomplete` when the
+finish_reason is `length` or `content_filter` (`reasoning` is null: Chat has no reasoning field). Nothing is
+filtered or normalised: the adapter reports the SDK, not a repaired SDK. A request with `"stream": false` goes
+through `chat.completions.create(...)`.
 
 Every failure becomes the result's `error`, never a traceback: HTTP errors (`APIStatusError`), connection errors,
 an error chunk (the SDK raises `APIError`), and whatever its accumulator raises.
@@ -34,18 +35,21 @@ _INCOMPLETE = ("length", "content_filter")
 
 def _result(completion: ChatCompletion | None, error: str | None) -> dict[str, Any]:
     choice = completion.choices[0] if completion is not None and completion.choices else None
-    calls = [
-        # a name the stream never sent is None in the SDK's (unvalidated) accumulated message: reported as "",
-        # which is what the caller gets to run
-        {"call_id": call.id, "name": call.function.name or "", "arguments": call.function.arguments}
-        for call in ((choice.message.tool_calls or []) if choice is not None and error is None else [])
-        if call.type == "function"
-    ]
+    calls: list[dict[str, Any]] = []
+    for call in (choice.message.tool_calls or []) if choice is not None and error is None else []:
+        if call.type == "function":
+            # a name the stream never sent is None in the SDK's (unvalidated) accumulated message: reported as "",
+            # which is what the caller gets to run
+            calls.append({"call_id": call.id, "name": call.function.name or "", "arguments": call.function.arguments})
+        elif call.type == "custom":  # a non-stream message's custom call: its raw input
+            calls.append({"type": "custom", "call_id": call.id, "name": call.custom.name, "input": call.custom.input})
     return {
         "text": (choice.message.content or "") if choice is not None else "",
         "tool_calls": calls,
         "error": error,
         "incomplete": choice is not None and choice.finish_reason in _INCOMPLETE,
+        "refusal": choice.message.refusal if choice is not None else None,
+        "reasoning": None,  # Chat Completions has no reasoning field
     }
 
 

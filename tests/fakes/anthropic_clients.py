@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _int, _obj, unusable_call
+from .clients import _http_error, _int, _obj, unusable_call, usable_calls
 from .sse import iter_sse
 
 __all__ = ["DEFECTS", "AnthropicReferenceClient"]
@@ -35,6 +35,7 @@ class Block:
     input: Any = None  # the content_block_start's (or a non-stream body's) `input`
     partial_json: list[str] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
     stopped: bool = False
 
     def arguments(self) -> str:
@@ -59,7 +60,8 @@ class AnthropicReferenceClient:
     that reached `content_block_stop` (on an incomplete turn not one whose JSON the limit cut). Input `""` becomes
     `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block. A call whose input JSON is
     not JSON makes the result an error (CLI-008); `usage` merges message_start's and message_delta's, input tokens
-    counted with the cache reads as OpenAI counts them (CLI-009)."""
+    counted with the cache reads as OpenAI counts them (CLI-009). Thinking blocks stay out of the text; their
+    thinking, joined with a blank line, is `reasoning` (CLI-019)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -110,12 +112,20 @@ class AnthropicReferenceClient:
 
     def result(self) -> dict[str, Any]:
         blocks = [(index, self.blocks[index]) for index in sorted(self.blocks)]
-        text = "".join("".join(b.text) for _, b in blocks if b.type == "text")
-        problem = unusable_call(self.reported(blocks))
-        if problem is not None:
+        calls = self.reported(blocks)
+        problem = unusable_call(calls)
+        if problem is not None:  # the error names the unusable call; the usable ones are still handed on
             self.fail(problem)
-        return {"text": text, "tool_calls": self.reported(blocks), "error": self.error, "incomplete": self.incomplete,
-                "usage": self.usage()}
+            calls = usable_calls(calls)
+        return {**self.answer([b for _, b in blocks]), "tool_calls": calls, "error": self.error,
+                "incomplete": self.incomplete, "usage": self.usage()}
+
+    def answer(self, blocks: list[Block]) -> dict[str, Any]:
+        """The result's `text` (the text blocks), `refusal` and `reasoning` (the thinking blocks' text, joined with
+        a blank line; "" when none)."""
+        text = "".join("".join(b.text) for b in blocks if b.type == "text")
+        reasoning = "\n\n".join("".join(b.thinking) for b in blocks if b.type == "thinking")
+        return {"text": text, "refusal": None, "reasoning": reasoning}
 
     def reported(self, blocks: list[tuple[int, Block]]) -> list[dict[str, Any]]:
         return [{"call_id": b.id or f"toolu_callproof_{index}", "name": b.name, "arguments": b.arguments()}
@@ -158,13 +168,16 @@ class AnthropicReferenceClient:
             raw = _obj(event.get("content_block"), "content_block")
             self.blocks[_int(event, "index")] = Block(str(raw.get("type")), str(raw.get("id") or ""),
                                                       str(raw.get("name") or ""), raw.get("input"),
-                                                      text=[str(raw.get("text") or "")])
+                                                      text=[str(raw.get("text") or "")],
+                                                      thinking=[str(raw.get("thinking") or "")])
         elif kind == "content_block_delta":
             block, delta = self._block(event), _obj(event.get("delta"), "delta")
             if delta.get("type") == "text_delta":
                 block.text.append(str(delta.get("text", "")))
             elif delta.get("type") == "input_json_delta":
                 block.partial_json.append(str(delta.get("partial_json", "")))
+            elif delta.get("type") == "thinking_delta":
+                block.thinking.append(str(delta.get("thinking", "")))
         elif kind == "content_block_stop":
             self._block(event).stopped = True
         elif kind == "message_start":
@@ -191,7 +204,8 @@ class AnthropicReferenceClient:
         for index, raw in enumerate(body.get("content") or []):
             raw = _obj(raw, "content block")
             self.blocks[index] = Block(str(raw.get("type")), str(raw.get("id") or ""), str(raw.get("name") or ""),
-                                       raw.get("input"), text=[str(raw.get("text") or "")], stopped=True)
+                                       raw.get("input"), text=[str(raw.get("text") or "")],
+                                       thinking=[str(raw.get("thinking") or "")], stopped=True)
         if isinstance(body.get("stop_reason"), str):
             self.on_stop_reason(body["stop_reason"])
 
@@ -220,7 +234,15 @@ class IgnoresMaxTokens(AnthropicReferenceClient):
         self.stop_reason = reason
 
 
-#: Defect name -> the broken Anthropic client (`--dialect anthropic --defect NAME`).
+class ThinkingInText(AnthropicReferenceClient):
+    """thinking_in_text: a thinking block's thinking is read as answer text, as a client that joins every block's
+    deltas does. Caught by CLI-019 (reasoning never shows in the answer text)."""
+
+    def answer(self, blocks: list[Block]) -> dict[str, Any]:
+        answer = super().answer(blocks)
+        return {**answer, "text": "".join("".join(b.thinking) for b in blocks) + answer["text"]}
+
+
 class UncachedInputTokens(AnthropicReferenceClient):
     """uncached_input_tokens: Anthropic's input_tokens are reported as the input count, without the cache reads
     that OpenAI's count includes (CLI-009)."""
@@ -232,6 +254,7 @@ class UncachedInputTokens(AnthropicReferenceClient):
         return {**usage, "input_tokens": usage["input_tokens"] - usage["cached_tokens"]}
 
 
+#: Defect name -> the broken Anthropic client (`--dialect anthropic --defect NAME`).
 DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
     "swallows_error_event": SwallowsErrorEvent,
     "ignores_max_tokens": IgnoresMaxTokens,

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _obj, unusable_call
+from .clients import _http_error, _obj, unusable_call, usable_calls
 from .sse import iter_sse
 
 __all__ = ["DEFECTS", "ChatReferenceClient"]
@@ -47,7 +47,8 @@ class ChatReferenceClient:
     started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without
     an id one of its own, distinct per call. A call whose arguments are not JSON or whose name never came makes the
     result an error (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one
-    (CLI-009)."""
+    (CLI-009). A refusal (`delta.refusal`, `message.refusal`) is reported in `refusal`, not in the text (EXP-005);
+    Chat carries no reasoning, so `reasoning` is null."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -55,6 +56,7 @@ class ChatReferenceClient:
         self.timeout = timeout
         self.calls: dict[int, ChatCall] = {}
         self.text: list[str] = []
+        self.refusal: list[str] = []
         self.finish_reason: str | None = None
         self.error: str | None = None
         self.incomplete = False
@@ -103,7 +105,7 @@ class ChatReferenceClient:
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self.calls, self.text, self.finish_reason, self.error, self.incomplete = {}, [], None, None, False
-        self.usage = None
+        self.usage, self.refusal = None, []
         try:
             self.send(request)
         except (httpx.HTTPError, ValueError) as exc:
@@ -115,11 +117,18 @@ class ChatReferenceClient:
         return unusable_call(calls)
 
     def result(self) -> dict[str, Any]:
-        problem = self.refuse(self.reported())
-        if problem is not None:
+        calls = self.reported()
+        problem = self.refuse(calls)
+        if problem is not None:  # the error names the unusable call; the usable ones are still handed on
             self.fail(problem)
-        return {"text": "".join(self.text), "tool_calls": self.reported(), "error": self.error,
-                "incomplete": self.incomplete, "usage": self.usage}
+            calls = usable_calls(calls)
+        return {**self.answer(), "tool_calls": calls, "error": self.error, "incomplete": self.incomplete,
+                "usage": self.usage}
+
+    def answer(self) -> dict[str, Any]:
+        """The result's `text`, `refusal` (null when none) and `reasoning` (null: Chat has no reasoning field)."""
+        return {"text": "".join(self.text), "refusal": "".join(self.refusal) if self.refusal else None,
+                "reasoning": None}
 
     def reported(self) -> list[dict[str, Any]]:
         indexes = {id(call): index for index, call in self.calls.items()}
@@ -169,6 +178,8 @@ class ChatReferenceClient:
             delta = _obj(choice.get("delta") or {}, "delta")
             if isinstance(delta.get("content"), str):
                 self.text.append(delta["content"])
+            if isinstance(delta.get("refusal"), str):
+                self.refusal.append(delta["refusal"])
             for raw in delta.get("tool_calls") or []:
                 raw = _obj(raw, "tool call delta")
                 call = self.call_for(raw)
@@ -188,6 +199,8 @@ class ChatReferenceClient:
         choice = _obj((body.get("choices") or [None])[0], "choices[0]")
         message = _obj(choice.get("message"), "message")
         self.text.append(message.get("content") or "")
+        if isinstance(message.get("refusal"), str):
+            self.refusal.append(message["refusal"])
         for index, raw in enumerate(message.get("tool_calls") or []):
             raw = _obj(raw, "tool call")
             function = _obj(raw.get("function"), "function")
@@ -244,6 +257,9 @@ class PartialCallComplete(ChatReferenceClient):
     def complete_calls(self) -> list[ChatCall]:
         return sorted(self.calls.values(), key=lambda c: c.order)
 
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        return None  # the cut call's arguments are handed on as they are
+
 
 class SameIdForIdlessCalls(ChatReferenceClient):
     """Gives every call the stream sent without an id the same made-up id, `call_missing`. Caught by CLI-007
@@ -251,6 +267,15 @@ class SameIdForIdlessCalls(ChatReferenceClient):
 
     def call_id(self, index: int, call: ChatCall) -> str:
         return call.id or "call_missing"
+
+
+class RefusalAsText(ChatReferenceClient):
+    """refusal_as_text: `delta.refusal` is read as content, and no refusal is reported, as a client that knows only
+    `content` does. Caught by EXP-005 (a refusal arrives as a refusal)."""
+
+    def answer(self) -> dict[str, Any]:
+        answer = super().answer()
+        return {**answer, "text": answer["text"] + (answer["refusal"] or ""), "refusal": None}
 
 
 #: Defect name -> the broken Chat client (`--dialect chat --defect NAME`).

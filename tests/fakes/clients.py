@@ -30,7 +30,7 @@ from callproof.harness._types import DIALECTS
 
 from .sse import iter_sse
 
-__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "main", "run"]
+__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "main", "run", "unusable_call", "usable_calls"]
 
 def _obj(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
@@ -68,6 +68,11 @@ class Item:
     done: bool = False
     #: Text per content index: the deltas so far, replaced by output_text.done's text when it arrives.
     text: dict[int, str] = field(default_factory=dict)
+    #: Refusal per content index (a message's `refusal` parts), built as `text` is.
+    refusal: dict[int, str] = field(default_factory=dict)
+    #: A reasoning item's summary per summary_index, and its reasoning text per content_index.
+    summary: dict[int, str] = field(default_factory=dict)
+    thought: dict[int, str] = field(default_factory=dict)
 
     def update(self, raw: dict[str, Any]) -> None:
         self.id = raw.get("id") or self.id
@@ -80,7 +85,26 @@ class Item:
         self.update(raw)
         if isinstance(raw.get("arguments"), str):
             self.arguments = raw["arguments"]
+        if self.type == "custom_tool_call" and isinstance(raw.get("input"), str):
+            self.arguments = raw["input"]  # a custom call's raw input
         self.done = True
+
+    def read_parts(self, raw: dict[str, Any]) -> None:
+        """A whole item's parts (a non-stream body): output_text and refusal content, summary and reasoning text."""
+        for index, part in enumerate(raw.get("content") or []):
+            kind = _obj(part, "content part").get("type")
+            if kind == "output_text":
+                self.text[index] = _str(part, "text")
+            elif kind == "refusal":
+                self.refusal[index] = _str(part, "refusal")
+            elif kind == "reasoning_text":
+                self.thought[index] = _str(part, "text")
+        for index, part in enumerate(raw.get("summary") or []):
+            self.summary[index] = _str(_obj(part, "summary part"), "text")
+
+
+#: The output item types a client hands on as calls: function calls, and custom tool calls (as custom calls).
+_CALLS = ("function_call", "custom_tool_call")
 
 
 class ReferenceClient:
@@ -90,7 +114,10 @@ class ReferenceClient:
     It ignores SSE comments, unknown event types and a `[DONE]` sentinel, keys items by output_index (so
     duplicate call_ids stay two calls), normalises `""` arguments to `"{}"`, and falls back to the item id when
     a call has no `call_id`. A call whose arguments are not JSON (or that has no name) makes the result an error
-    (CLI-008); `usage` is the terminal response's (input, output and cached tokens: CLI-009)."""
+    (CLI-008); `usage` is the terminal response's (input, output and cached tokens: CLI-009). A custom tool call is
+    reported as `{"type": "custom", "input"}` with its raw input (CLI-018); refusal parts go to `refusal`, never to
+    the text (EXP-005); reasoning stays out of the text, and `reasoning` is the summary parts joined with a blank
+    line (CLI-019)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -123,11 +150,21 @@ class ReferenceClient:
 
     def call(self, item: Item) -> dict[str, Any]:
         arguments = item.arguments if item.arguments is not None else "".join(item.deltas)
+        if item.type == "custom_tool_call":  # the raw input, as it came (CLI-018)
+            return {"type": "custom", "call_id": item.call_id or item.id, "name": item.name, "input": arguments}
         return {"call_id": item.call_id or item.id, "name": item.name, "arguments": arguments or "{}"}
 
     def tool_calls(self) -> list[dict[str, Any]]:
         items = [self.items[index] for index in sorted(self.items)]
-        return [self.call(item) for item in items if item.type == "function_call" and self.is_complete(item)]
+        return [self.call(item) for item in items if item.type in _CALLS and self.is_complete(item)]
+
+    def answer(self, items: list[Item]) -> dict[str, Any]:
+        """The result's `text`, `refusal` (null when none) and `reasoning` (the summary parts of every reasoning
+        item, joined with a blank line; "" when none) from the items in output order."""
+        text = "".join(item.text[part] for item in items for part in sorted(item.text))
+        refusals = [item.refusal[part] for item in items for part in sorted(item.refusal)]
+        summary = [item.summary[part] for item in items for part in sorted(item.summary)]
+        return {"text": text, "refusal": "".join(refusals) if refusals else None, "reasoning": "\n\n".join(summary)}
 
     def refuse(self, calls: list[dict[str, Any]]) -> str | None:
         """Why the calls cannot be handed on (then the result is an error), or None."""
@@ -145,11 +182,12 @@ class ReferenceClient:
 
     def result(self) -> dict[str, Any]:
         items = [self.items[index] for index in sorted(self.items)]
-        text = "".join(item.text[part] for item in items for part in sorted(item.text))
-        problem = self.refuse(self.tool_calls())
-        if problem is not None:
+        calls = self.tool_calls()
+        problem = self.refuse(calls)
+        if problem is not None:  # the error names the unusable call; the usable ones are still handed on
             self.fail(problem)
-        return {"text": text, "tool_calls": self.tool_calls(), "error": self.error, "incomplete": self.incomplete,
+            calls = usable_calls(calls)
+        return {**self.answer(items), "tool_calls": calls, "error": self.error, "incomplete": self.incomplete,
                 "usage": self.usage}
 
     def send(self, request: dict[str, Any]) -> None:
@@ -193,6 +231,13 @@ class ReferenceClient:
             texts[index] = texts.get(index, "") + _str(event, "delta")
         elif kind == "response.output_text.done":
             self._item(event).text[_int(event, "content_index")] = _str(event, "text")
+        elif kind in _PARTS:
+            self.on_part(event, *_PARTS[kind])
+        elif kind == "response.custom_tool_call_input.delta":
+            self._item(event).deltas.append(_str(event, "delta"))
+        elif kind == "response.custom_tool_call_input.done":
+            item = self._item(event)
+            item.arguments, item.done = _str(event, "input"), True
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             self.on_response(_obj(event.get("response"), "response"), final=False)
             if kind == "response.incomplete":
@@ -222,9 +267,13 @@ class ReferenceClient:
             raw = _obj(raw_item, "output item")
             self.items[index] = item = Item(type=_str(raw, "type"))
             item.finish(raw)
-            for part_index, part in enumerate(raw.get("content") or []):
-                if _obj(part, "content part").get("type") == "output_text":
-                    item.text[part_index] = _str(part, "text")
+            item.read_parts(raw)
+
+    def on_part(self, event: dict[str, Any], where: str, index_key: str, value_key: str, done: bool) -> None:
+        """A refusal, reasoning summary or reasoning text delta (appended) or done event (the whole value)."""
+        parts: dict[int, str] = getattr(self._item(event), where)
+        index = _int(event, index_key)
+        parts[index] = _str(event, value_key) if done else parts.get(index, "") + _str(event, value_key)
 
     def _item(self, event: dict[str, Any]) -> Item:
         index = _int(event, "output_index")
@@ -233,18 +282,37 @@ class ReferenceClient:
         return self.items[index]
 
 
+#: Delta/done events of the parts a result reports beside text: event type -> (Item field, index key, value key, done).
+_PARTS: dict[str, tuple[str, str, str, bool]] = {
+    "response.refusal.delta": ("refusal", "content_index", "delta", False),
+    "response.refusal.done": ("refusal", "content_index", "refusal", True),
+    "response.reasoning_summary_text.delta": ("summary", "summary_index", "delta", False),
+    "response.reasoning_summary_text.done": ("summary", "summary_index", "text", True),
+    "response.reasoning_text.delta": ("thought", "content_index", "delta", False),
+    "response.reasoning_text.done": ("thought", "content_index", "text", True),
+}
+
+
 def unusable_call(calls: list[dict[str, Any]]) -> str | None:
     """Why a call of `calls` cannot be handed on (its arguments are not JSON, or it has no name), or None: a
     correct client reports that as an error rather than pass the call on (CLI-008)."""
     for call in calls:
         if not call["name"]:
             return f"the stream's call {call['call_id']} has no name"
+        if call.get("type") == "custom":
+            continue  # a custom call's input is raw text, not JSON (CLI-018)
         try:
             json.loads(call["arguments"])
         except ValueError as exc:
             return (f"the stream's call {call['name']} ({call['call_id']}) has arguments that are not JSON "
                     f"({exc}): {call['arguments'][:100]!r}")
     return None
+
+
+def usable_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls of `calls` that can be handed on: beside a call whose arguments are not JSON, the others still are
+    (the result's error names the unusable one)."""
+    return [call for call in calls if unusable_call([call]) is None]
 
 
 def _http_error(response: httpx.Response) -> str:
@@ -288,7 +356,7 @@ def retry_wait(error: str | None, retries_left: int) -> float | None:
 
 def history(dialect: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One turn's calls and their tool results, in the dialect's request form."""
-    outputs = [(c, *tool_output(c["name"], c["arguments"], c["call_id"])) for c in calls]
+    outputs = [(c, *tool_output(c["name"], c.get("arguments", c.get("input", "")), c["call_id"])) for c in calls]
     if dialect == "chat":
         return [{"role": "assistant", "content": None, "tool_calls": [
                     {"id": c["call_id"], "type": "function", "function": {"name": c["name"],
@@ -301,9 +369,16 @@ def history(dialect: str, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": c["call_id"], "content": out,
                                               **({"is_error": True} if failed else {})}
                                              for c, out, failed in outputs]}]
-    return [*({"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
-              for c in calls),
-            *({"type": "function_call_output", "call_id": c["call_id"], "output": out} for c, out, _ in outputs)]
+    return [*(_call_item(c) for c in calls),
+            *({"type": f"{'custom_tool_call' if c.get('type') == 'custom' else 'function_call'}_output",
+               "call_id": c["call_id"], "output": out} for c, out, _ in outputs)]
+
+
+def _call_item(call: dict[str, Any]) -> dict[str, Any]:
+    """A reported call as a Responses input item: a function_call, or a custom_tool_call with its raw input."""
+    if call.get("type") == "custom":
+        return {"type": "custom_tool_call", "call_id": call["call_id"], "name": call["name"], "input": call["input"]}
+    return {"type": "function_call", "call_id": call["call_id"], "name": call["name"], "arguments": call["arguments"]}
 
 
 def extended(dialect: str, request: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -371,6 +446,9 @@ class PartialCallComplete(ReferenceClient):
     def is_complete(self, item: Item) -> bool:
         return item.status != "incomplete"
 
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        return None  # the cut call's arguments are handed on as they are
+
 
 class DropsCallId(ReferenceClient):
     """Reports `""` as every call's call_id. Caught by CLI-004 (each call keeps its call_id)."""
@@ -418,6 +496,64 @@ class HandsOnMalformedArguments(ReferenceClient):
 
     def refuse(self, calls: list[dict[str, Any]]) -> str | None:
         return None
+
+
+class CustomAsFunction(ReferenceClient):
+    """custom_as_function: reports a custom tool call as a function call whose arguments wrap the input as
+    `{"input": ...}`, as a client that knows only function tools would. Caught by CLI-018."""
+
+    def call(self, item: Item) -> dict[str, Any]:
+        call = super().call(item)
+        if call.pop("type", None) == "custom":
+            return {**call, "arguments": json.dumps({"input": call.pop("input")})}
+        return call
+
+
+class CustomInputJsonParsed(ReferenceClient):
+    """custom_input_json_parsed: runs a custom call's input through the JSON parser that function arguments get,
+    and leaves out (without an error) a call whose input does not parse, as CLI-008 says of function arguments;
+    a freeform apply_patch input is lost. Caught by CLI-018 (a custom call is never dropped)."""
+
+    def tool_calls(self) -> list[dict[str, Any]]:
+        calls = super().tool_calls()
+        return [c for c in calls if c.get("type") != "custom" or _parses(c["input"])]
+
+
+class ReasoningInText(ReferenceClient):
+    """reasoning_in_text: the reasoning text and summary deltas are added to the answer text, before it, as a
+    client that appends every `*.delta` string does. Caught by CLI-019."""
+
+    def answer(self, items: list[Item]) -> dict[str, Any]:
+        answer = super().answer(items)
+        thought = "".join(item.thought[k] for item in items for k in sorted(item.thought))
+        summary = "".join(item.summary[k] for item in items for k in sorted(item.summary))
+        return {**answer, "text": thought + summary + answer["text"]}
+
+
+class ReasoningFirstPartOnly(ReferenceClient):
+    """reasoning_first_part_only: reports only the first summary part of the reasoning as `reasoning`, as a client
+    that keeps summary[0] does. Caught by CLI-019 (a reported reasoning is the whole summary)."""
+
+    def answer(self, items: list[Item]) -> dict[str, Any]:
+        answer = super().answer(items)
+        return {**answer, "reasoning": answer["reasoning"].split("\n\n")[0]}
+
+
+class RefusalAsText(ReferenceClient):
+    """refusal_as_text: a refusal part is read as answer text, and no refusal is reported, as a client that reads
+    every content part's string does. Caught by EXP-005 (a refusal arrives as a refusal)."""
+
+    def answer(self, items: list[Item]) -> dict[str, Any]:
+        answer = super().answer(items)
+        return {**answer, "text": answer["text"] + (answer["refusal"] or ""), "refusal": None}
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 class Hangs(ReferenceClient):
