@@ -8,8 +8,10 @@
 //   callproof run --client-dialect chat --client-cmd 'node examples/adapter_template.js'   # Chat Completions
 //
 // stdin: one JSON object, the case's request body in the client's dialect ($CALLPROOF_DIALECT: responses or chat).
-// stdout: exactly one result object {text, tool_calls: [{call_id, name, arguments}], error, incomplete}. Exit 0 even
-// when your client failed: report the failure in `error` (a crash is a failed case, CLI-001). Node >= 18.
+// stdout: exactly one result object {text, tool_calls: [{call_id, name, arguments}], error, incomplete}; a custom tool
+// call is {type: 'custom', call_id, name, input} with its raw input, and `refusal` and `reasoning` (the summary parts
+// joined with a blank line) are optional. Exit 0 even when your client failed: report the failure in `error` (a crash
+// is a failed case, CLI-001). Node >= 18.
 // Loops and retries (docs/adapters.md): with CALLPROOF_TOOL_LOOP=1 run `toolOutput` for every call and send the calls
 // and their outputs back (`nextRequest`) until an answer has no call; CALLPROOF_MAX_RETRIES is the SDK's maxRetries.
 'use strict';
@@ -19,12 +21,19 @@ const OpenAI = require('openai');
 // What openai-node hands its caller, as the result object: report it as it is, do not repair it.
 function fromResponse(response, error) {
   const calls = error ? [] : (response.output || [])
-    .filter((item) => item.type === 'function_call' && item.status !== 'incomplete')
-    .map((item) => ({ call_id: item.call_id, name: item.name, arguments: item.arguments }));
+    .filter((item) => (item.type === 'function_call' && item.status !== 'incomplete') || item.type === 'custom_tool_call')
+    .map((item) => (item.type === 'custom_tool_call'
+      ? { type: 'custom', call_id: item.call_id, name: item.name, input: item.input }
+      : { call_id: item.call_id, name: item.name, arguments: item.arguments }));
+  const parts = (response.output || []).filter((item) => item.type === 'message').flatMap((item) => item.content || []);
+  const refusals = parts.filter((part) => part.type === 'refusal').map((part) => part.refusal);
+  const reasoning = (response.output || []).filter((item) => item.type === 'reasoning')
+    .flatMap((item) => item.summary || []).map((part) => part.text).join('\n\n');
   // `output_text` is a getter of the helpers' final responses, not of a terminal event's: join the parts as it does.
   const text = (response.output || []).filter((item) => item.type === 'message')
     .flatMap((item) => item.content || []).filter((part) => part.type === 'output_text').map((part) => part.text).join('');
-  return { text, tool_calls: calls, error, incomplete: response.status === 'incomplete' };
+  return { text, tool_calls: calls, error, incomplete: response.status === 'incomplete',
+    refusal: refusals.length ? refusals.join('') : null, reasoning };
 }
 
 function fromCompletion(completion) {
@@ -34,7 +43,8 @@ function fromCompletion(completion) {
     .filter((call) => call.type === 'function')
     .map((call) => ({ call_id: call.id, name: call.function.name, arguments: call.function.arguments }));
   const incomplete = choice.finish_reason === 'length' || choice.finish_reason === 'content_filter';
-  return { text: choice.message.content || '', tool_calls: calls, error: null, incomplete };
+  return { text: choice.message.content || '', tool_calls: calls, error: null, incomplete,
+    refusal: choice.message.refusal || null, reasoning: null };
 }
 
 async function responses(client, request) {
@@ -88,8 +98,14 @@ function nextRequest(dialect, request, calls) {
     return { ...request, messages: [...request.messages, assistant, ...tools] };
   }
   const input = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : [...request.input];
-  for (const c of calls) input.push({ type: 'function_call', call_id: c.call_id, name: c.name, arguments: c.arguments });
-  for (const c of calls) input.push({ type: 'function_call_output', call_id: c.call_id, output: toolOutput(c.name, c.arguments, c.call_id).output });
+  for (const c of calls) {
+    input.push(c.type === 'custom' ? { type: 'custom_tool_call', call_id: c.call_id, name: c.name, input: c.input }
+      : { type: 'function_call', call_id: c.call_id, name: c.name, arguments: c.arguments });
+  }
+  for (const c of calls) {
+    const type = c.type === 'custom' ? 'custom_tool_call_output' : 'function_call_output';
+    input.push({ type, call_id: c.call_id, output: toolOutput(c.name, c.type === 'custom' ? c.input : c.arguments, c.call_id).output });
+  }
   return { ...request, input };
 }
 

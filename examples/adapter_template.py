@@ -21,7 +21,10 @@ from typing import Any
 def call_your_client(request: dict[str, Any], base_url: str, api_key: str, max_retries: int) -> dict[str, Any]:
     """Run your client on `request` against `base_url`; return what it produced:
     {"text": str, "tool_calls": [{"call_id": str, "name": str, "arguments": str}], "incomplete": bool}.
-    Raise on any failure your client detects (HTTP error, response.failed, error event, cut stream)."""
+    A custom tool call (Responses `custom_tool_call`) is {"type": "custom", "call_id": str, "name": str, "input": str}
+    with the raw input as streamed; if your client exposes them, add "refusal" (str or None) and "reasoning" (the
+    summary parts joined with a blank line). Raise on any failure your client detects (HTTP error, response.failed,
+    error event, cut stream)."""
     raise NotImplementedError("call your client library here")
 
 
@@ -38,7 +41,7 @@ def tool_output(name: str, arguments: str, call_id: str) -> tuple[str, bool]:
 
 def next_request(dialect: str, request: dict[str, Any], calls: list[dict[str, Any]]) -> dict[str, Any]:
     """The loop's next request: the request so far, then this turn's calls and one output per call id."""
-    outputs = [(c, *tool_output(c["name"], c["arguments"], c["call_id"])) for c in calls]
+    outputs = [(c, *tool_output(c["name"], c.get("arguments", c.get("input", "")), c["call_id"])) for c in calls]
     if dialect == "chat":
         assistant = {"role": "assistant", "content": None, "tool_calls": [
             {"id": c["call_id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
@@ -54,9 +57,12 @@ def next_request(dialect: str, request: dict[str, Any], calls: list[dict[str, An
                                         {"role": "user", "content": results}]}
     given = request["input"]
     items = [{"role": "user", "content": given}] if isinstance(given, str) else list(given)
-    items += [{"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
+    items += [{"type": "custom_tool_call", "call_id": c["call_id"], "name": c["name"], "input": c["input"]}
+              if c.get("type") == "custom" else
+              {"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
               for c in calls]
-    items += [{"type": "function_call_output", "call_id": c["call_id"], "output": out} for c, out, _ in outputs]
+    items += [{"type": "custom_tool_call_output" if c.get("type") == "custom" else "function_call_output",
+               "call_id": c["call_id"], "output": out} for c, out, _ in outputs]
     return {**request, "input": items}
 
 

@@ -9,7 +9,8 @@ It reads the Responses request body on stdin, opens `client.responses.connect()`
 body as one `response.create` client event (without `stream`: over WebSocket every response streams, and the SDK
 says not to send it) and reads the server events the SDK parses (`ResponsesServerEvent`) until the response's
 terminal event. The SDK has no accumulator for this mode, so the result is read as its users read it: the terminal
-event's `response` (its `output_text`, its `function_call` items that are not "incomplete"), or, when that response
+event's `response` (its `output_text`, its `function_call` items that are not "incomplete", its `custom_tool_call`
+items with their raw input, its refusal parts and its reasoning summary), or, when that response
 carries no output, the items of the `response.output_item.done` events in output order. Nothing is repaired.
 
 Every failure becomes the result's `error`, never a traceback: an `error` event (its code and message),
@@ -46,8 +47,23 @@ def _result(text: str, calls: list[dict[str, Any]], error: str | None, incomplet
 
 
 def _calls(output: list[Any]) -> list[dict[str, Any]]:
-    return [{"call_id": item.call_id, "name": item.name, "arguments": item.arguments}
-            for item in output if getattr(item, "type", None) == "function_call" and item.status != "incomplete"]
+    calls: list[dict[str, Any]] = []
+    for item in output:
+        kind = getattr(item, "type", None)
+        if kind == "function_call" and item.status != "incomplete":
+            calls.append({"call_id": item.call_id, "name": item.name, "arguments": item.arguments})
+        elif kind == "custom_tool_call":  # the item's raw `input`
+            calls.append({"type": "custom", "call_id": item.call_id, "name": item.name, "input": item.input})
+    return calls
+
+
+def _said(output: list[Any]) -> dict[str, Any]:
+    """The result's `refusal` (the messages' refusal parts, or null) and `reasoning` (the reasoning items' summary
+    parts joined with a blank line)."""
+    refusals = [part.refusal for item in output if getattr(item, "type", None) == "message"
+                for part in item.content if getattr(part, "type", None) == "refusal"]
+    summary = [part.text for item in output if getattr(item, "type", None) == "reasoning" for part in item.summary]
+    return {"refusal": "".join(refusals) if refusals else None, "reasoning": "\n\n".join(summary)}
 
 
 def _text(output: list[Any]) -> str:
@@ -99,11 +115,16 @@ def _loop(connection: Any, body: dict[str, Any], tool_loop: bool, max_turns: int
             return result
         items = list(body["input"]) if isinstance(body.get("input"), list) else [
             {"type": "message", "role": "user", "content": body.get("input", "")}]
-        items += [{"type": "function_call", "call_id": c["call_id"], "name": c["name"], "arguments": c["arguments"]}
-                  for c in result["tool_calls"]]
         for call in result["tool_calls"]:
-            output, _failed = tool_output(call["name"], call["arguments"], call["call_id"])
-            items.append({"type": "function_call_output", "call_id": call["call_id"], "output": output})
+            custom = call.get("type") == "custom"
+            items.append({"type": "custom_tool_call", "call_id": call["call_id"], "name": call["name"],
+                          "input": call["input"]} if custom else
+                         {"type": "function_call", "call_id": call["call_id"], "name": call["name"],
+                          "arguments": call["arguments"]})
+        for call in result["tool_calls"]:
+            output, _failed = tool_output(call["name"], call.get("arguments", call.get("input", "")), call["call_id"])
+            kind = "custom_tool_call_output" if call.get("type") == "custom" else "function_call_output"
+            items.append({"type": kind, "call_id": call["call_id"], "output": output})
         body = {**body, "input": items}
     return result
 
@@ -124,7 +145,7 @@ def _converse(connection: Any, body: dict[str, Any]) -> tuple[dict[str, Any], st
                 detail = response.error.message if response.error is not None else "no error object"
                 return _result(_text(output), [], f"response.failed: {detail}"), response.id, None, None
             result = _result(_text(output), _calls(output), None, incomplete=kind == "response.incomplete")
-            return result, response.id, None, None
+            return {**result, **_said(output)}, response.id, None, None
         elif kind == "error":
             error = getattr(event, "error", None)
             code = getattr(error, "code", None) or getattr(event, "code", None)
