@@ -78,6 +78,10 @@ class Answer:
     scale: float
     first_byte: float
     error: Plan | None = None
+    #: The request's headers as received (credentials included) and its URL: an `http_error` with `echo_request`
+    #: echoes them in its body, as some upstreams and proxies do (GW-FAULT-005).
+    request_headers: Sequence[tuple[str, str]] = ()
+    request_url: str = ""
 
 
 @dataclass(slots=True)
@@ -165,8 +169,15 @@ def _http_error(answer: Answer, fault: Fault) -> None:
     status = _int(fault, "status")
     message = str(fault_param(fault, "message", _DEFAULT_MESSAGES.get(status, "Injected error.")))
     retry = fault_param(fault, "retry_after")
+    echo = {"url": answer.request_url, "headers": dict(answer.request_headers)} if _int(fault, "echo_request") else None
+    if echo is not None:
+        message += f" Request: POST {echo['url']} with headers {json.dumps(echo['headers'])}."
     answer.error = error_plan(answer.renderer, status, message, retry_after=None if retry is None else float(retry),
                               first_byte=answer.first_byte, headers=answer.headers, faults=answer.applied)
+    if echo is not None and answer.error.body is not None:
+        body = json.loads(answer.error.body)
+        body["error"]["request"] = echo
+        answer.error = replace(answer.error, body=_json_bytes(body))
 
 
 # -- frames ------------------------------------------------------------------------------------------------

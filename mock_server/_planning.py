@@ -47,14 +47,18 @@ def make_plan(
     rng: random.Random,
     speed: float = 1.0,
     headers: Sequence[tuple[str, str]] = (),
+    request_headers: Sequence[tuple[str, str]] = (),
+    request_url: str = "",
 ) -> Plan:
-    """Plan the answer to one request for `scenario` in `renderer`'s dialect (see the module docstring)."""
+    """Plan the answer to one request for `scenario` in `renderer`'s dialect (see the module docstring);
+    `request_headers` and `request_url` are the request's, for an `http_error` that echoes them."""
     if speed <= 0:
         raise ValueError(f"speed must be positive, got {speed}")
     scale = 1.0 / speed
     faults = _active(scenario.faults, rng, renderer.dialect)
     answer = Answer(scenario, renderer, ctx, headers, tuple(kind for kind in FAULTS if kind in faults), scale,
-                    first_byte=scenario.timing.first_byte_ms * scale / 1000.0)
+                    first_byte=scenario.timing.first_byte_ms * scale / 1000.0, request_headers=request_headers,
+                    request_url=request_url)
     for injector, fault in _due(faults, "answer"):
         if injector.answer is not None:
             injector.answer(answer, fault)

@@ -153,8 +153,10 @@ class Upstream:
 
         stream = body.get("stream") is True
         headers = Headers(scope=scope)
+        query = scope.get("query_string", b"").decode("latin-1")
         decision = await self.decide(headers, text, body, renderer, case, stream=stream,
-                                     session=session_of(headers, case))
+                                     session=session_of(headers, case),
+                                     url=scope["path"] + (f"?{query}" if query else ""))
         plan = decision.plan
         if decision.begin is None:
             request_id = self._log(scope, start, plan.status, raw, dialect=dialect, stream=stream,
@@ -167,7 +169,7 @@ class Upstream:
 
     async def decide(
         self, headers: Mapping[str, str], text: str, body: dict[str, Any], renderer: Renderer, case: str | None, *,
-        stream: bool, session: str | None,
+        stream: bool, session: str | None, url: str = "",
     ) -> Decision:
         """The answer to a request whose JSON object `body` (`text` decoded) was read, over HTTP or a WebSocket
         turn: select the scenario (§3), take the `session`'s next leg of a sequence, plan (from the cache when it
@@ -185,7 +187,7 @@ class Upstream:
                 return Decision(choice.error, scenario.id, chosen, choice.index)
             scenario, leg = choice.scenario, choice.index
 
-        answer = self._plan(scenario, renderer, stream, body, leg, fallback)
+        answer = self._plan(scenario, renderer, stream, body, leg, fallback, (tuple(headers.items()), url))
         await self.holds.wait(case)  # a held case waits for the rest of its group (docs/mock.md#holds)
         # The schedule runs from here, once the plan is ready: rendering a large scenario never eats its gaps.
         return Decision(answer, scenario.id, chosen, leg, self.clock.now(), scenario)
@@ -236,14 +238,15 @@ class Upstream:
 
     def _plan(
         self, scenario: Scenario, renderer: Renderer, stream: bool, body: dict[str, Any], leg: int | None,
-        fallback: tuple[tuple[str, str], ...],
+        fallback: tuple[tuple[str, str], ...], request: tuple[tuple[tuple[str, str], ...], str] = ((), ""),
     ) -> Plan:
         """The plan playing `scenario` (or its leg `leg`) for this request: the cached one for the same scenario,
         dialect, stream flag, leg and request, else a new one (a fallback's plan is never cached: its headers
-        name the unknown id)."""
+        name the unknown id, nor one echoing the `request`'s headers and URL: GW-FAULT-005)."""
         played = self.played.get(scenario.id, 0)
         self.played[scenario.id] = played + 1
-        key = plan_key(scenario, renderer.dialect, stream, body, leg) if not fallback else None
+        echoes = any(f.params.get("echo_request") for f in scenario.faults)
+        key = plan_key(scenario, renderer.dialect, stream, body, leg) if not fallback and not echoes else None
         cached = self.plans.get(key) if key is not None else None
         if cached is not None and key is not None:
             self.plans.move_to_end(key)
@@ -253,7 +256,8 @@ class Upstream:
         ctx = RenderContext(model=model if isinstance(model, str) and model else "callproof-mock", request=body)
         answer = make_plan(scenario, renderer, ctx, stream=stream, rng=rng, speed=self.speed,
                            headers=[("x-callproof-scenario", scenario.id), *fallback,
-                                    *([("x-callproof-leg", str(leg))] if leg is not None else [])])
+                                    *([("x-callproof-leg", str(leg))] if leg is not None else [])],
+                           request_headers=request[0], request_url=request[1])
         if key is not None:
             self.plans[key] = answer
             if len(self.plans) > PLAN_CACHE:

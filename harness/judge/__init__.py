@@ -31,6 +31,7 @@ from ._judgeable import (
     spoken_dialect,
     what_arrived,
 )
+from ._leaks import check_error_leaks
 from ._loop_rules import (
     LOOP_RULES,
     LoopCallResult,
@@ -96,6 +97,7 @@ __all__ = [
     "check_continuation",
     "check_encrypted_reasoning",
     "check_equivalence",
+    "check_error_leaks",
     "check_faults",
     "check_gateway_loop",
     "check_ids",

@@ -126,7 +126,7 @@ _ROWS: dict[str, FaultSpec] = {
     "http_error": FaultSpec(
         "http_error", "an HTTP error with the dialect's error body instead of a stream",
         (FaultParam("status", int, 500, required=True), FaultParam("retry_after", float),
-         FaultParam("message", str)),
+         FaultParam("message", str), FaultParam("echo_request", int, 0)),
         in_body=True, http_error=True),
     "stream_error": FaultSpec(
         "stream_error", "the dialect's in-stream failure (after `after_events` frames, else at the end)",

@@ -3,7 +3,9 @@ answer (an SSE stream, a JSON body or an HTTP error) read back as neutral events
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
@@ -15,6 +17,19 @@ __all__ = ["ERROR_HEADERS", "Upstream"]
 
 #: Upstream error headers the client needs to retry well.
 ERROR_HEADERS = ("retry-after", "retry-after-ms")
+#: Request header and query parameter names whose values are credentials: never echoed to the client.
+_SECRET_NAME = re.compile(r"authorization|key|token|secret|password|cookie", re.IGNORECASE)
+
+
+def redact_credentials(text: str, request: httpx.Request) -> str:
+    """`text` (an upstream's error message) without the credentials `request` carried: some upstreams echo the
+    key or every header back in their errors, and the client must not see the key this gateway holds."""
+    values = [v for name, value in request.headers.items() if _SECRET_NAME.search(name)
+              for v in (value, value.partition(" ")[2])]
+    values += [value for name, value in request.url.params.multi_items() if _SECRET_NAME.search(name)]
+    for value in sorted((v.strip() for v in values if len(v.strip()) >= 4), key=len, reverse=True):
+        text = text.replace(value, "[redacted]")
+    return text
 
 
 class Upstream:
@@ -51,5 +66,7 @@ class Upstream:
             error = {"message": text or f"The upstream answered HTTP {status}."}
         kind = error.get("type") or ("server_error" if status >= 500 else "invalid_request_error")
         headers = {name: response.headers[name] for name in ERROR_HEADERS if name in response.headers}
-        return UpstreamHTTPError(status, str(error.get("message")), str(kind), error.get("code"), error.get("param"),
-                                 headers)
+        message = str(error.get("message"))
+        with contextlib.suppress(RuntimeError):  # a response built by hand (tests) has no request
+            message = redact_credentials(message, response.request)
+        return UpstreamHTTPError(status, message, str(kind), error.get("code"), error.get("param"), headers)
