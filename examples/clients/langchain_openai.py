@@ -6,10 +6,11 @@
 `ChatOpenAI(use_responses_api=True, base_url=..., api_key=..., max_retries=...)` with the scenario's tools bound
 (`bind_tools`, with its tool_choice and parallel_tool_calls) streams the request; the chunks are summed into one
 `AIMessageChunk`, the way LangChain aggregates a stream, and the result is that message's `.text`, its parsed
-`tool_calls` (what a LangChain tool node would run; `invalid_tool_calls` are not run, so not reported) and
-`response_metadata["status"] == "incomplete"`. The Responses input items become LangChain messages (a
-`function_call` an `AIMessage` tool call, its output a `ToolMessage`). A request with `"stream": false` goes
-through `invoke(...)`. Whatever LangChain raises becomes the result's `error`, never a traceback.
+`tool_calls` (what a LangChain tool node would run; `invalid_tool_calls` are not run, so not reported; a custom
+tool call is one of them, as LangChain makes it: args `{"__arg1": <input>}`), the `refusal` content blocks, the
+reasoning blocks' summary and `response_metadata["status"] == "incomplete"`. The Responses input items become
+LangChain messages (a `function_call` an `AIMessage` tool call, its output a `ToolMessage`). A request with
+`"stream": false` goes through `invoke(...)`. Whatever LangChain raises becomes the result's `error`, never a traceback.
 """
 
 from __future__ import annotations
@@ -34,8 +35,14 @@ __all__ = ["main", "run"]
 def _result(message: AIMessage | None, error: str | None = None) -> dict[str, Any]:
     calls = [{"call_id": call["id"], "name": call["name"], "arguments": call["args"]}
              for call in (message.tool_calls if message is not None and error is None else [])]
+    blocks = [b for b in (message.content if message is not None else []) if isinstance(b, dict)]
+    refusals = [str(b.get("refusal", "")) for b in blocks if b.get("type") == "refusal"]
+    summary = [str(part.get("text", "")) for b in blocks if b.get("type") == "reasoning"
+               for part in b.get("summary") or [] if isinstance(part, dict)]
     return {"text": message.text if message is not None else "", "tool_calls": calls, "error": error,
-            "incomplete": message is not None and message.response_metadata.get("status") == "incomplete"}
+            "incomplete": message is not None and message.response_metadata.get("status") == "incomplete",
+            "refusal": "".join(refusals) if refusals else None,
+            "reasoning": "\n\n".join(summary) if message is not None else None}
 
 
 def _messages(request: dict[str, Any]) -> list[BaseMessage]:
@@ -69,7 +76,8 @@ def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str,
     llm = ChatOpenAI(**options)
     tools = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
              for t in request.get("tools", []) if t.get("type", "function") == "function"]
-    # built-in tools (web_search, file_search, custom) are left out: the scenarios that carry them judge gateways
+    tools += [t for t in request.get("tools", []) if t.get("type") == "custom"]  # passed through as written
+    # built-in tools (web_search, file_search) are left out: the scenarios that carry them judge gateways
     choice = request.get("tool_choice")
     model = llm.bind_tools(tools, tool_choice=choice["name"] if isinstance(choice, dict) else choice,
                            parallel_tool_calls=request.get("parallel_tool_calls")) if tools else llm

@@ -5,7 +5,8 @@
 
 It sends the request through LiteLLM's Responses API bridge, `litellm.responses(model="openai/<model>", ...,
 stream=True, api_base=CALLPROOF_BASE_URL, num_retries=CALLPROOF_MAX_RETRIES)`, and reads the event objects its
-iterator yields: the result is the terminal event's response (message text and `function_call` items),
+iterator yields: the result is the terminal event's response (message text, `function_call` items, `custom_tool_call`
+items with their input, refusal parts, the reasoning items' summary),
 `response.failed` and `error` events become `error`, and so does a stream that ends without a terminal event.
 LiteLLM fakes streaming (one non-stream request, then a lone `response.completed`) for a model that is not in its
 model map, so the adapter registers the request's model as an OpenAI Responses model with native streaming, as a
@@ -38,10 +39,22 @@ def _result(response: Any, error: str | None = None) -> dict[str, Any]:
     output = (_get(response, "output") or []) if response is not None else []
     text = "".join(_get(part, "text") or "" for item in output if _get(item, "type") == "message"
                    for part in _get(item, "content") or [] if _get(part, "type") == "output_text")
-    calls = [{"call_id": _get(item, "call_id"), "name": _get(item, "name"), "arguments": _get(item, "arguments")}
-             for item in output if _get(item, "type") == "function_call" and _get(item, "status") != "incomplete"]
+    calls: list[dict[str, Any]] = []
+    for item in output:
+        if _get(item, "type") == "function_call" and _get(item, "status") != "incomplete":
+            calls.append({"call_id": _get(item, "call_id"), "name": _get(item, "name"),
+                          "arguments": _get(item, "arguments")})
+        elif _get(item, "type") == "custom_tool_call":  # the input as LiteLLM gives it
+            calls.append({"type": "custom", "call_id": _get(item, "call_id"), "name": _get(item, "name"),
+                          "input": _get(item, "input")})
+    refusals = [_get(part, "refusal") or "" for item in output if _get(item, "type") == "message"
+                for part in _get(item, "content") or [] if _get(part, "type") == "refusal"]
+    summary = [_get(part, "text") or "" for item in output if _get(item, "type") == "reasoning"
+               for part in _get(item, "summary") or []]
     return {"text": text, "tool_calls": [] if error else calls, "error": error,
-            "incomplete": _get(response, "status") == "incomplete" if response is not None else False}
+            "incomplete": _get(response, "status") == "incomplete" if response is not None else False,
+            "refusal": "".join(refusals) if refusals else None,
+            "reasoning": "\n\n".join(summary) if response is not None else None}
 
 
 def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str, Any]:

@@ -7,7 +7,10 @@ It streams the request through the SDK's `OpenAIResponsesModel.stream_response(.
 `CALLPROOF_BASE_URL`, `max_retries` from `CALLPROOF_MAX_RETRIES`), the model layer `Runner.run_streamed` drives, and
 reduces the events the way the Runner's streaming loop does: the terminal `response.completed` event's output
 (or, when that output is empty, the items of the `response.output_item.done` events), its message text and its
-`function_call` items. The scenario's tools become `FunctionTool`s that are never invoked. A request with
+`function_call` items, its `custom_tool_call` items (the raw input the Runner hands a `CustomTool`), the reasoning
+items' summary and the last message's refusal: on a final refusal the Runner raises `ModelRefusalError`, which
+becomes the result's error (the refusal text in `refusal` too). The scenario's tools become `FunctionTool`s and
+`CustomTool`s that are never invoked. A request with
 `"stream": false` goes through `get_response(...)`. Whatever the SDK raises (it raises `ModelBehaviorError` on
 `response.failed`, `response.incomplete` and `error` events) becomes the result's `error`, never a traceback.
 """
@@ -23,7 +26,16 @@ import warnings
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any, cast
 
-from agents import FunctionTool, ItemHelpers, ModelSettings, ModelTracing, OpenAIResponsesModel, set_tracing_disabled
+from agents import (
+    CustomTool,
+    FunctionTool,
+    ItemHelpers,
+    ModelRefusalError,
+    ModelSettings,
+    ModelTracing,
+    OpenAIResponsesModel,
+    set_tracing_disabled,
+)
 from openai import AsyncOpenAI
 
 __all__ = ["main", "run"]
@@ -31,9 +43,19 @@ __all__ = ["main", "run"]
 
 def _result(output: Sequence[Any], error: str | None = None) -> dict[str, Any]:
     text = "".join(ItemHelpers.extract_text(item) or "" for item in output if item.type == "message")
-    calls = [{"call_id": item.call_id, "name": item.name, "arguments": item.arguments}
-             for item in output if item.type == "function_call"]
-    return {"text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": False}
+    calls: list[dict[str, Any]] = []
+    for item in output:
+        if item.type == "function_call":
+            calls.append({"call_id": item.call_id, "name": item.name, "arguments": item.arguments})
+        elif item.type == "custom_tool_call":  # what the Runner hands a CustomTool: the item's raw input
+            calls.append({"type": "custom", "call_id": item.call_id, "name": item.name, "input": item.input})
+    messages = [item for item in output if item.type == "message"]
+    refusal = ItemHelpers.extract_refusal(messages[-1]) if messages else None
+    if refusal and error is None and not calls:  # the Runner raises on a final message that is a refusal
+        error = f"ModelRefusalError: {ModelRefusalError(refusal)}"
+    summary = [part.text for item in output if item.type == "reasoning" for part in item.summary]
+    return {"text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": False,
+            "refusal": refusal, "reasoning": "\n\n".join(summary)}
 
 
 async def _never(_context: Any, _arguments: str) -> str:
@@ -44,7 +66,9 @@ async def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dic
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
                         for t in request.get("tools", []) if t.get("type", "function") == "function"]
-    # built-in tools (web_search, file_search, custom) are left out: the scenarios that carry them judge gateways
+    tools += [CustomTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
+                         format=t.get("format")) for t in request.get("tools", []) if t.get("type") == "custom"]
+    # built-in tools (web_search, file_search) are left out: the scenarios that carry them judge gateways
     choice = request.get("tool_choice")
     settings = ModelSettings(tool_choice=choice["name"] if isinstance(choice, dict) else choice,
                              parallel_tool_calls=request.get("parallel_tool_calls"),

@@ -10,11 +10,12 @@ told to use it: `use_responses_websocket=True` here (the process-wide switch,
 in-process runs). The provider gets an `AsyncOpenAI` client on `CALLPROOF_BASE_URL` (the transport derives
 `ws://.../v1/responses` from it; `CALLPROOF_WS_URL`, when set, is its `websocket_base_url`). The request is streamed
 through the model's `stream_response(...)`, as `Runner.run_streamed` drives it, and the events are reduced the way
-the Runner's loop does: the terminal `response.completed` event's output (or the `response.output_item.done` items
-when it is empty), its message text and its `function_call` items. The scenario's tools become `FunctionTool`s that
-are never invoked. The transport always streams, so a `"stream": false` request goes the same way. Whatever the
-SDK raises (it raises on `error` events, `response.failed`, `response.incomplete` and a socket closed before the
-terminal event) becomes the result's `error`, never a traceback.
+the Runner's loop does: the terminal `response.completed` event's output (or the `response.output_item.done` items when
+it is empty), its message text, its `function_call` and `custom_tool_call` items (a custom call's raw input), the
+reasoning summary and the last message's refusal (on which the Runner raises `ModelRefusalError`: the result's error).
+The scenario's tools become `FunctionTool`s and `CustomTool`s that are never invoked. The transport always streams, so a
+`"stream": false` request goes the same way. Whatever the SDK raises (it raises on `error` events, `response.failed`,
+`response.incomplete` and a socket closed before the terminal event) becomes the result's `error`, never a traceback.
 
 A tool-loop case (`CALLPROOF_TOOL_LOOP=1`, or `tool_loop=True`; docs/adapters.md#loops-and-retries) is run as the
 Runner runs one: each call goes through the deterministic tool, and the next `stream_response` on the same model
@@ -34,7 +35,16 @@ import warnings
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any, cast
 
-from agents import FunctionTool, ItemHelpers, ModelSettings, ModelTracing, OpenAIProvider, set_tracing_disabled
+from agents import (
+    CustomTool,
+    FunctionTool,
+    ItemHelpers,
+    ModelRefusalError,
+    ModelSettings,
+    ModelTracing,
+    OpenAIProvider,
+    set_tracing_disabled,
+)
 from openai import AsyncOpenAI
 
 __all__ = ["main", "run"]
@@ -42,9 +52,19 @@ __all__ = ["main", "run"]
 
 def _result(output: Sequence[Any], error: str | None = None) -> dict[str, Any]:
     text = "".join(ItemHelpers.extract_text(item) or "" for item in output if item.type == "message")
-    calls = [{"call_id": item.call_id, "name": item.name, "arguments": item.arguments}
-             for item in output if item.type == "function_call"]
-    return {"text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": False}
+    calls: list[dict[str, Any]] = []
+    for item in output:
+        if item.type == "function_call":
+            calls.append({"call_id": item.call_id, "name": item.name, "arguments": item.arguments})
+        elif item.type == "custom_tool_call":  # what the Runner hands a CustomTool: the item's raw input
+            calls.append({"type": "custom", "call_id": item.call_id, "name": item.name, "input": item.input})
+    messages = [item for item in output if item.type == "message"]
+    refusal = ItemHelpers.extract_refusal(messages[-1]) if messages else None
+    if refusal and error is None and not calls:  # the Runner raises on a final message that is a refusal
+        error = f"ModelRefusalError: {ModelRefusalError(refusal)}"
+    summary = [part.text for item in output if item.type == "reasoning" for part in item.summary]
+    return {"text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": False,
+            "refusal": refusal, "reasoning": "\n\n".join(summary)}
 
 
 async def _never(_context: Any, _arguments: str) -> str:
@@ -81,6 +101,8 @@ async def _call(request: dict[str, Any], base_url: str, ws_url: str | None, tool
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
                         for t in request.get("tools", []) if t.get("type", "function") == "function"]
+    tools += [CustomTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
+                         format=t.get("format")) for t in request.get("tools", []) if t.get("type") == "custom"]
     choice = request.get("tool_choice")
     settings = ModelSettings(tool_choice=choice["name"] if isinstance(choice, dict) else choice,
                              parallel_tool_calls=request.get("parallel_tool_calls"),
