@@ -49,7 +49,7 @@ from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
 from .request_gateways import REQUEST_DEFECTS
 from .stateful_gateways import STATEFUL_DEFECTS
-from .xml_tool_text import ConvertsXmlToolText, KeepsXmlToolText
+from .xml_tool_text import XML_DEFECTS
 
 __all__ = ["DEFECTS", "create_app", "gateway_app", "main"]
 
@@ -454,8 +454,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     "max_tokens_as_end_turn": MaxTokensAsEndTurn,
     "unstopped_blocks": UnstoppedBlocks,
     "anthropic_error_as_stream": AnthropicErrorAsStream,
-    "converts_xml_tool_text": ConvertsXmlToolText,  # defects relative to --policy xml-tool-text: xml_tool_text.py
-    "keeps_xml_tool_text": KeepsXmlToolText,
+    **XML_DEFECTS,  # defects relative to --policy xml-tool-text, and converters wrong under it: xml_tool_text.py
     "runaway_stream": RunawayStream,  # caught by --max-events / --max-bytes: limits.py
     **REQUEST_DEFECTS,
     **STATEFUL_DEFECTS,  # previous_response_id, store, encrypted reasoning: stateful_gateways.py
