@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._adapter import AdapterRun, protocol_problem
 from ._arguments import check_arguments, has_malformed_arguments
+from ._beside_malformed import check_beside_malformed, has_calls_beside_malformed
 from ._cancel import CANCEL_RULES, UpstreamAttempt, check_cancellation
 from ._case import CaseOutcome, CaseResult, CaseSpec
 from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
@@ -57,10 +58,11 @@ from ._stateful_rules import (
 )
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
 from ._translation import check_translation
-from ._usage import check_usage, front_usage, has_usage_rules
+from ._usage import UNREPORTED_USAGE, check_usage, front_usage, has_usage_rules
 from ._websocket_front import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
 
 __all__ = [
+    "UNREPORTED_USAGE",
     "CANCEL_RULES",
     "DEFAULT_SLACK",
     "LOOP_RULES",
@@ -88,6 +90,7 @@ __all__ = [
     "adapter_problem",
     "answer_problem",
     "check_arguments",
+    "check_beside_malformed",
     "check_cancellation",
     "check_client",
     "check_client_isolation",
@@ -122,6 +125,7 @@ __all__ = [
     "forwarding_latency",
     "framing_variants",
     "front_usage",
+    "has_calls_beside_malformed",
     "has_fault_rules",
     "has_malformed_arguments",
     "has_usage_rules",

@@ -19,7 +19,12 @@ from ._expected import expects_success
 from ._findings import Findings
 from ._gateway import FrontAnswer
 
-__all__ = ["check_usage", "front_usage", "has_usage_rules", "wanted_usage"]
+__all__ = ["UNREPORTED_USAGE", "check_usage", "front_usage", "has_usage_rules", "wanted_usage"]
+
+#: Why CLI-009 is not judged in a client case whose scenario scripts usage when the adapter reports none (the
+#: case's details say so under `not_judged`, rather than the rule showing as passed).
+UNREPORTED_USAGE = ("the stream carried usage but the adapter reported none (`usage` absent or null): CLI-009 judges "
+                    "an adapter's usage only when it reports one (docs/adapters.md)")
 
 _RESPONSES_TERMINAL = ("response.completed", "response.incomplete")
 

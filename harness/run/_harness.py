@@ -22,6 +22,7 @@ import httpx
 
 from callproof.harness._types import DIALECT_NAMES, FRONT_PATHS
 from callproof.harness.judge import (
+    UNREPORTED_USAGE,
     CaseResult,
     CaseSpec,
     FrontAnswer,
@@ -32,6 +33,7 @@ from callproof.harness.judge import (
     dialect_mismatch,
     forwarding_latency,
     framing_variants,
+    has_usage_rules,
     is_rejection,
     read_answer,
     rejection_problem,
@@ -380,6 +382,8 @@ class Harness:
         framing = framing_variants(run.scenario, run.wire_faults)
         if framing:  # the SSE framings the client got (CLI-010 names them too)
             run.details["framing"] = framing
+        if has_usage_rules(run.scenario) and outcome.result is not None and outcome.result.get("usage") is None:
+            run.details["not_judged"] = {"CLI-009": UNREPORTED_USAGE}
         if outcome.stderr.strip():
             run.details["stderr_tail"] = outcome.stderr[-2000:]
 

@@ -645,13 +645,15 @@ class _Client(Protocol):
 
 def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]]]:
     """Dialect -> (its reference client, its defects)."""
-    from . import anthropic_clients, chat_clients, framing_clients  # they import this module's SSE parser
+    from . import anthropic_clients, chat_clients, framing_clients, seed_clients  # they import this module
 
     return {
-        "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS}),
-        "chat": (chat_clients.ChatReferenceClient, {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS}),
+        "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS, **seed_clients.DEFECTS}),
+        "chat": (chat_clients.ChatReferenceClient,
+                 {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS, **seed_clients.CHAT_DEFECTS}),
         "anthropic": (anthropic_clients.AnthropicReferenceClient,
-                      {**anthropic_clients.DEFECTS, **framing_clients.ANTHROPIC_DEFECTS}),
+                      {**anthropic_clients.DEFECTS, **framing_clients.ANTHROPIC_DEFECTS,
+                       **seed_clients.ANTHROPIC_DEFECTS}),
     }
 
 
