@@ -19,8 +19,9 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 
+from .custom_tools import MODES, CallsBack, custom_tools_mode
 from .fronts import AnthropicFront, ChatFront, Connection, Front, ResponsesFront, WebSocketFront
-from .model import Event, Request, UpstreamError, UpstreamHTTPError
+from .model import Event, Request, Untranslatable, UpstreamError, UpstreamHTTPError
 from .state import StatefulRefusal
 from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream, WebSocketUpstream
 
@@ -80,12 +81,13 @@ class Gateway:
             finally:
                 await answer.aclose()
             return self.upstream.http_error(answer, content)
-        return self.closing_events(answer)
+        return self.closing_events(answer, self.upstream.calls_back(request))
 
-    async def closing_events(self, answer: httpx.Response) -> AsyncIterator[Event]:
+    async def closing_events(self, answer: httpx.Response, back: CallsBack | None = None) -> AsyncIterator[Event]:
         try:
             async for event in self.upstream.events(answer):
-                yield event
+                for neutral in back.see(event) if back is not None else [event]:
+                    yield neutral
         finally:
             await answer.aclose()
 
@@ -118,6 +120,9 @@ class Gateway:
             outgoing = self.upstream.translate_request(request)
         except StatefulRefusal as exc:  # a previous_response_id it does not hold (docs/spec/stateful.md §1)
             return exc.response()
+        except Untranslatable as exc:  # e.g. a custom tool toward an upstream without them (custom_tools.py)
+            return front.invalid_request(f"This gateway cannot carry the request to its {self.upstream.dialect} "
+                                         f"upstream: {exc}")
         except BAD_SHAPE as exc:  # ValueError: arguments that are not JSON, RequestShapeError
             return front.invalid_request(f"The request does not have the {front.dialect} shape ({exc!r}).")
         if isinstance(self.upstream, WebSocketUpstream):
@@ -144,12 +149,14 @@ class Gateway:
         if request.stream:
             return StreamingResponse(self.relay(front, request, answer), media_type="text/event-stream",
                                      headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
-        return front.complete(request, await self.read_body(answer))
+        return front.complete(request, await self.read_body(answer, self.upstream.calls_back(request)))
 
     async def relay(self, front: Front[Any], request: Request, answer: httpx.Response) -> AsyncIterator[bytes]:
         """The front stream of a streamed upstream answer, each write as soon as its upstream event came."""
+        back = self.upstream.calls_back(request)
+        events = self.upstream.events(answer) if back is None else converted(self.upstream.events(answer), back)
         try:
-            async for output in front.stream_events(request, self.upstream.events(answer)):
+            async for output in front.stream_events(request, events):
                 yield output
         finally:
             await answer.aclose()
@@ -184,10 +191,11 @@ class Gateway:
             await stream.aclose()  # type: ignore[attr-defined]
             await events.aclose()  # type: ignore[attr-defined]
 
-    async def read_body(self, answer: httpx.Response) -> list[Event] | UpstreamError:
+    async def read_body(self, answer: httpx.Response, back: CallsBack | None = None) -> list[Event] | UpstreamError:
         """The neutral events of a non-stream upstream answer, or how it failed."""
         try:
-            return list(self.upstream.body_events(json.loads(await answer.aread())))
+            events = list(self.upstream.body_events(json.loads(await answer.aread())))
+            return events if back is None else [neutral for event in events for neutral in back.see(event)]
         except httpx.HTTPError as exc:
             return UpstreamError("upstream_disconnected", f"the upstream body was cut: {exc!r}")
         except ValueError as exc:
@@ -199,6 +207,13 @@ class Gateway:
 
 
 _T = TypeVar("_T")
+
+
+async def converted(events: AsyncIterator[Event], back: CallsBack) -> AsyncIterator[Event]:
+    """`events` with the calls of converted custom tools turned back into custom calls (custom_tools.py)."""
+    async for event in events:
+        for neutral in back.see(event):
+            yield neutral
 
 
 class ClientGone(Exception):
@@ -231,18 +246,22 @@ async def _disconnected(http: HTTPRequest) -> None:
 
 def create_app(upstream: str, *, dialect: str = "chat", fronts: Sequence[type[Front[Any]]] = (),
                upstream_class: type[Upstream] | None = None,
-               websocket: type[WebSocketFront] | None = WebSocketFront, upstream_transport: str = "http") -> Starlette:
+               websocket: type[WebSocketFront] | None = WebSocketFront, upstream_transport: str = "http",
+               custom_tools: str | None = None) -> Starlette:
     """The gateway as an ASGI app: `upstream` is the upstream base URL ending in /v1. `fronts` replace the
     default front of their dialect, `upstream_class` the upstream of `dialect`, `websocket` the Responses
     WebSocket front (None: none) (the fakes break one of them). `upstream_transport` websocket (or a ws:// or
-    wss:// `upstream`): the Responses upstream over its WebSocket mode."""
+    wss:// `upstream`): the Responses upstream over its WebSocket mode. `custom_tools`: refuse or convert custom
+    tools toward an upstream without them (None: $CALLPROOF_GATEWAY_CUSTOM_TOOLS, else refuse)."""
     chosen = {front.dialect: front for front in FRONTS} | {front.dialect: front for front in fronts}
     if upstream_transport == "websocket" or upstream.startswith(("ws://", "wss://")):
         if dialect != "responses":
             raise ValueError(f"--upstream-transport websocket is the Responses API's WebSocket mode; "
                              f"--upstream-dialect {dialect} has none: use --upstream-dialect responses")
         upstream_class = upstream_class or WebSocketUpstream
-    return Gateway(upstream, (upstream_class or UPSTREAMS[dialect])(), [f() for f in chosen.values()],
+    chosen_upstream = (upstream_class or UPSTREAMS[dialect])()
+    chosen_upstream.custom_tools = custom_tools_mode(custom_tools)
+    return Gateway(upstream, chosen_upstream, [f() for f in chosen.values()],
                    websocket() if websocket is not None else None).app()
 
 
@@ -263,6 +282,11 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--upstream-transport", choices=("http", "websocket"), default="http",
                         help="how the gateway reaches the upstream: http, or websocket (the Responses API's "
                         "WebSocket mode; --upstream-dialect responses; a ws:// --upstream implies it) (default: http)")
+    parser.add_argument("--custom-tools", choices=MODES, default=None,
+                        help="custom (freeform) tools toward a chat or anthropic upstream, which has none: refuse "
+                        "(HTTP 400) or convert (a function tool with one string parameter `input`, its call turned "
+                        "back into a custom call); the run policy custom-tools=VALUE (default: "
+                        "$CALLPROOF_GATEWAY_CUSTOM_TOOLS, else refuse)")
     return parser
 
 
@@ -274,7 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = parser()
     args = command.parse_args(argv)
     try:
-        app = create_app(args.upstream, dialect=args.upstream_dialect, upstream_transport=args.upstream_transport)
+        app = create_app(args.upstream, dialect=args.upstream_dialect, upstream_transport=args.upstream_transport,
+                         custom_tools=args.custom_tools)
     except ValueError as exc:
         command.error(str(exc))
     serve(app, args.host, args.port)

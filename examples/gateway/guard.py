@@ -1,7 +1,8 @@
 """What the gateway refuses to pass on as a finished call: arguments that are not JSON. A call's arguments are
-checked at a normal `Finish`; text that is not JSON fails the answer with an error naming the call
-(docs/spec/contracts.md §7.8: pass through or fail, never repair). A turn cut by length or a content filter is
-not refused: its last call may be cut short, and the front says so."""
+checked at a normal `Finish` (a custom tool call's raw input is not JSON and is never checked); text that is not
+JSON fails the answer with an error naming the call (docs/spec/contracts.md §7.8: pass through or fail, never
+repair). A turn cut by length or a content filter is not refused: its last call may be cut short, and the front
+says so."""
 
 from __future__ import annotations
 
@@ -21,14 +22,17 @@ class ArgumentsGuard:
     calls: dict[int, tuple[str, str | None]] = field(default_factory=dict)
     arguments: dict[int, str] = field(default_factory=dict)
     held: list[Event] = field(default_factory=list)
+    custom: set[int] = field(default_factory=set)  # keys of custom tool calls
 
     def see(self, event: Event) -> list[Event]:
         """The events to pass on for `event`; raises UpstreamError at a normal finish when a call's arguments are
         not JSON. A call done with such arguments waits for the finish: a length or content-filter finish passes
         it on (the turn was cut: the front reports it incomplete), a normal one fails the answer."""
-        if isinstance(event, CallStart):
+        if isinstance(event, CallStart) and event.kind == "custom":
+            self.custom.add(event.key)  # raw text input: never JSON-checked
+        elif isinstance(event, CallStart):
             self.calls[event.key] = (event.name, event.id)
-        elif isinstance(event, ArgumentsDelta):
+        elif isinstance(event, ArgumentsDelta) and event.key not in self.custom:
             self.arguments[event.key] = self.arguments.get(event.key, "") + event.fragment
         elif isinstance(event, CallDone) and self.problem(event.key) is not None:
             self.held.append(event)

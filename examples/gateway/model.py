@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
-    "ArgumentsDelta", "Call", "CallDone", "CallStart", "Event", "Finish", "FinishReason", "Json", "Message",
-    "Part", "Reasoning", "Request", "Result", "TextDelta", "Tool", "ToolChoice", "Usage", "UsageUpdate", "UpstreamCut",
-    "UpstreamError", "UpstreamHTTPError",
+    "Annotation", "ArgumentsDelta", "Call", "CallDone", "CallKind", "CallStart", "Event", "Finish", "FinishReason",
+    "Json", "Message", "OpaqueEvent", "OutputFormat", "Part", "Reasoning", "ReasoningDelta", "ReasoningDone",
+    "ReasoningStart", "RefusalDelta", "Request", "Result", "TextDelta", "Tool", "ToolChoice", "Untranslatable",
+    "Usage", "UsageUpdate", "UpstreamCut", "UpstreamError", "UpstreamHTTPError",
 ]
 
 Json = dict[str, Any]
+#: A function call (JSON arguments) or a custom (freeform) tool call (raw input text).
+CallKind = Literal["function", "custom"]
 
 # -- the request ------------------------------------------------------------------------------------------------
 
@@ -31,11 +34,13 @@ class Message:
 
 @dataclass(frozen=True)
 class Call:
-    """An earlier function call of the assistant (`arguments` is its JSON text)."""
+    """An earlier call of the assistant: `arguments` is its JSON text (a function call) or its raw input (a custom
+    tool call, `kind` "custom")."""
 
     id: str
     name: str
     arguments: str
+    kind: CallKind = "function"
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class Result:
     call_id: str
     output: str
     is_error: bool = False
+    kind: CallKind = "function"  # "custom": a Responses custom_tool_call_output
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,10 +68,27 @@ Part = Message | Call | Result | Reasoning
 
 @dataclass(frozen=True)
 class Tool:
+    """A function tool (`parameters` its JSON schema, `strict` as the client set it) or, `kind` "custom", a custom
+    (freeform) tool whose call input is raw text in `format` (text or a grammar; None: unconstrained)."""
+
     name: str
     description: str | None = None
     parameters: Json | None = None
     strict: bool | None = None
+    kind: CallKind = "function"
+    format: Json | None = None
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    """Structured output: `type` json_schema (`schema`, and `name`, `strict`, `description` where the front has
+    them) or json_object (any JSON object)."""
+
+    type: Literal["json_schema", "json_object"]
+    schema: Json | None = None
+    name: str | None = None
+    strict: bool | None = None
+    description: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +120,9 @@ class Request:
     #: Responses `store` and `include` (docs/spec/stateful.md §3, §4): passed on to a Responses upstream.
     store: bool | None = None
     include: list[str] = field(default_factory=list)
+    #: Structured output the client asked for (Responses text.format, Chat response_format, Anthropic
+    #: output_config.format); None: free text.
+    output_format: OutputFormat | None = None
 
 
 # -- the answer -------------------------------------------------------------------------------------------------
@@ -122,11 +148,13 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class CallStart:
-    """A call starts, its name whole; `key` names it in later events, `id` is the upstream's id (None: none)."""
+    """A call starts, its name whole; `key` names it in later events, `id` is the upstream's id (None: none).
+    `kind` custom: a custom tool call, whose `ArgumentsDelta`s are its raw input (never JSON-checked)."""
 
     key: int
     id: str | None
     name: str
+    kind: CallKind = "function"
 
 
 @dataclass(frozen=True)
@@ -140,6 +168,61 @@ class CallDone:
     """The upstream says call `key` is complete (upstreams that cannot tell leave calls open until `Finish`)."""
 
     key: int
+
+
+@dataclass(frozen=True)
+class RefusalDelta:
+    """A fragment of the model's refusal (Responses refusal part, Chat delta.refusal): not answer text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """An annotation of the text so far (a Responses output_text annotation, as the upstream sent it)."""
+
+    annotation: Json
+
+
+@dataclass(frozen=True)
+class ReasoningStart:
+    """A reasoning item (Responses) or thinking block (Anthropic) starts; `key` names it, `issuer` is the
+    upstream's dialect."""
+
+    key: int
+    issuer: str = ""
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """Reasoning fragment: of summary part `summary_index` (Responses summary, Anthropic thinking: part 0), or of
+    the reasoning text (`summary_index` None: Responses reasoning_text)."""
+
+    key: int
+    fragment: str
+    summary_index: int | None = 0
+
+
+@dataclass(frozen=True)
+class ReasoningDone:
+    """The reasoning ends; `sealed` is its opaque proof (Responses encrypted_content, Anthropic signature), only
+    meaningful to the `issuer` dialect: a front of another dialect leaves it out."""
+
+    key: int
+    sealed: str | None = None
+    issuer: str = ""
+
+
+@dataclass(frozen=True)
+class OpaqueEvent:
+    """A Responses event of an item the model does not translate (mcp_call, shell_call, code_interpreter_call and
+    other built-in tool items), as the upstream sent it: a Responses front carries it on (its own output_index and
+    sequence_number), the others drop it or fail (`client_run`: a call the client must run, which it cannot)."""
+
+    key: int
+    event: Json
+    item_type: str
+    client_run: bool = False
 
 
 FinishReason = Literal["stop", "length", "content_filter"]
@@ -159,10 +242,17 @@ class UsageUpdate:
     usage: Usage
 
 
-Event = TextDelta | CallStart | ArgumentsDelta | CallDone | Finish | UsageUpdate
+Event = (TextDelta | CallStart | ArgumentsDelta | CallDone | Finish | UsageUpdate | RefusalDelta | Annotation
+         | ReasoningStart | ReasoningDelta | ReasoningDone | OpaqueEvent)
 
 
 # -- failures ---------------------------------------------------------------------------------------------------
+
+
+class Untranslatable(ValueError):
+    """A request the gateway cannot carry to its upstream (a custom tool toward an upstream without them, a
+    structured output it has no equivalent for): refused with HTTP 400 in the front's error shape, before any
+    upstream request; the message names what and why."""
 
 
 class UpstreamError(Exception):

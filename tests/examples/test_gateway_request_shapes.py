@@ -18,6 +18,8 @@ from callproof.harness.judge._translation import check_translation
 from callproof.harness.request import front_request
 from callproof.harness.scenario import bundled_scenarios
 from examples.gateway import FRONTS, UPSTREAMS
+from examples.gateway.custom_tools import CONVERTED_PARAMETERS
+from examples.gateway.model import Untranslatable
 
 SCENARIOS = [s for s in bundled_scenarios().values() if s.feature == "request_shapes"]
 DIALECTS = ("responses", "chat", "anthropic")
@@ -28,10 +30,18 @@ SDK: dict[str, TypeAdapter[Any]] = {
 }
 
 
-def _upstream_body(scenario: Any, front: str, upstream: str) -> dict[str, Any]:
+def _upstream_body(scenario: Any, front: str, upstream: str, custom_tools: str = "refuse") -> dict[str, Any]:
     body = front_request(scenario.id, scenario.request, case="c1", dialect=cast(Dialect, front))
     request = next(f for f in FRONTS if f.dialect == front)().parse_request(body)
-    return UPSTREAMS[upstream]().translate_request(request)
+    chosen = UPSTREAMS[upstream]()
+    chosen.custom_tools = custom_tools
+    return chosen.translate_request(request)
+
+
+def _refuses_custom_tools(scenario: Any, front: str, upstream: str) -> bool:
+    """builtin_tools_in_request offers a custom tool at the Responses and Chat fronts: refused toward an upstream
+    without custom tools under the default `--custom-tools refuse` (docs/spec/items.md, "The reference gateway")."""
+    return scenario.id == "builtin_tools_in_request" and front != "anthropic" and upstream != "responses"
 
 
 def test_the_feature_has_the_five_scenarios() -> None:
@@ -45,6 +55,11 @@ def test_the_feature_has_the_five_scenarios() -> None:
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_each_front_translates_each_shape_into_a_valid_upstream_request(scenario: Any, front: str,
                                                                         upstream: str) -> None:
+    if _refuses_custom_tools(scenario, front, upstream):  # refused; converted, a valid request of the dialect
+        with pytest.raises(Untranslatable, match=r"^custom tool run_sql: a \w+ upstream has no custom"):
+            _upstream_body(scenario, front, upstream)
+        SDK[upstream].validate_python({**_upstream_body(scenario, front, upstream, "convert"), "model": "m"})
+        return
     translated = _upstream_body(scenario, front, upstream)
     SDK[upstream].validate_python({**translated, "model": "m", "stream": True})
     reference = front_request(scenario.id, scenario.request, case="c1", dialect="responses")
@@ -58,10 +73,14 @@ def test_each_front_translates_each_shape_into_a_valid_upstream_request(scenario
 
 @pytest.mark.parametrize("upstream", ["chat", "anthropic"])
 def test_built_in_tools_never_reach_an_upstream_that_cannot_take_them(upstream: str) -> None:
+    """Under --custom-tools convert the custom tool is a function tool taking one string `input`; web_search and
+    file_search are dropped."""
     scenario = next(s for s in SCENARIOS if s.id == "builtin_tools_in_request")
-    tools = _upstream_body(scenario, "responses", upstream)["tools"]
+    tools = _upstream_body(scenario, "responses", upstream, "convert")["tools"]
     names = [t["function"]["name"] if upstream == "chat" else t["name"] for t in tools]
-    assert names == ["get_weather"]
+    assert names == ["run_sql", "get_weather"]
+    converted = tools[0]["function"]["parameters"] if upstream == "chat" else tools[0]["input_schema"]
+    assert converted == CONVERTED_PARAMETERS
 
 
 def test_built_in_tools_reach_a_responses_upstream_unchanged() -> None:

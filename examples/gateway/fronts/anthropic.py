@@ -23,6 +23,7 @@ from ..model import (
     FinishReason,
     Json,
     Message,
+    OutputFormat,
     Part,
     Request,
     Result,
@@ -32,7 +33,7 @@ from ..model import (
     Usage,
 )
 from ..wire import encode_sse, new_id, text_of
-from .base import Front, RequestShapeError, number
+from .base import Front, RequestShapeError, number, tool_name
 
 __all__ = ["AnthropicFront", "AnthropicTurn", "Block"]
 
@@ -51,8 +52,9 @@ class Block:
     """One content block: text (`text` is its text) or tool_use (`text` is its input's JSON)."""
 
     index: int
-    type: str  # "text" | "tool_use"
-    text: str = ""
+    type: str  # "text" | "tool_use" | "thinking"
+    text: str = ""  # a thinking block's: its thinking
+    signature: str = ""
     id: str = ""
     name: str = ""
     stopped: bool = False
@@ -67,6 +69,8 @@ class AnthropicTurn:
     model: str
     blocks: list[Block] = field(default_factory=list)
     text: Block | None = None  # the open text block
+    refused: bool = False  # the answer holds a refusal (stop_reason "refusal")
+    thinking: dict[int, Block] = field(default_factory=dict)  # open thinking blocks, by the upstream's key
     calls: dict[int, Block] = field(default_factory=dict)  # by the upstream's call key
     call_ids: set[str] = field(default_factory=set)
     usage: Usage | None = None
@@ -86,13 +90,29 @@ class AnthropicFront(Front[AnthropicTurn]):
         if not isinstance(messages, list):
             raise RequestShapeError("`messages` must be a list")
         system = body.get("system")
-        tools = [self.parse_tool(tool) for tool in body.get("tools") or [] if tool.get("type", "custom") == "custom"]
+        offered = [(i, tool) for i, tool in enumerate(body.get("tools") or [])
+                   if tool.get("type", "custom") == "custom"]
+        for index, tool in offered:  # a tool without a name: refused, never forwarded
+            tool_name(tool.get("name"), index)
+        tools = [self.parse_tool(tool) for _, tool in offered]
         choice = body.get("tool_choice")
+        output = body.get("output_config")
         return Request(model=body.get("model"), system=[text_of(system)] if system else [],
                        history=self.parse_history(messages), tools=tools, tool_choice=self.parse_tool_choice(choice),
                        parallel_tool_calls=False if isinstance(choice, dict) and choice.get(
                            "disable_parallel_tool_use") is True else None,
-                       max_tokens=number(body.get("max_tokens")), stream=body.get("stream") is True, front=body)
+                       max_tokens=number(body.get("max_tokens")), stream=body.get("stream") is True, front=body,
+                       output_format=self.parse_output_format(output.get("format") if isinstance(output, dict)
+                                                              else None))
+
+    def parse_output_format(self, format: Any) -> OutputFormat | None:
+        """output_config.format: json_schema {schema} (Anthropic has no name or strict flag for it)."""
+        if format is None:
+            return None
+        if not isinstance(format, dict) or format.get("type") != "json_schema" or not isinstance(
+                format.get("schema"), dict):
+            raise RequestShapeError(f"output_config.format must be json_schema with a schema: {format!r}")
+        return OutputFormat("json_schema", format["schema"])
 
     def parse_history(self, messages: list[Json]) -> list[Part]:
         history: list[Part] = []
@@ -119,7 +139,9 @@ class AnthropicFront(Front[AnthropicTurn]):
         return history
 
     def parse_tool(self, tool: Json) -> Tool:
-        return Tool(str(tool["name"]), tool.get("description"), tool.get("input_schema"))
+        strict = tool.get("strict")
+        return Tool(str(tool["name"]), tool.get("description"), tool.get("input_schema"),
+                    strict if isinstance(strict, bool) else None)
 
     def parse_tool_choice(self, choice: Any) -> ToolChoice | None:
         if choice is None:
@@ -161,6 +183,40 @@ class AnthropicFront(Front[AnthropicTurn]):
         turn.text.text += text
         self.emit(turn, "content_block_delta", index=turn.text.index, delta={"type": "text_delta", "text": text})
 
+    def on_refusal(self, turn: AnthropicTurn, text: str) -> None:
+        """Anthropic has no refusal part: the refusal is a text block, and the stop_reason says "refusal"."""
+        turn.refused = True
+        self.on_text(turn, text)
+
+    def on_reasoning_start(self, turn: AnthropicTurn, key: int, issuer: str) -> None:
+        """A thinking block, for Anthropic's own thinking only: a block needs the signature only Anthropic makes
+        (OpenAI reasoning is dropped here)."""
+        if issuer != self.dialect:
+            return
+        if turn.text is not None:
+            self.stop_block(turn, turn.text)
+            turn.text = None
+        turn.thinking[key] = self.open_block(turn, Block(len(turn.blocks), "thinking"),
+                                             {"type": "thinking", "thinking": "", "signature": ""})
+
+    def on_reasoning(self, turn: AnthropicTurn, key: int, fragment: str, summary_index: int | None) -> None:
+        block = turn.thinking.get(key)
+        if block is not None and fragment:
+            block.text += fragment
+            self.emit(turn, "content_block_delta", index=block.index,
+                      delta={"type": "thinking_delta", "thinking": fragment})
+
+    def on_reasoning_done(self, turn: AnthropicTurn, key: int, sealed: str | None) -> None:
+        """The signature, byte for byte, just before the block's stop."""
+        block = turn.thinking.pop(key, None)
+        if block is None:
+            return
+        if sealed:
+            block.signature = sealed
+            self.emit(turn, "content_block_delta", index=block.index,
+                      delta={"type": "signature_delta", "signature": sealed})
+        self.stop_block(turn, block)
+
     def on_call_start(self, turn: AnthropicTurn, key: int, upstream_id: str | None, name: str) -> None:
         if turn.text is not None:  # text before a call is its own block; later text starts a new one
             self.stop_block(turn, turn.text)
@@ -185,11 +241,15 @@ class AnthropicFront(Front[AnthropicTurn]):
         for block in turn.blocks:
             self.stop_block(turn, block)
         turn.stop_reason = self.stop_reason_for(turn, reason)
-        self.emit(turn, "message_delta", delta={"stop_reason": turn.stop_reason, "stop_sequence": None},
-                  usage=self.translate_usage(turn.usage))
+        delta: Json = {"stop_reason": turn.stop_reason, "stop_sequence": None}
+        if turn.refused and turn.stop_reason == "refusal":
+            delta["stop_details"] = {"type": "refusal"}
+        self.emit(turn, "message_delta", delta=delta, usage=self.translate_usage(turn.usage))
         self.emit(turn, "message_stop")
 
     def stop_reason_for(self, turn: AnthropicTurn, reason: FinishReason) -> str:
+        if reason == "stop" and turn.refused:
+            return "refusal"
         if reason == "stop":
             return "tool_use" if turn.calls else "end_turn"
         return STOP_REASONS[reason]
@@ -222,11 +282,15 @@ class AnthropicFront(Front[AnthropicTurn]):
         if turn.error is not None:
             return JSONResponse({"type": "error", "error": turn.error}, status_code=502)
         content = [{"type": "text", "text": b.text} if b.type == "text" else
+                   {"type": "thinking", "thinking": b.text, "signature": b.signature} if b.type == "thinking" else
                    {"type": "tool_use", "id": b.id, "name": b.name, "input": input_object(b.text)}
                    for b in turn.blocks]
-        return JSONResponse({"id": turn.id, "type": "message", "role": "assistant", "model": turn.model,
-                             "content": content, "stop_reason": turn.stop_reason, "stop_sequence": None,
-                             "usage": self.translate_usage(turn.usage)})
+        message: Json = {"id": turn.id, "type": "message", "role": "assistant", "model": turn.model,
+                         "content": content, "stop_reason": turn.stop_reason, "stop_sequence": None,
+                         "usage": self.translate_usage(turn.usage)}
+        if turn.refused and turn.stop_reason == "refusal":
+            message["stop_details"] = {"type": "refusal"}
+        return JSONResponse(message)
 
     def error_body(self, error: UpstreamHTTPError) -> Json:
         """Anthropic's error shape; the type the upstream gave when it is Anthropic's, else the status's."""

@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..guard import ArgumentsGuard
 from ..model import (
+    Annotation,
     ArgumentsDelta,
     CallDone,
     CallStart,
@@ -23,6 +24,11 @@ from ..model import (
     Finish,
     FinishReason,
     Json,
+    OpaqueEvent,
+    ReasoningDelta,
+    ReasoningDone,
+    ReasoningStart,
+    RefusalDelta,
     Request,
     TextDelta,
     UpstreamCut,
@@ -32,7 +38,7 @@ from ..model import (
     UsageUpdate,
 )
 
-__all__ = ["Front", "RequestShapeError", "TurnT", "number"]
+__all__ = ["Front", "RequestShapeError", "TurnT", "number", "tool_name"]
 
 log = logging.getLogger("gateway")
 TurnT = TypeVar("TurnT")
@@ -49,7 +55,6 @@ class Front(Generic[TurnT]):
 
     dialect: ClassVar[str]
     path: ClassVar[str]
-
     # -- request ----------------------------------------------------------------------------------------------
 
     def parse_request(self, body: Json) -> Request:
@@ -66,6 +71,8 @@ class Front(Generic[TurnT]):
     def on_event(self, turn: TurnT, event: Event) -> None:
         if isinstance(event, TextDelta):
             self.on_text(turn, event.text)
+        elif isinstance(event, CallStart) and event.kind == "custom":
+            self.on_custom_call_start(turn, event.key, event.id, event.name)
         elif isinstance(event, CallStart):
             self.on_call_start(turn, event.key, event.id, event.name)
         elif isinstance(event, ArgumentsDelta):
@@ -76,12 +83,60 @@ class Front(Generic[TurnT]):
             self.on_usage(turn, event.usage)
         elif isinstance(event, Finish):
             self.finish(turn, event.reason)
+        else:
+            self.on_item_event(turn, event)
+
+    def on_item_event(self, turn: TurnT, event: Event) -> None:
+        """Refusals, annotations, reasoning and opaque items (docs/spec/items.md, "The reference gateway")."""
+        if isinstance(event, RefusalDelta):
+            self.on_refusal(turn, event.text)
+        elif isinstance(event, Annotation):
+            self.on_annotation(turn, event.annotation)
+        elif isinstance(event, ReasoningStart):
+            self.on_reasoning_start(turn, event.key, event.issuer)
+        elif isinstance(event, ReasoningDelta):
+            self.on_reasoning(turn, event.key, event.fragment, event.summary_index)
+        elif isinstance(event, ReasoningDone):
+            self.on_reasoning_done(turn, event.key, event.sealed if event.issuer == self.dialect else None)
+        elif isinstance(event, OpaqueEvent):
+            self.on_opaque(turn, event)
 
     def on_text(self, turn: TurnT, text: str) -> None:
         raise NotImplementedError
 
+    def on_refusal(self, turn: TurnT, text: str) -> None:
+        """The model's refusal, in the front's own refusal form (never as answer text)."""
+        raise NotImplementedError
+
+    def on_annotation(self, turn: TurnT, annotation: Json) -> None:
+        """An annotation of the text so far: dropped by default (only the Responses front has them)."""
+
+    def on_reasoning_start(self, turn: TurnT, key: int, issuer: str) -> None:
+        """Reasoning: dropped by default (the Chat front has no field for it)."""
+
+    def on_reasoning(self, turn: TurnT, key: int, fragment: str, summary_index: int | None) -> None:
+        """A reasoning fragment (summary part `summary_index`, or the reasoning text): dropped by default."""
+
+    def on_reasoning_done(self, turn: TurnT, key: int, sealed: str | None) -> None:
+        """The reasoning ends; `sealed` its seal when this front's dialect issued it, else None."""
+
+    def on_opaque(self, turn: TurnT, event: OpaqueEvent) -> None:
+        """An item the model does not translate: the Responses front carries it on; here a call the client must
+        run fails the answer (the front cannot carry it), an item the provider ran (MCP, code interpreter, web
+        search) is dropped: its outcome is in the text that follows."""
+        if event.client_run and event.event.get("type") == "response.output_item.added":
+            self.fail(turn, "unsupported_item", f"the upstream's answer has a {event.item_type} item (output "
+                      f"{event.key}), a call the client must run, which a {self.dialect} answer cannot carry")
+
     def on_call_start(self, turn: TurnT, key: int, upstream_id: str | None, name: str) -> None:
         raise NotImplementedError
+
+    def on_custom_call_start(self, turn: TurnT, key: int, upstream_id: str | None, name: str) -> None:
+        """A custom tool call (raw text input; its `ArgumentsDelta`s are that input). A front whose answer has
+        function calls only fails the answer: never a function call with the input wrapped in JSON."""
+        self.fail(turn, "unsupported_item", f"the upstream called the custom tool {name!r} ({upstream_id or 'no id'}):"
+                  f" a custom (freeform) tool call has raw text input, which a {self.dialect} answer cannot carry (it "
+                  "has function calls only); not passed on as a function call")
 
     def on_arguments(self, turn: TurnT, key: int, fragment: str) -> None:
         raise NotImplementedError
@@ -126,9 +181,12 @@ class Front(Generic[TurnT]):
         try:
             async for upstream_event in events:
                 for event in guard.see(upstream_event) if guard is not None else [upstream_event]:
-                    self.on_event(turn, event)
+                    if not self.ended(turn):  # a failed turn (an item it cannot carry) takes nothing more
+                        self.on_event(turn, event)
                 if output := self.flush(turn):
                     yield output
+                if self.ended(turn):
+                    break
             if not self.ended(turn):
                 self.on_upstream_cut(turn, "the upstream stream ended without its finish")
         except UpstreamCut as exc:
@@ -151,7 +209,8 @@ class Front(Generic[TurnT]):
                 raise events
             for upstream_event in events:
                 for event in guard.see(upstream_event) if guard is not None else [upstream_event]:
-                    self.on_event(turn, event)
+                    if not self.ended(turn):
+                        self.on_event(turn, event)
             if not self.ended(turn):
                 self.on_upstream_cut(turn, "the upstream answer ended without its finish")
         except UpstreamError as exc:
@@ -179,6 +238,14 @@ class Front(Generic[TurnT]):
     def invalid_request(self, message: str) -> Response:
         error = UpstreamHTTPError(400, message, "invalid_request_error")
         return JSONResponse(self.error_body(error), status_code=400)
+
+
+def tool_name(value: Any, index: int) -> str:
+    """A tool definition's name; RequestShapeError naming the tool when it has none (never forwarded)."""
+    if not isinstance(value, str) or not value:
+        raise RequestShapeError(f"tools[{index}] has no name (a tool definition needs a non-empty string `name`; "
+                                f"got {value!r}): refused, not forwarded")
+    return value
 
 
 def number(value: Any) -> int | None:

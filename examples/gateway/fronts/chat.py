@@ -18,9 +18,9 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from ..model import Call, FinishReason, Json, Message, Part, Request, Result, Tool, ToolChoice, Usage
+from ..model import Call, FinishReason, Json, Message, OutputFormat, Part, Request, Result, Tool, ToolChoice, Usage
 from ..wire import encode_sse, new_id, text_of
-from .base import Front, RequestShapeError, number
+from .base import Front, RequestShapeError, number, tool_name
 
 __all__ = ["ChatCall", "ChatFront", "ChatTurn"]
 
@@ -43,6 +43,7 @@ class ChatTurn:
     model: str
     created: int = field(default_factory=lambda: int(time.time()))
     text: str = ""
+    refusal: str | None = None  # delta.refusal so far (None: no refusal)
     calls: dict[int, ChatCall] = field(default_factory=dict)  # by the upstream's call key
     call_ids: set[str] = field(default_factory=set)
     usage: Usage | None = None
@@ -65,14 +66,38 @@ class ChatFront(Front[ChatTurn]):
             raise RequestShapeError("`messages` must be a list")
         system = [text_of(m.get("content")) for m in messages if m.get("role") in ("system", "developer")]
         options = body.get("stream_options")
-        tools = [self.parse_tool(t) for t in body.get("tools") or [] if t.get("type", "function") == "function"]
+        offered = list(enumerate(body.get("tools") or []))
+        for index, tool in offered:  # a function or custom tool without a name: refused, never forwarded
+            kind = tool.get("type", "function")
+            if kind in ("function", "custom"):
+                tool_name((tool.get(kind) or {}).get("name") if isinstance(tool.get(kind), dict) else None, index)
+        tools = [self.parse_tool(t) if t.get("type", "function") == "function" else self.parse_custom_tool(t)
+                 for _, t in offered if t.get("type", "function") in ("function", "custom")]
         max_tokens = number(body.get("max_completion_tokens"))
         return Request(model=body.get("model"), system=system, history=self.parse_history(messages), tools=tools,
                        tool_choice=self.parse_tool_choice(body.get("tool_choice")),
                        parallel_tool_calls=body.get("parallel_tool_calls"),
                        max_tokens=max_tokens if max_tokens is not None else number(body.get("max_tokens")),
                        stream=body.get("stream") is True,
-                       include_usage=isinstance(options, dict) and options.get("include_usage") is True, front=body)
+                       include_usage=isinstance(options, dict) and options.get("include_usage") is True, front=body,
+                       output_format=self.parse_output_format(body.get("response_format")))
+
+    def parse_output_format(self, format: Any) -> OutputFormat | None:
+        """response_format: json_schema {name, schema, strict, description} or json_object; text (or none): None."""
+        if not isinstance(format, dict) or format.get("type") in (None, "text"):
+            return None
+        if format.get("type") == "json_object":
+            return OutputFormat("json_object")
+        schema = format.get("json_schema")
+        if format.get("type") != "json_schema" or not isinstance(schema, dict):
+            raise RequestShapeError(f"response_format must be text, json_object or json_schema: {format!r}")
+        return OutputFormat("json_schema", schema.get("schema") if isinstance(schema.get("schema"), dict) else None,
+                            schema.get("name"), schema.get("strict"), schema.get("description"))
+
+    def parse_custom_tool(self, tool: Json) -> Tool:
+        """A custom (freeform) tool {type: custom, custom: {name, description, format}}."""
+        custom = tool["custom"]
+        return Tool(str(custom["name"]), custom.get("description"), kind="custom", format=custom.get("format"))
 
     def parse_history(self, messages: list[Json]) -> list[Part]:
         history: list[Part] = []
@@ -82,11 +107,19 @@ class ChatFront(Front[ChatTurn]):
                 history.append(Message(role, text_of(message.get("content"))))
             if role == "assistant":
                 for call in message.get("tool_calls") or []:
+                    if call.get("type") == "custom":  # {type: custom, custom: {name, input}}
+                        custom = call.get("custom") or {}
+                        history.append(Call(str(call.get("id") or ""), str(custom.get("name") or ""),
+                                            str(custom.get("input") or ""), "custom"))
+                        continue
                     function = call.get("function") or {}
                     history.append(Call(str(call.get("id") or ""), str(function.get("name") or ""),
                                         function.get("arguments") or "{}"))
             elif role == "tool":
-                history.append(Result(str(message.get("tool_call_id") or ""), text_of(message.get("content"))))
+                call_id = str(message.get("tool_call_id") or "")
+                custom = any(isinstance(p, Call) and p.kind == "custom" and p.id == call_id for p in history)
+                history.append(Result(call_id, text_of(message.get("content")),
+                                      kind="custom" if custom else "function"))
         return history
 
     def parse_tool(self, tool: Json) -> Tool:
@@ -121,6 +154,11 @@ class ChatFront(Front[ChatTurn]):
     def on_text(self, turn: ChatTurn, text: str) -> None:
         turn.text += text
         self.chunk(turn, {"content": text})
+
+    def on_refusal(self, turn: ChatTurn, text: str) -> None:
+        """delta.refusal (message.refusal in the non-stream body): never content."""
+        turn.refusal = (turn.refusal or "") + text
+        self.chunk(turn, {"refusal": text})
 
     def on_call_start(self, turn: ChatTurn, key: int, upstream_id: str | None, name: str) -> None:
         call = turn.calls[key] = ChatCall(key, self.next_index(turn), self.call_id(turn, upstream_id), name)
@@ -191,7 +229,7 @@ class ChatFront(Front[ChatTurn]):
     def body(self, turn: ChatTurn) -> Response:
         if turn.error is not None:
             return JSONResponse({"error": turn.error}, status_code=502)
-        message: Json = {"role": "assistant", "content": turn.text or None, "refusal": None}
+        message: Json = {"role": "assistant", "content": turn.text or None, "refusal": turn.refusal}
         if turn.calls:
             message["tool_calls"] = [{"id": c.id, "type": "function",
                                       "function": {"name": c.name, "arguments": c.arguments}}

@@ -16,12 +16,26 @@ from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from ..model import Call, FinishReason, Json, Message, Part, Reasoning, Request, Result, Tool, ToolChoice, Usage
+from ..model import (
+    Call,
+    FinishReason,
+    Json,
+    Message,
+    OpaqueEvent,
+    OutputFormat,
+    Part,
+    Reasoning,
+    Request,
+    Result,
+    Tool,
+    ToolChoice,
+    Usage,
+)
 from ..state import ResponseStore, StatefulRefusal
 from ..wire import encode_sse, new_id, text_of
-from .base import Front, RequestShapeError, number
+from .base import Front, RequestShapeError, number, tool_name
 
-__all__ = ["Item", "ResponsesFront", "Turn"]
+__all__ = ["ContentPart", "Item", "ResponsesFront", "Turn"]
 
 TERMINAL = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
 #: The neutral finish reason -> (Responses status, incomplete_details.reason).
@@ -32,15 +46,33 @@ STATUS: dict[str, tuple[str, str | None]] = {
 
 
 @dataclass(eq=False)
-class Item:
-    """One output item: a message (`text` is its text) or a function call (`text` is its arguments)."""
+class ContentPart:
+    """A message's content part (output_text, refusal) or a reasoning item's summary part (summary_text) or
+    reasoning text (reasoning_text)."""
 
-    type: str  # "message" | "function_call"
+    type: str
+    text: str = ""
+    annotations: list[Json] = field(default_factory=list)
+    done: bool = False
+
+
+@dataclass(eq=False)
+class Item:
+    """One output item: a message (its content `parts`), a function or custom tool call (`text` is its arguments
+    or raw input), a reasoning item (summary `parts`, reasoning text `content`) or an opaque item carried as the
+    upstream sent it (`added`: its output_item.added item)."""
+
+    type: str  # "message" | "function_call" | "custom_tool_call" | "reasoning" | an opaque item's type
     id: str
     output_index: int = -1
     text: str = ""
     name: str = ""
     call_id: str = ""
+    parts: list[ContentPart] = field(default_factory=list)
+    content: ContentPart | None = None  # a reasoning item's reasoning text
+    summary_keys: dict[int, int] = field(default_factory=dict)  # the upstream's summary_index -> this item's
+    sealed: str | None = None  # a reasoning item's encrypted_content
+    added: Json = field(default_factory=dict)
     done: Json | None = None  # the item as output_item.done sent it
     touched: int = 0  # Turn.clock at the item's start or latest fragment
 
@@ -55,7 +87,9 @@ class Turn:
     created_at: int = field(default_factory=lambda: int(time.time()))
     items: list[Item] = field(default_factory=list)  # added items, in output_index order
     calls: dict[int, Item] = field(default_factory=dict)  # by the upstream's call key
-    message: Item | None = None  # the message item text goes to, until a call is added
+    reasoning: dict[int, Item] = field(default_factory=dict)  # open reasoning items, by the upstream's key
+    opaque: dict[int, Item] = field(default_factory=dict)  # opaque items, by the upstream's output index
+    message: Item | None = None  # the message item text goes to, until another item is added
     call_ids: set[str] = field(default_factory=set)
     usage: Json | None = None
     events: list[Json] = field(default_factory=list)  # emitted, not yet written
@@ -94,15 +128,37 @@ class ResponsesFront(Front[Turn]):
         system = [body["instructions"]] if body.get("instructions") else []
         system += [text_of(item.get("content")) for item in items
                    if item.get("type", "message") == "message" and item.get("role") in ("system", "developer")]
-        tools = [self.parse_tool(t) for t in body.get("tools") or [] if t.get("type", "function") == "function"]
-        builtins = [t for t in body.get("tools") or [] if t.get("type", "function") != "function"]
+        offered = list(enumerate(body.get("tools") or []))
+        for index, tool in offered:  # a function or custom tool without a name: refused, never forwarded
+            if tool.get("type", "function") in ("function", "custom"):
+                tool_name(tool.get("name"), index)
+        tools = [self.parse_tool(t) if t.get("type", "function") == "function" else self.parse_custom_tool(t, i)
+                 for i, t in offered if t.get("type", "function") in ("function", "custom")]
+        builtins = [t for _, t in offered if t.get("type", "function") not in ("function", "custom")]
         return Request(model=body.get("model"), system=system, history=self.parse_history(items), tools=tools,
                        builtin_tools=builtins,
                        tool_choice=self.parse_tool_choice(body.get("tool_choice")),
                        parallel_tool_calls=body.get("parallel_tool_calls"),
                        max_tokens=number(body.get("max_output_tokens")), stream=body.get("stream") is True,
                        front=body, store=body.get("store") if isinstance(body.get("store"), bool) else None,
-                       include=[str(i) for i in body.get("include") or []])
+                       include=[str(i) for i in body.get("include") or []],
+                       output_format=self.parse_output_format((body.get("text") or {}).get("format")))
+
+    def parse_output_format(self, format: Any) -> OutputFormat | None:
+        """text.format: json_schema (name, schema, strict, description) or json_object; text (or none): None."""
+        if not isinstance(format, dict) or format.get("type") in (None, "text"):
+            return None
+        if format.get("type") == "json_object":
+            return OutputFormat("json_object")
+        if format.get("type") != "json_schema" or not isinstance(format.get("schema"), dict):
+            raise RequestShapeError(f"text.format must be text, json_object or json_schema with a schema: {format!r}")
+        return OutputFormat("json_schema", format["schema"], format.get("name"), format.get("strict"),
+                            format.get("description"))
+
+    def parse_custom_tool(self, tool: Json, index: int) -> Tool:
+        """A custom (freeform) tool: its calls carry raw text in `format` (text or a grammar)."""
+        return Tool(tool_name(tool.get("name"), index), tool.get("description"), kind="custom",
+                    format=tool.get("format"))
 
     def continued(self, body: Json) -> Json:
         """The body a `previous_response_id` continues: the kept conversation of that response, then this input,
@@ -140,6 +196,11 @@ class ResponsesFront(Front[Turn]):
                                     item.get("arguments") or "{}"))
             elif kind == "function_call_output":
                 history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output"))))
+            elif kind == "custom_tool_call":
+                history.append(Call(str(item.get("call_id") or ""), str(item.get("name") or ""),
+                                    str(item.get("input") or ""), "custom"))
+            elif kind == "custom_tool_call_output":
+                history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output")), kind="custom"))
             elif kind == "reasoning":  # passed on unchanged where the upstream can take it (stateful.md §3)
                 history.append(Reasoning(dict(item)))
         return history
@@ -168,10 +229,24 @@ class ResponsesFront(Front[Turn]):
         turn.emit("response.in_progress", response=self.response_object(turn, "in_progress"))
 
     def on_text(self, turn: Turn, text: str) -> None:
-        message = self.open_message(turn)
-        message.text += text
+        message, part = self.open_part(turn, "output_text")
+        part.text += text
         self.touch(turn, message)
-        turn.emit("response.output_text.delta", **where(message), content_index=0, delta=text, logprobs=[])
+        turn.emit("response.output_text.delta", **where(message), content_index=len(message.parts) - 1, delta=text,
+                  logprobs=[])
+
+    def on_refusal(self, turn: Turn, text: str) -> None:
+        """A refusal part of the message (a new part when text came before it)."""
+        message, part = self.open_part(turn, "refusal")
+        part.text += text
+        self.touch(turn, message)
+        turn.emit("response.refusal.delta", **where(message), content_index=len(message.parts) - 1, delta=text)
+
+    def on_annotation(self, turn: Turn, annotation: Json) -> None:
+        message, part = self.open_part(turn, "output_text")
+        part.annotations.append(annotation)
+        turn.emit("response.output_text.annotation.added", **where(message), content_index=len(message.parts) - 1,
+                  annotation_index=len(part.annotations) - 1, annotation=annotation)
 
     def open_message(self, turn: Turn) -> Item:
         """The message item text goes to, added at the front if there is none open."""
@@ -179,27 +254,135 @@ class ResponsesFront(Front[Turn]):
             message = turn.message = Item("message", new_id("msg"))
             self.touch(turn, message, start=True)
             self.add(turn, message, {"type": "message", "status": "in_progress", "content": [], "role": "assistant"})
-            turn.emit("response.content_part.added", **where(message), content_index=0, part=text_part(""))
         return turn.message
 
-    def on_call_start(self, turn: Turn, key: int, upstream_id: str | None, name: str) -> None:
-        if turn.message is not None:  # text before a call is its own message; later text starts a new one
+    def open_part(self, turn: Turn, kind: str) -> tuple[Item, ContentPart]:
+        """The open message's last part if it is of `kind`, else a new part of `kind` (the last one done)."""
+        message = self.open_message(turn)
+        last = message.parts[-1] if message.parts else None
+        if last is not None and last.type == kind and not last.done:
+            return message, last
+        if last is not None:
+            self.close_part(turn, message, len(message.parts) - 1)
+        message.parts.append(ContentPart(kind))
+        turn.emit("response.content_part.added", **where(message), content_index=len(message.parts) - 1,
+                  part=part_json(ContentPart(kind)))
+        return message, message.parts[-1]
+
+    def close_part(self, turn: Turn, message: Item, index: int) -> None:
+        part = message.parts[index]
+        if part.done:
+            return
+        part.done = True
+        if part.type == "refusal":
+            turn.emit("response.refusal.done", **where(message), content_index=index, refusal=part.text)
+        else:
+            turn.emit("response.output_text.done", **where(message), content_index=index, text=part.text,
+                      logprobs=[])
+        turn.emit("response.content_part.done", **where(message), content_index=index, part=part_json(part))
+
+    def end_message(self, turn: Turn) -> None:
+        """Text before another item is its own message; later text starts a new one."""
+        if turn.message is not None:
             self.close(turn, turn.message, "completed")
             turn.message = None
-        call = turn.calls[key] = Item("function_call", new_id("fc"), name=name)
+
+    def on_call_start(self, turn: Turn, key: int, upstream_id: str | None, name: str) -> None:
+        self.start_call(turn, key, upstream_id, name, custom=False)
+
+    def on_custom_call_start(self, turn: Turn, key: int, upstream_id: str | None, name: str) -> None:
+        self.start_call(turn, key, upstream_id, name, custom=True)
+
+    def start_call(self, turn: Turn, key: int, upstream_id: str | None, name: str, *, custom: bool) -> None:
+        self.end_message(turn)
+        call = turn.calls[key] = Item("custom_tool_call" if custom else "function_call",
+                                      new_id("ctc" if custom else "fc"), name=name)
         self.touch(turn, call, start=True)
         call.call_id = self.call_id(turn, upstream_id)
-        self.add(turn, call, {"type": "function_call", "status": "in_progress", "arguments": "",
-                              "call_id": call.call_id, "name": call.name})
+        fields: Json = {"type": "custom_tool_call", "call_id": call.call_id, "name": call.name, "input": ""} \
+            if custom else {"type": "function_call", "status": "in_progress", "arguments": "", "call_id": call.call_id,
+                            "name": call.name}
+        self.add(turn, call, fields)
 
     def on_arguments(self, turn: Turn, key: int, fragment: str) -> None:
         call = turn.calls[key]
         call.text += fragment
         self.touch(turn, call)
-        turn.emit("response.function_call_arguments.delta", **where(call), delta=fragment)
+        kind = "custom_tool_call_input" if call.type == "custom_tool_call" else "function_call_arguments"
+        turn.emit(f"response.{kind}.delta", **where(call), delta=fragment)
 
     def on_usage(self, turn: Turn, usage: Usage) -> None:
         turn.usage = self.translate_usage(usage)
+
+    # -- reasoning and opaque items ---------------------------------------------------------------------------
+
+    def on_reasoning_start(self, turn: Turn, key: int, issuer: str) -> None:
+        self.end_message(turn)
+        item = turn.reasoning[key] = Item("reasoning", new_id("rs"))
+        self.touch(turn, item, start=True)
+        self.add(turn, item, {"type": "reasoning", "summary": []})
+
+    def on_reasoning(self, turn: Turn, key: int, fragment: str, summary_index: int | None) -> None:
+        """Summary part `summary_index` (numbered 0, 1, 2 here in order of appearance) or the reasoning text."""
+        item = turn.reasoning.get(key)
+        if item is None:
+            return
+        self.touch(turn, item)
+        if summary_index is None:
+            item.content = item.content or ContentPart("reasoning_text")
+            item.content.text += fragment
+            if fragment:
+                turn.emit("response.reasoning_text.delta", **where(item), content_index=0, delta=fragment)
+            return
+        if summary_index not in item.summary_keys:
+            self.close_summary(turn, item)
+            item.summary_keys[summary_index] = len(item.parts)
+            item.parts.append(ContentPart("summary_text"))
+            turn.emit("response.reasoning_summary_part.added", **where(item), summary_index=len(item.parts) - 1,
+                      part=part_json(ContentPart("summary_text")))
+        ours = item.summary_keys[summary_index]
+        item.parts[ours].text += fragment
+        if fragment:
+            turn.emit("response.reasoning_summary_text.delta", **where(item), summary_index=ours, delta=fragment)
+
+    def close_summary(self, turn: Turn, item: Item) -> None:
+        for index, part in enumerate(item.parts):
+            if not part.done:
+                part.done = True
+                turn.emit("response.reasoning_summary_text.done", **where(item), summary_index=index, text=part.text)
+                turn.emit("response.reasoning_summary_part.done", **where(item), summary_index=index,
+                          part=part_json(part))
+
+    def on_reasoning_done(self, turn: Turn, key: int, sealed: str | None) -> None:
+        item = turn.reasoning.pop(key, None)
+        if item is not None:
+            item.sealed = sealed
+            self.close(turn, item, "completed")
+
+    def on_opaque(self, turn: Turn, event: OpaqueEvent) -> None:
+        """An item the model does not translate, carried on: its events as the upstream sent them, with this
+        response's output_index and sequence_number (its item id kept)."""
+        upstream = event.event
+        kind = str(upstream.get("type"))
+        if kind == "response.output_item.added":
+            self.end_message(turn)
+            added = dict(upstream.get("item") or {})
+            item = turn.opaque[event.key] = Item(event.item_type, str(added.pop("id", None) or new_id("item")),
+                                                 added=added)
+            self.touch(turn, item, start=True)
+            self.add(turn, item, added)
+            return
+        found = turn.opaque.get(event.key)
+        if found is None or found.done is not None:
+            return
+        item = found
+        self.touch(turn, item)
+        if kind == "response.output_item.done":
+            item.done = {**dict(upstream.get("item") or {}), "id": item.id}
+            turn.emit(kind, output_index=item.output_index, item=item.done)
+            return
+        fields = {k: v for k, v in upstream.items() if k not in ("type", "sequence_number", "output_index")}
+        turn.emit(kind, **fields, output_index=item.output_index)
 
     def add(self, turn: Turn, item: Item, fields: Json) -> None:
         item.output_index = len(turn.items)
@@ -214,18 +397,36 @@ class ResponsesFront(Front[Turn]):
 
     def close(self, turn: Turn, item: Item, status: str) -> None:
         if item.type == "message":
-            turn.emit("response.output_text.done", **where(item), content_index=0, text=item.text, logprobs=[])
-            turn.emit("response.content_part.done", **where(item), content_index=0, part=text_part(item.text))
-            item.done = {"id": item.id, "type": "message", "status": status, "content": [text_part(item.text)],
-                         "role": "assistant"}
-        else:
+            for index in range(len(item.parts)):
+                self.close_part(turn, item, index)
+            item.done = {"id": item.id, "type": "message", "status": status,
+                         "content": [part_json(part) for part in item.parts], "role": "assistant"}
+        elif item.type == "function_call":
             arguments = self.final_arguments(item.text)
             if arguments and not item.text:
                 turn.emit("response.function_call_arguments.delta", **where(item), delta=arguments)
             turn.emit("response.function_call_arguments.done", **where(item), name=item.name, arguments=arguments)
             item.done = {"id": item.id, "type": "function_call", "status": status, "arguments": arguments,
                          "call_id": item.call_id, "name": item.name}
+        elif item.type == "custom_tool_call":  # the raw input, byte for byte ('' stays '')
+            turn.emit("response.custom_tool_call_input.done", **where(item), input=item.text)
+            item.done = {"id": item.id, "type": "custom_tool_call", "call_id": item.call_id, "name": item.name,
+                         "input": item.text}
+        elif item.type == "reasoning":
+            item.done = self.close_reasoning(turn, item)
+        else:  # an opaque item the upstream never finished: as it was added
+            item.done = {"id": item.id, **item.added, **({"status": status} if "status" in item.added else {})}
         turn.emit("response.output_item.done", output_index=item.output_index, item=item.done)
+
+    def close_reasoning(self, turn: Turn, item: Item) -> Json:
+        self.close_summary(turn, item)
+        done: Json = {"id": item.id, "type": "reasoning", "summary": [part_json(part) for part in item.parts]}
+        if item.content is not None:
+            turn.emit("response.reasoning_text.done", **where(item), content_index=0, text=item.content.text)
+            done["content"] = [part_json(item.content)]
+        if item.sealed is not None:
+            done["encrypted_content"] = item.sealed
+        return done
 
     def final_arguments(self, arguments: str) -> str:
         """A call without arguments gets '{}': clients json-decode the arguments."""
@@ -274,6 +475,7 @@ class ResponsesFront(Front[Turn]):
             "parallel_tool_calls": front.get("parallel_tool_calls", True),
             "tool_choice": front.get("tool_choice", "auto"), "tools": front.get("tools") or [],
             "usage": turn.usage if status in ("completed", "incomplete") else None, "metadata": {},
+            **({"text": front["text"]} if isinstance(front.get("text"), dict) else {}),
         }
 
     def translate_usage(self, usage: Usage) -> Json:
@@ -308,6 +510,15 @@ def where(item: Item) -> Json:
 
 def text_part(text: str) -> Json:
     return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+
+
+def part_json(part: ContentPart) -> Json:
+    """A part as the Responses API shows it."""
+    if part.type == "output_text":
+        return {"type": "output_text", "annotations": list(part.annotations), "logprobs": [], "text": part.text}
+    if part.type == "refusal":
+        return {"type": "refusal", "refusal": part.text}
+    return {"type": part.type, "text": part.text}
 
 
 def input_items(front: Json) -> list[Json]:

@@ -32,7 +32,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..model import Event, Json, Request, UpstreamHTTPError
+from ..model import Event, Json, Request, Untranslatable, UpstreamHTTPError
 from .responses import TERMINAL, ResponsesFront, Turn, input_items
 
 __all__ = ["Connection", "OpenUpstream", "WebSocketFront", "error_event"]
@@ -218,8 +218,9 @@ class Connection:
             answer = await self.open_upstream(request, self.authorization)
         except BAD_SHAPE as exc:
             self.answering = False
-            await self.send_event(error_event(400, "invalid_request_error", None,
-                                              f"The request does not have the responses shape ({exc!r})."))
+            message = f"This gateway cannot carry the request to its upstream: {exc}" if isinstance(
+                exc, Untranslatable) else f"The request does not have the responses shape ({exc!r})."
+            await self.send_event(error_event(400, "invalid_request_error", None, message))
             return
         if isinstance(answer, UpstreamHTTPError):
             self.answering = False

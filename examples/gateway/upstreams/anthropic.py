@@ -26,11 +26,16 @@ from ..model import (
     FinishReason,
     Json,
     Message,
+    OutputFormat,
+    ReasoningDelta,
+    ReasoningDone,
+    ReasoningStart,
     Request,
     Result,
     TextDelta,
     Tool,
     ToolChoice,
+    Untranslatable,
     UpstreamCut,
     UpstreamError,
     Usage,
@@ -52,6 +57,7 @@ class ReadState:
     """One answer being read; never shared between requests."""
 
     tool_blocks: set[int] = field(default_factory=set)  # indexes of the tool_use blocks
+    thinking: dict[int, str] = field(default_factory=dict)  # thinking blocks by index: their signature so far
     usage: Json = field(default_factory=dict)  # the upstream's usage fields so far
     stop_reason: str | None = None
 
@@ -73,6 +79,7 @@ class AnthropicUpstream(Upstream):
     # -- request ----------------------------------------------------------------------------------------------
 
     def translate_request(self, request: Request) -> Json:
+        request = self.offered(request)  # custom tools: refused or converted (custom_tools.py)
         body: Json = {"model": request.model, "max_tokens": request.max_tokens or self.default_max_tokens,
                       "messages": self.translate_messages(request), "stream": request.stream}
         if any(request.system):
@@ -84,7 +91,17 @@ class AnthropicUpstream(Upstream):
                 choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
             if choice is not None:
                 body["tool_choice"] = choice
+        if request.output_format is not None:
+            body["output_config"] = {"format": self.translate_output_format(request.output_format)}
         return {key: value for key, value in body.items() if value is not None}
+
+    def translate_output_format(self, output: OutputFormat) -> Json:
+        """output_config.format: json_schema with the schema unchanged (Anthropic has no name or strict flag for
+        it); json_object has no Anthropic equivalent: refused."""
+        if output.type != "json_schema" or not isinstance(output.schema, dict):
+            raise Untranslatable("structured output json_object (any JSON object, no schema): Anthropic's "
+                                 "output_config.format takes a json_schema only; send a json_schema format")
+        return {"type": "json_schema", "schema": output.schema}
 
     def translate_messages(self, request: Request) -> list[Json]:
         """Consecutive calls become tool_use blocks of one assistant message, their results tool_result blocks of
@@ -113,7 +130,10 @@ class AnthropicUpstream(Upstream):
         translated: Json = {"name": tool.name}
         if tool.description is not None:
             translated["description"] = tool.description
-        return {**translated, "input_schema": tool.parameters or {"type": "object", "properties": {}}}
+        translated["input_schema"] = tool.parameters or {"type": "object", "properties": {}}
+        if tool.strict is not None:
+            translated["strict"] = tool.strict
+        return translated
 
     def translate_tool_choice(self, choice: ToolChoice | None) -> Json | None:
         if choice is None:
@@ -149,12 +169,16 @@ class AnthropicUpstream(Upstream):
             delta = event.get("delta") or {}
             if delta.get("type") == "text_delta" and delta.get("text"):
                 return [TextDelta(delta["text"])]
+            if index in state.thinking:
+                return self.on_thinking(state, index, delta)
             if delta.get("type") == "input_json_delta" and delta.get("partial_json"):
                 if index not in state.tool_blocks:
                     raise UpstreamError("bad_upstream_response", f"input_json_delta for block {index}, not a tool_use")
                 return [ArgumentsDelta(index, delta["partial_json"])]
         elif kind == "content_block_stop" and index in state.tool_blocks:
             return [CallDone(index)]
+        elif kind == "content_block_stop" and isinstance(index, int) and index in state.thinking:
+            return [ReasoningDone(index, state.thinking.pop(index) or None, self.dialect)]
         elif kind == "message_delta":
             state.stop_reason = (event.get("delta") or {}).get("stop_reason") or state.stop_reason
             return self.on_usage(state, event.get("usage") or {})
@@ -162,12 +186,24 @@ class AnthropicUpstream(Upstream):
             if state.stop_reason is None:
                 raise UpstreamCut("the upstream stream ended without a stop_reason")
             return [Finish(STOP_REASONS.get(state.stop_reason, "stop"))]
-        return []  # ping, thinking blocks and unknown events: nothing to translate
+        return []  # ping, redacted thinking and unknown events: nothing to translate
+
+    def on_thinking(self, state: ReadState, index: int, delta: Json) -> list[Event]:
+        """A thinking block's thinking_delta (the reasoning, summary part 0) or signature_delta (its seal)."""
+        if delta.get("type") == "thinking_delta" and delta.get("thinking"):
+            return [ReasoningDelta(index, str(delta["thinking"]))]
+        if delta.get("type") == "signature_delta" and isinstance(delta.get("signature"), str):
+            state.thinking[index] += delta["signature"]
+        return []
 
     def on_block(self, state: ReadState, index: int, block: Json) -> list[Event]:
         """A non-stream block carries its whole text or input."""
         if block.get("type") == "text":
             return [TextDelta(block["text"])] if block.get("text") else []
+        if block.get("type") == "thinking":
+            state.thinking[index] = str(block.get("signature") or "")
+            return [ReasoningStart(index, self.dialect), *([ReasoningDelta(index, str(block["thinking"]))]
+                                             if block.get("thinking") else [])]
         if block.get("type") != "tool_use":
             return []
         if not block.get("name"):

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from ..custom_tools import CallsBack, offered
 from ..model import Event, Json, Request, UpstreamHTTPError
 
 __all__ = ["ERROR_HEADERS", "Upstream"]
@@ -37,6 +38,21 @@ class Upstream:
 
     dialect: ClassVar[str]
     path: ClassVar[str]
+    #: Whether the dialect has custom (freeform) tools and can stream their calls (only the Responses API).
+    takes_custom_tools: ClassVar[bool] = False
+    #: `--custom-tools`: refuse (default) or convert custom tools toward an upstream without them (custom_tools.py).
+    custom_tools: str = "refuse"
+
+    def offered(self, request: Request) -> Request:
+        """`request` as this upstream can take it: custom tools kept, converted or refused (Untranslatable)."""
+        return request if self.takes_custom_tools else offered(request, self.dialect, self.custom_tools)
+
+    def calls_back(self, request: Request) -> CallsBack | None:
+        """What turns the calls of converted custom tools back into custom calls (None: nothing converted)."""
+        if self.takes_custom_tools or self.custom_tools != "convert":
+            return None
+        names = frozenset(tool.name for tool in request.tools if tool.kind == "custom")
+        return CallsBack(names) if names else None
 
     def headers(self, authorization: str | None) -> dict[str, str]:
         """The client's credentials (its Authorization header), passed on."""

@@ -24,6 +24,8 @@ from ..model import (
     FinishReason,
     Json,
     Message,
+    OutputFormat,
+    RefusalDelta,
     Request,
     Result,
     TextDelta,
@@ -67,6 +69,7 @@ class ChatUpstream(Upstream):
     # -- request ----------------------------------------------------------------------------------------------
 
     def translate_request(self, request: Request) -> Json:
+        request = self.offered(request)  # custom tools: refused or converted (custom_tools.py)
         body: Json = {"model": request.model, "messages": self.translate_messages(request), "stream": request.stream}
         if request.stream:
             body["stream_options"] = {"include_usage": True}
@@ -78,7 +81,21 @@ class ChatUpstream(Upstream):
             body["parallel_tool_calls"] = request.parallel_tool_calls
         if request.max_tokens is not None:
             body["max_completion_tokens"] = request.max_tokens
+        if request.output_format is not None:
+            body["response_format"] = self.translate_output_format(request.output_format)
         return {key: value for key, value in body.items() if value is not None}
+
+    def translate_output_format(self, output: OutputFormat) -> Json:
+        """response_format: json_schema {name, schema, strict, description} (the schema unchanged; a front without
+        a name, Anthropic, gets "output"), or json_object."""
+        if output.type == "json_object":
+            return {"type": "json_object"}
+        schema: Json = {"name": output.name or "output", "schema": output.schema}
+        if output.strict is not None:
+            schema["strict"] = output.strict
+        if output.description is not None:
+            schema["description"] = output.description
+        return {"type": "json_schema", "json_schema": schema}
 
     def translate_messages(self, request: Request) -> list[Json]:
         messages: list[Json] = [{"role": "system", "content": text} for text in request.system]
@@ -89,8 +106,8 @@ class ChatUpstream(Upstream):
                 call = {"id": part.id, "type": "function",
                         "function": {"name": part.name, "arguments": part.arguments or "{}"}}
                 previous = messages[-1] if messages else {}
-                if previous.get("role") == "assistant" and "tool_calls" in previous:
-                    previous["tool_calls"].append(call)  # consecutive calls: one assistant message
+                if previous.get("role") == "assistant":  # text and calls of one turn: one assistant message
+                    previous.setdefault("tool_calls", []).append(call)
                 else:
                     messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
             elif isinstance(part, Result):
@@ -139,6 +156,9 @@ class ChatUpstream(Upstream):
             if delta.get("content"):
                 events += self.start_pending(state)  # text after a call's name: the name is complete
                 events.append(TextDelta(delta["content"]))
+            if isinstance(delta.get("refusal"), str) and delta["refusal"]:
+                events += self.start_pending(state)
+                events.append(RefusalDelta(delta["refusal"]))
             for position, tool_call in enumerate(delta.get("tool_calls") or []):
                 events += self.on_tool_call(state, tool_call, position)
             if choice.get("finish_reason"):
@@ -214,7 +234,8 @@ class ChatUpstream(Upstream):
         choice = (body.get("choices") or [{}])[0]
         message = choice.get("message") or {}
         calls = [{"index": index, **call} for index, call in enumerate(message.get("tool_calls") or [])]
-        chunk = {"choices": [{"index": 0, "delta": {"content": message.get("content"), "tool_calls": calls},
+        chunk = {"choices": [{"index": 0, "delta": {"content": message.get("content"), "tool_calls": calls,
+                                                    "refusal": message.get("refusal")},
                               "finish_reason": choice.get("finish_reason")}], "usage": body.get("usage")}
         state = ReadState()
         return [*self.on_chunk(state, chunk), *self.finish(state)]
