@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ._adapter import AdapterRun, protocol_problem
 from ._arguments import check_arguments, has_malformed_arguments
+from ._assistant_turns import check_text_with_calls
 from ._beside_malformed import check_beside_malformed, has_calls_beside_malformed
 from ._cancel import CANCEL_RULES, UpstreamAttempt, check_cancellation
 from ._case import CaseOutcome, CaseResult, CaseSpec
@@ -108,6 +109,7 @@ __all__ = [
     "check_rejection",
     "check_store",
     "check_streaming",
+    "check_text_with_calls",
     "check_translation",
     "check_usage",
     "check_ws_failure",

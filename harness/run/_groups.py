@@ -32,6 +32,7 @@ from callproof.harness.judge import (
     check_faults,
     check_ids,
     check_streaming,
+    check_text_with_calls,
     check_translation,
     check_usage,
     check_xml_policy,
@@ -194,6 +195,8 @@ def _translation(findings: Findings, judging: Judging) -> None:
     reference = front_request(run.scenario.id, run.scenario.request, case=run.case, model=config.model,
                               dialect="responses")
     check_translation(findings, config.upstream_dialect, reference, _user_text(reference), list(upstream.bodies))
+    if upstream.bodies and isinstance(upstream.bodies[0], Mapping):  # GW-REQ-006: a turn with text and calls
+        check_text_with_calls(findings, config.upstream_dialect, reference, upstream.bodies[0])
 
 
 def _policy(findings: Findings, judging: Judging) -> None:

@@ -44,6 +44,7 @@ from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 from . import gateways_gaps, ws_gateways
 from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
+from .history_gateways import HISTORY_DEFECTS
 from .leak_gateways import LEAK_DEFECTS
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
@@ -463,6 +464,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
     **LEAK_DEFECTS,  # an error path that echoes the upstream key (GW-FAULT-005): leak_gateways.py
+    **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
 }
 
 

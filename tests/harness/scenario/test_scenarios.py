@@ -283,7 +283,7 @@ def test_request_offers_every_called_tool_and_pairs_tool_results(scenario: Scena
     for item in request["input"] if isinstance(request["input"], list) else ():  # else a bare string
         if item.get("type") == "function_call":
             called.add(item["call_id"])
-        elif item.get("type") == "function_call_output":
+        elif item.get("type") == "function_call_output" and "orphan-tool-output" not in scenario.tags:  # on purpose
             assert item["call_id"] in called, f"function_call_output {item['call_id']!r} has no function_call before it"
 
 
