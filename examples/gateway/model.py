@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 __all__ = [
     "Annotation", "ArgumentsDelta", "Call", "CallDone", "CallKind", "CallStart", "Event", "Finish", "FinishReason",
-    "Json", "Message", "OpaqueEvent", "OutputFormat", "Part", "Reasoning", "ReasoningDelta", "ReasoningDone",
+    "Json", "Message", "Opaque", "OpaqueEvent", "OutputFormat", "Part", "Reasoning", "ReasoningDelta", "ReasoningDone",
     "ReasoningStart", "RefusalDelta", "Request", "Result", "TextDelta", "Tool", "ToolChoice", "Untranslatable",
     "Usage", "UsageUpdate", "UpstreamCut", "UpstreamError", "UpstreamHTTPError",
 ]
@@ -56,14 +56,25 @@ class Result:
 
 @dataclass(frozen=True, eq=False)
 class Reasoning:
-    """An earlier reasoning item carried back by a Responses client (`encrypted_content`: only the issuing
-    provider can read it): `item` is the item as the client sent it, passed on unchanged to a Responses upstream
-    and left out for the others, which have no field for it (docs/spec/stateful.md §3)."""
+    """An earlier reasoning item carried back by a client, as it sent it: a Responses reasoning item
+    (`encrypted_content`: only the issuing provider can read it) or an Anthropic thinking / redacted_thinking block
+    (its signature: the same), `issuer` the dialect that made it. Passed on unchanged to an upstream of that dialect
+    and left out for the others, which cannot read it (docs/spec/stateful.md §3)."""
+
+    item: Json
+    issuer: str = "responses"
+
+
+@dataclass(frozen=True, eq=False)
+class Opaque:
+    """An earlier input item of a type the model does not translate (an MCP call, a shell call and its output, a
+    code interpreter call ...), as a Responses client sent it: passed on unchanged to a Responses upstream, left out
+    for the others, which have no such item."""
 
     item: Json
 
 
-Part = Message | Call | Result | Reasoning
+Part = Message | Call | Result | Reasoning | Opaque
 
 
 @dataclass(frozen=True)

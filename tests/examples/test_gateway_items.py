@@ -383,3 +383,22 @@ def test_text_events_are_untouched_by_the_new_items() -> None:
     events: list[Event] = [TextDelta("Hi"), Finish("stop")]
     assert _body(ResponsesFront(), events)["output"][0]["content"] == [
         {"type": "output_text", "annotations": [], "logprobs": [], "text": "Hi"}]
+
+
+def test_earlier_items_the_model_does_not_translate_reach_only_an_upstream_of_their_dialect() -> None:
+    shell = {"type": "shell_call", "id": "sh_1", "call_id": "call_s", "action": {"commands": ["ls"]},
+             "status": "completed"}
+    result = {"stdout": "a.txt\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}
+    output = {"type": "shell_call_output", "call_id": "call_s", "output": [result]}
+    request = ResponsesFront().parse_request({"model": "m", "input": [
+        {"role": "user", "content": "list"}, shell, output, {"role": "user", "content": "and now?"}]})
+    assert ResponsesUpstream().translate_request(request)["input"][1:3] == [shell, output]
+    assert [m["role"] for m in ChatUpstream().translate_request(request)["messages"]] == ["user", "user"]
+    thinking = {"type": "thinking", "thinking": "Think.", "signature": "EqQB+/="}
+    anthropic = AnthropicFront().parse_request({"model": "m", "messages": [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [thinking, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "sunny"}]}]})
+    assert AnthropicUpstream().translate_request(anthropic)["messages"][1]["content"][0] == thinking
+    assert [i.get("type") for i in ResponsesUpstream().translate_request(anthropic)["input"]] == [
+        "message", "function_call", "function_call_output"]

@@ -25,6 +25,7 @@ from ..model import (
     Message,
     OutputFormat,
     Part,
+    Reasoning,
     Request,
     Result,
     Tool,
@@ -133,6 +134,8 @@ class AnthropicFront(Front[AnthropicTurn]):
                 elif kind == "tool_use":
                     history.append(Call(str(block.get("id") or ""), str(block.get("name") or ""),
                                         json.dumps(block.get("input") or {}, ensure_ascii=False)))
+                elif kind in ("thinking", "redacted_thinking") and role == "assistant":  # for an Anthropic upstream
+                    history.append(Reasoning(dict(block), self.dialect))
                 elif kind == "tool_result":
                     history.append(Result(str(block.get("tool_use_id") or ""), text_of(block.get("content")),
                                           block.get("is_error") is True))

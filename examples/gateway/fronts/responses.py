@@ -21,6 +21,7 @@ from ..model import (
     FinishReason,
     Json,
     Message,
+    Opaque,
     OpaqueEvent,
     OutputFormat,
     Part,
@@ -203,6 +204,9 @@ class ResponsesFront(Front[Turn]):
                 history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output")), kind="custom"))
             elif kind == "reasoning":  # passed on unchanged where the upstream can take it (stateful.md §3)
                 history.append(Reasoning(dict(item)))
+            elif kind not in ("message", "function_call", "function_call_output", "custom_tool_call",
+                              "custom_tool_call_output"):  # mcp_call, shell_call, ...: to a Responses upstream
+                history.append(Opaque(dict(item)))
         return history
 
     def parse_tool(self, tool: Json) -> Tool:

@@ -27,6 +27,7 @@ from ..model import (
     Json,
     Message,
     OutputFormat,
+    Reasoning,
     ReasoningDelta,
     ReasoningDone,
     ReasoningStart,
@@ -118,6 +119,8 @@ class AnthropicUpstream(Upstream):
         for part in request.history:
             if isinstance(part, Message) and part.text:  # Anthropic refuses empty text blocks
                 add(part.role, {"type": "text", "text": part.text})
+            elif isinstance(part, Reasoning) and part.issuer == self.dialect:  # thinking, its signature intact
+                add("assistant", dict(part.item))
             elif isinstance(part, Call):
                 add("assistant", {"type": "tool_use", "id": part.id, "name": part.name,
                                   "input": json.loads(part.arguments or "{}")})

@@ -27,6 +27,7 @@ from ..model import (
     FinishReason,
     Json,
     Message,
+    Opaque,
     OpaqueEvent,
     OutputFormat,
     Reasoning,
@@ -124,7 +125,8 @@ class ResponsesUpstream(Upstream):
             elif isinstance(part, Result):
                 kind = "custom_tool_call_output" if part.kind == "custom" else "function_call_output"
                 items.append({"type": kind, "call_id": part.call_id, "output": part.output})
-            elif isinstance(part, Reasoning):  # byte for byte: the ciphertext is the issuer's (stateful.md §3)
+            elif isinstance(part, Opaque) or (isinstance(part, Reasoning) and part.issuer == self.dialect):
+                # byte for byte (a ciphertext is its issuer's: stateful.md §3)
                 items.append(dict(part.item))
         return items
 

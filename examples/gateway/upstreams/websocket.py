@@ -15,11 +15,13 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from ..model import Event, Json, Request, UpstreamCut, UpstreamHTTPError
 from ..wire import parse_json_event
+from .base import redact_credentials
 from .responses import TERMINAL, ReadState, ResponsesUpstream
 
 __all__ = ["WebSocketUpstream", "ws_url"]
@@ -74,7 +76,10 @@ class WebSocketUpstream(ResponsesUpstream):
             raise
         if first is not None and first.get("type") == "error":
             await socket.close()
-            return self.error_of(first)
+            error = self.error_of(first)  # its message without the credentials sent (GW-FAULT-005)
+            error.message = redact_credentials(error.message, httpx.Request("GET", url, headers=self.headers(
+                authorization)))
+            return error
         return self.read(socket, first)
 
     async def receive(self, socket: ClientConnection) -> Json | None:
