@@ -4,6 +4,7 @@ from the message it hands on; a gateway forwarding the message verbatim is caugh
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -21,9 +22,10 @@ def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
 
 
-def _judge(defect: str | None, front: Any, headers: tuple[str, ...]) -> list[CaseResult]:
-    config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect chat", front=front,
-                       upstream_dialect="chat", case_timeout=15, headers=headers)
+def _judge(defect: str | None, front: Any, headers: tuple[str, ...], launch: str = "") -> list[CaseResult]:
+    launch = launch or f"{fakes.launch('gateways', defect)} --upstream-dialect chat"
+    config = RunConfig(launch=launch, front=front, upstream_dialect="responses" if "websocket" in launch else "chat",
+                       case_timeout=15, headers=headers)
     with Harness(config) as harness:
         return [harness.judge(CaseSpec(case, "faults")) for case in CASES]
 
@@ -35,6 +37,13 @@ def _leak(result: CaseResult) -> str:
 @pytest.mark.parametrize("front", ["responses", "anthropic"])
 def test_the_reference_gateway_redacts_the_key_it_passed_on(front: str) -> None:
     results = _judge(None, front, (FRONT_KEY,))
+    assert [(r.outcome, _leak(r)) for r in results] == [("passed", "passed")] * 2, [r.message for r in results]
+
+
+def test_the_reference_gateway_redacts_it_over_a_websocket_upstream_too() -> None:
+    launch = (f"{sys.executable} -m examples.gateway --upstream {{upstream}} --port {{port}} "
+              "--upstream-dialect responses --upstream-transport websocket")
+    results = _judge(None, "responses", (FRONT_KEY,), launch)
     assert [(r.outcome, _leak(r)) for r in results] == [("passed", "passed")] * 2, [r.message for r in results]
 
 
