@@ -11,14 +11,17 @@ Check it against the callproof mock: callproof run --launch 'python -m callproof
 chat|anthropic` to callproof's for another front), or in-process: callproof run --app
 callproof.examples.gateway.asgi:app. From a clone it is also `examples.gateway`.
 
-Product shapes. Every front-upstream pair goes through one neutral model (`model`): a front parses its request
-into a `Request` and renders `Event`s (text delta, call start, argument delta, call done, usage, finish) as its
-stream; an upstream renders the `Request` as its body and reads its answer back as `Event`s. Upstream failures
-are `UpstreamHTTPError` (an HTTP error: the same status at the front, in the front's error shape, Retry-After
-kept), `UpstreamError` and `UpstreamCut` (after the stream began: the front ends in its error form, never in a
-normal finish). The layout, one concept a module:
+Product shapes. Every front-upstream pair goes through one neutral model (`model`): a front parses its request into
+a `Request` and renders `Event`s (text delta, call start, argument delta, call done, usage, finish; refusal,
+annotation, reasoning, and opaque items a Responses front carries on) as its stream; an upstream renders the
+`Request` as its body and reads its answer back as `Event`s. Upstream failures are `UpstreamHTTPError` (an HTTP
+error: the same status at the front, in the front's error shape, Retry-After kept), `UpstreamError` and
+`UpstreamCut` (after the stream began: the front ends in its error form, never in a normal finish). The layout, one
+concept a module:
 
 - `model`: the neutral request, events and failures;
+- `custom_tools`: custom (freeform) tools toward an upstream without them, refused or (`--custom-tools convert`)
+  offered as a function tool and turned back (docs/spec/items.md §6);
 - `wire`: SSE reading and writing, ids;
 - `fronts/`: `responses`, `chat`, `anthropic` (`Front` in `fronts/base` drives a turn through their steps), and
   `websocket`: the Responses API's WebSocket mode on the Responses path (`Connection`: one socket's response in

@@ -1,8 +1,11 @@
 """The OpenAI Responses front (`POST /v1/responses`).
 
-Output items: text goes to a message item, closed when a call is added (later text starts a new message); a
-call is added when it starts upstream (its name is whole by then) and stays open until the finish, because the
-argument deltas of parallel calls may interleave. The ending: response.completed, response.incomplete (length:
+Output items: text goes to a message item, closed when another item is added (later text starts a new message);
+a refusal is a refusal part of the message, an annotation goes with its output_text part; a call (function or
+custom) is added when it starts upstream (its name is whole by then) and stays open until the finish, because the
+argument deltas of parallel calls may interleave; a reasoning item carries its summary parts, reasoning text and
+(from a Responses upstream) encrypted_content; items the model does not translate (MCP, shell, code interpreter)
+go on as the upstream sent them (docs/spec/items.md §6). The ending: response.completed, response.incomplete (length:
 max_output_tokens, content_filter; the items still being written when the upstream stopped end incomplete) or
 response.failed (upstream error or cut; items still open stay open). Every event carries a sequence_number;
 the non-stream body is the terminal event's Response.

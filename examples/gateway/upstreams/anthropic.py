@@ -2,10 +2,10 @@
 
 Anthropic streams whole content blocks one after another: a tool_use block's id and name come on its
 content_block_start (the call starts right there), its input_json_delta fragments are its arguments and its
-content_block_stop ends it. message_delta's stop_reason says how the turn ended, message_stop ends the stream
-(the `Finish`), an `error` event fails it. Usage comes in parts (input on message_start, output on
-message_delta): each part is merged into the usage so far. The non-stream Message plays as the same events.
-"""
+content_block_stop ends it. message_delta's stop_reason says how the turn ended, message_stop ends the stream (the
+`Finish`), an `error` event fails it. A thinking block is reasoning (its signature, byte for byte, at its end).
+Usage comes in parts (input on message_start, output on message_delta): each part is merged into the usage so far.
+The non-stream Message plays as the same events."""
 
 from __future__ import annotations
 

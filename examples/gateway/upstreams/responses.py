@@ -3,10 +3,11 @@
 A function_call item's call_id and name come on its output_item.added (the call starts there), its
 function_call_arguments.delta events are its arguments (or, when there are none, the arguments of its
 function_call_arguments.done or output_item.done), and its output_item.done ends it. The terminal event says how
-the turn ended: response.completed and response.incomplete finish it (incomplete_details.reason
-max_output_tokens is a length cut), response.failed and an `error` event fail it. The non-stream Response plays
-as the same events.
-"""
+the turn ended: response.completed and response.incomplete finish it (incomplete_details.reason max_output_tokens
+is a length cut), response.failed and an `error` event fail it. A custom_tool_call reads as a call whose input is
+raw text; refusal parts, annotations and reasoning items (summary parts, reasoning text, encrypted_content) have
+their own events; any other item (MCP, shell, code interpreter ...) goes on opaque. The non-stream Response plays
+as the same events."""
 
 from __future__ import annotations
 
