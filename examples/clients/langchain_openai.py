@@ -27,7 +27,7 @@ if __name__ == "__main__":  # run as a script, this file's directory must not sh
 
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.tool import tool_call
-from langchain_openai import ChatOpenAI
+from langchain_openai import ChatOpenAI, custom_tool
 
 __all__ = ["main", "run"]
 
@@ -43,6 +43,15 @@ def _result(message: AIMessage | None, error: str | None = None) -> dict[str, An
             "incomplete": message is not None and message.response_metadata.get("status") == "incomplete",
             "refusal": "".join(refusals) if refusals else None,
             "reasoning": "\n\n".join(summary) if message is not None else None}
+
+
+def _custom_tool(tool: dict[str, Any]) -> Any:
+    """A custom tool of the request as LangChain's documented `@custom_tool(format=...)` makes it (never invoked)."""
+    def never(input_string: str) -> str:
+        raise AssertionError("callproof adapters never run tools")
+
+    never.__name__, never.__doc__ = tool["name"], tool.get("description") or tool["name"]
+    return custom_tool(format=tool["format"])(never) if tool.get("format") else custom_tool(never)
 
 
 def _messages(request: dict[str, Any]) -> list[BaseMessage]:
@@ -76,7 +85,7 @@ def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str,
     llm = ChatOpenAI(**options)
     tools = [{"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
              for t in request.get("tools", []) if t.get("type", "function") == "function"]
-    tools += [t for t in request.get("tools", []) if t.get("type") == "custom"]  # passed through as written
+    tools += [_custom_tool(t) for t in request.get("tools", []) if t.get("type") == "custom"]
     # built-in tools (web_search, file_search) are left out: the scenarios that carry them judge gateways
     choice = request.get("tool_choice")
     model = llm.bind_tools(tools, tool_choice=choice["name"] if isinstance(choice, dict) else choice,
