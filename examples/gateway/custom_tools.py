@@ -61,7 +61,7 @@ def offered(request: Request, dialect: str, mode: str) -> Request:
     if mode != "convert":
         names = ", ".join(sorted(set(custom + earlier)))
         raise Untranslatable(
-            f"custom tool {names}: a {dialect} upstream has no custom (freeform) tools and its stream cannot carry "
+            f"custom tool {names}: the {dialect} upstream has no custom (freeform) tools and its stream cannot carry "
             "a custom tool call; this gateway refuses rather than send it as a function tool (start the gateway "
             "with --custom-tools convert to offer it as a function tool with one string parameter `input`)")
     tools = [replace(tool, kind="function", parameters=CONVERTED_PARAMETERS, format=None) if tool.kind == "custom"

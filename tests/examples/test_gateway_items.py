@@ -147,7 +147,7 @@ def test_custom_tools_are_refused_or_converted_toward_an_upstream_without_them()
                                         Tool("get_weather", None, {"type": "object"}, True)],
                       history=[Call("c1", "apply_patch", PATCH, "custom"), Result("c1", "done", kind="custom")])
     for upstream in (ChatUpstream(), AnthropicUpstream()):
-        with pytest.raises(Untranslatable, match=r"custom tool apply_patch: a (chat|anthropic) upstream"):
+        with pytest.raises(Untranslatable, match=r"custom tool apply_patch: the (chat|anthropic) upstream"):
             upstream.translate_request(request)
     converted = offered(request, "chat", "convert")
     assert converted.tools[0] == Tool("apply_patch", "Patch files.", CONVERTED_PARAMETERS)
@@ -402,3 +402,13 @@ def test_earlier_items_the_model_does_not_translate_reach_only_an_upstream_of_th
     assert AnthropicUpstream().translate_request(anthropic)["messages"][1]["content"][0] == thinking
     assert [i.get("type") for i in ResponsesUpstream().translate_request(anthropic)["input"]] == [
         "message", "function_call", "function_call_output"]
+
+
+def test_a_custom_tool_is_refused_on_the_websocket_front_with_an_error_event() -> None:
+    tool = {"type": "custom", "name": "apply_patch"}
+    with TestClient(create_app("http://127.0.0.1:9/v1", dialect="anthropic")) as client, \
+            client.websocket_connect("/v1/responses") as socket:
+        socket.send_text(json.dumps({"type": "response.create", "model": "m", "input": "hi", "tools": [tool]}))
+        event = json.loads(socket.receive_text())
+    assert (event["type"], event["status"], event["error"]["type"]) == ("error", 400, "invalid_request_error")
+    assert "custom tool apply_patch: the anthropic upstream" in event["error"]["message"]

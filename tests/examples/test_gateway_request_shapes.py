@@ -56,7 +56,7 @@ def test_the_feature_has_the_five_scenarios() -> None:
 def test_each_front_translates_each_shape_into_a_valid_upstream_request(scenario: Any, front: str,
                                                                         upstream: str) -> None:
     if _refuses_custom_tools(scenario, front, upstream):  # refused; converted, a valid request of the dialect
-        with pytest.raises(Untranslatable, match=r"^custom tool run_sql: a \w+ upstream has no custom"):
+        with pytest.raises(Untranslatable, match=r"^custom tool run_sql: the \w+ upstream has no custom"):
             _upstream_body(scenario, front, upstream)
         SDK[upstream].validate_python({**_upstream_body(scenario, front, upstream, "convert"), "model": "m"})
         return
