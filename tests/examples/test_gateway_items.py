@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
+import httpx
 import pytest
+import uvicorn
 from starlette.testclient import TestClient
 
 from callproof.harness import check_bytes
+from callproof.harness.scenario import parse_scenario_file
+from callproof.mock_server import MockServer
 from examples.gateway import (
     AnthropicFront,
     AnthropicUpstream,
@@ -412,3 +419,54 @@ def test_a_custom_tool_is_refused_on_the_websocket_front_with_an_error_event() -
         event = json.loads(socket.receive_text())
     assert (event["type"], event["status"], event["error"]["type"]) == ("error", 400, "invalid_request_error")
     assert "custom tool apply_patch: the anthropic upstream" in event["error"]["message"]
+
+
+# -- --custom-tools convert through real servers (the mock as a Chat or Anthropic upstream) ---------------------------
+
+
+CONVERTED_SCENARIO = json.dumps({"feature": "items", "description": "a converted custom call", "scenarios": [{
+    "id": "converted_apply_patch", "description": "the function standing for the custom tool apply_patch, called",
+    "dialects": ["chat", "anthropic"],
+    "output": [{"type": "function_call", "name": "apply_patch", "call_id": "call_patch_1",
+                "arguments": json.dumps({"input": PATCH}), "chunk": {"size": 5}}],
+    "request": {"input": [{"role": "user", "text": "patch it"}]},
+    "expect": {"status": "completed", "tool_calls": [{"name": "apply_patch", "arguments": {"input": PATCH}}]}}]})
+
+
+@pytest.fixture(scope="module")
+def converting() -> Iterator[dict[str, str]]:
+    """The gateway under --custom-tools convert over the mock as a Chat and as an Anthropic upstream."""
+    scenarios = {s.id: s for s in parse_scenario_file(CONVERTED_SCENARIO, "converted")}
+    with MockServer(scenarios=scenarios) as mock:
+        servers, urls = [], {}
+        for dialect in ("chat", "anthropic"):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            app = create_app(mock.url, dialect=dialect, custom_tools="convert")
+            server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+            thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+            thread.start()
+            while not server.started:
+                time.sleep(0.01)
+            servers.append((server, thread))
+            urls[dialect] = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        yield urls
+        for server, thread in servers:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+
+@pytest.mark.parametrize("dialect", ["chat", "anthropic"])
+def test_a_converted_custom_tool_comes_back_as_a_custom_call_through_real_servers(
+        converting: dict[str, str], dialect: str) -> None:
+    body = {"model": "callproof/converted_apply_patch", "input": "patch it", "stream": True,
+            "tools": [{"type": "custom", "name": "apply_patch", "format": {"type": "text"}}]}
+    answer = httpx.post(converting[dialect] + "/responses", json=body, timeout=10)
+    assert answer.status_code == 200, answer.text
+    assert not check_bytes(answer.content, front="responses").failed_rules
+    events = [json.loads(line[6:]) for line in answer.text.splitlines() if line.startswith("data: ")]
+    output = events[-1]["response"]["output"]
+    assert [(i["type"], i["name"], i["input"]) for i in output] == [("custom_tool_call", "apply_patch", PATCH)]
+    assert "".join(e["delta"] for e in events if e["type"] == "response.custom_tool_call_input.delta") == PATCH
+    body = {**body, "stream": False}
+    assert httpx.post(converting[dialect] + "/responses", json=body, timeout=10).json()["output"][0]["input"] == PATCH
