@@ -202,6 +202,7 @@ class ReasoningStart:
 
     key: int
     issuer: str = ""
+    id: str | None = None  # the upstream's item id (a Responses reasoning item's, which a continuation sends back)
 
 
 @dataclass(frozen=True)

@@ -308,6 +308,7 @@ def test_reasoning_summary_parts_and_encrypted_content_carried_responses_to_resp
     assert output[0]["summary"] == [{"type": "summary_text", "text": "First, the city."},
                                     {"type": "summary_text", "text": "Then it."}]
     assert output[0]["encrypted_content"] == "gAAAA+/sealed=="
+    assert output[0]["id"] == "rs_1"  # the upstream's id: a continuation sends the item back by it
     assert not check_bytes(_stream(ResponsesFront(), events), front="responses").failed_rules
     assert _body(ChatFront(), events)["choices"][0]["message"]["content"] is None  # Chat: no field, dropped
     assert _body(AnthropicFront(), events)["content"] == []  # no thinking block without Anthropic's signature

@@ -191,7 +191,7 @@ class AnthropicFront(Front[AnthropicTurn]):
         turn.refused = True
         self.on_text(turn, text)
 
-    def on_reasoning_start(self, turn: AnthropicTurn, key: int, issuer: str) -> None:
+    def on_reasoning_start(self, turn: AnthropicTurn, key: int, issuer: str, upstream_id: str | None = None) -> None:
         """A thinking block, for Anthropic's own thinking only: a block needs the signature only Anthropic makes
         (OpenAI reasoning is dropped here)."""
         if issuer != self.dialect:

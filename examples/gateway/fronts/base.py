@@ -93,7 +93,7 @@ class Front(Generic[TurnT]):
         elif isinstance(event, Annotation):
             self.on_annotation(turn, event.annotation)
         elif isinstance(event, ReasoningStart):
-            self.on_reasoning_start(turn, event.key, event.issuer)
+            self.on_reasoning_start(turn, event.key, event.issuer, event.id)
         elif isinstance(event, ReasoningDelta):
             self.on_reasoning(turn, event.key, event.fragment, event.summary_index)
         elif isinstance(event, ReasoningDone):
@@ -111,7 +111,7 @@ class Front(Generic[TurnT]):
     def on_annotation(self, turn: TurnT, annotation: Json) -> None:
         """An annotation of the text so far: dropped by default (only the Responses front has them)."""
 
-    def on_reasoning_start(self, turn: TurnT, key: int, issuer: str) -> None:
+    def on_reasoning_start(self, turn: TurnT, key: int, issuer: str, upstream_id: str | None = None) -> None:
         """Reasoning: dropped by default (the Chat front has no field for it)."""
 
     def on_reasoning(self, turn: TurnT, key: int, fragment: str, summary_index: int | None) -> None:

@@ -323,9 +323,12 @@ class ResponsesFront(Front[Turn]):
 
     # -- reasoning and opaque items ---------------------------------------------------------------------------
 
-    def on_reasoning_start(self, turn: Turn, key: int, issuer: str) -> None:
+    def on_reasoning_start(self, turn: Turn, key: int, issuer: str, upstream_id: str | None = None) -> None:
+        """A reasoning item; from a Responses upstream it keeps the upstream's id (a client sends the item back to
+        continue, and the upstream knows it by that id), unless this response already has an item of that id."""
         self.end_message(turn)
-        item = turn.reasoning[key] = Item("reasoning", new_id("rs"))
+        kept = issuer == self.dialect and upstream_id and all(i.id != upstream_id for i in turn.items)
+        item = turn.reasoning[key] = Item("reasoning", upstream_id if kept and upstream_id else new_id("rs"))
         self.touch(turn, item, start=True)
         self.add(turn, item, {"type": "reasoning", "summary": []})
 

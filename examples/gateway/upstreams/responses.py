@@ -206,7 +206,7 @@ class ResponsesUpstream(Upstream):
                               "custom" if custom else "function")]
         if item.get("type") == "reasoning":
             state.reasoning[index] = {}
-            return [ReasoningStart(index, self.dialect)]
+            return [ReasoningStart(index, self.dialect, str(item["id"]) if item.get("id") else None)]
         return []
 
     def on_opaque(self, state: ReadState, index: int, event: Json) -> list[Event]:
