@@ -471,3 +471,11 @@ def test_a_converted_custom_tool_comes_back_as_a_custom_call_through_real_server
     assert "".join(e["delta"] for e in events if e["type"] == "response.custom_tool_call_input.delta") == PATCH
     body = {**body, "stream": False}
     assert httpx.post(converting[dialect] + "/responses", json=body, timeout=10).json()["output"][0]["input"] == PATCH
+
+
+def test_a_chat_custom_tool_reaches_a_responses_upstream_in_the_responses_shape() -> None:
+    grammar = {"syntax": "lark", "definition": 'start: "x"'}
+    request = ChatFront().parse_request({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [
+        {"type": "custom", "custom": {"name": "apply_patch", "format": {"type": "grammar", "grammar": grammar}}}]})
+    assert ResponsesUpstream().translate_request(request)["tools"] == [
+        {"type": "custom", "name": "apply_patch", "format": {"type": "grammar", **grammar}}]

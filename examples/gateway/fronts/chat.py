@@ -97,7 +97,15 @@ class ChatFront(Front[ChatTurn]):
     def parse_custom_tool(self, tool: Json) -> Tool:
         """A custom (freeform) tool {type: custom, custom: {name, description, format}}."""
         custom = tool["custom"]
-        return Tool(str(custom["name"]), custom.get("description"), kind="custom", format=custom.get("format"))
+        return Tool(str(custom["name"]), custom.get("description"), kind="custom",
+                    format=self.neutral_format(custom.get("format")))
+
+    def neutral_format(self, format: Any) -> Json | None:
+        """A custom tool's format in the neutral (Responses) shape: Chat nests a grammar's syntax and definition
+        under `grammar`, Responses has them beside `type`."""
+        if isinstance(format, dict) and format.get("type") == "grammar" and isinstance(format.get("grammar"), dict):
+            return {"type": "grammar", **format["grammar"]}
+        return format if isinstance(format, dict) else None
 
     def parse_history(self, messages: list[Json]) -> list[Part]:
         history: list[Part] = []
