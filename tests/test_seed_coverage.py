@@ -46,6 +46,9 @@ JUDGED_ON: dict[str, Callable[[Scenario], bool]] = {
     "EXP-003": lambda s: s.expect.text is not None,
     "CLI-014": lambda s: bool(s.legs),
     "CLI-015": lambda s: bool(s.legs),
+    "GW-LOOP-001": lambda s: bool(s.legs),
+    "GW-LOOP-002": lambda s: bool(s.legs),
+    "GW-LOOP-003": lambda s: bool(s.legs),
 }
 
 
