@@ -49,6 +49,7 @@ from .leak_gateways import LEAK_DEFECTS
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
 from .request_gateways import REQUEST_DEFECTS
+from .seed_gateways import SEED_DEFECTS
 from .stateful_gateways import STATEFUL_DEFECTS
 from .xml_tool_text import XML_DEFECTS
 
@@ -464,6 +465,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
     **LEAK_DEFECTS,  # an error path that echoes the upstream key (GW-FAULT-005): leak_gateways.py
+    **SEED_DEFECTS,  # one bad call costing the valid ones (EXP-001): seed_gateways.py
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
 }
 
