@@ -163,6 +163,10 @@ POLICIES: dict[str, tuple[str, ...]] = {
     # previous_response_id, store and encrypted reasoning at a Responses front (docs/spec/stateful.md §5): honoured
     # or refused in the documented shape, either accepted by default; never silently dropped (GW-STATE-001..003)
     "stateful": ("either", "reject", "honor"),
+    # a custom (free-form) tool toward an upstream without custom tools (Chat, Anthropic; docs/spec/items.md §2):
+    # refused with a 4xx naming it, or offered as a function tool with one string parameter whose call goes back
+    # to the front as a custom call with the raw input (GW-REQ-012, GW-ITEM-001)
+    "custom-tools": ("refuse", "convert"),
 }
 
 

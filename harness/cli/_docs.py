@@ -54,12 +54,20 @@ def rules_document(rules: Iterable[Rule] = CATALOGUE) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _tool_summary(tool: Mapping[str, Any]) -> str:
+    """`name`, `type` `name`, `type` of a built-in tool without a name, or "a tool without a name"."""
+    if "name" not in tool:
+        return f"`{tool['type']}`" if "type" in tool else "a tool without a name"
+    return f"`{tool['name']}`" if "type" not in tool else f"{tool['type']} `{tool['name']}`"
+
+
 def _request_summary(request: Mapping[str, Any]) -> str:
     given = request["input"]
     parts = ["a bare string input" if isinstance(given, str) else f"{len(given)} input item(s)"]
     if request.get("tools"):
-        parts.append("tools " + ", ".join(f"`{t['name']}`" if "type" not in t else f"{t['type']} `{t['name']}`"
-                                          if "name" in t else f"`{t['type']}`" for t in request["tools"]))
+        parts.append("tools " + ", ".join(_tool_summary(t) for t in request["tools"]))
+    if "text" in request:
+        parts.append(f"text.format `{request['text']['format']['type']}`")
     for name in ("tool_choice", "parallel_tool_calls", "max_output_tokens", "stream"):
         if name in request:
             parts.append(f"{name} `{json.dumps(request[name])}`")

@@ -44,7 +44,8 @@ from ._loop_rules import (
     history_problems,
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
-from ._rejection import check_rejection, is_rejection, rejected_reason, rejection_problem
+from ._rejection import check_rejection, is_rejection, refusable, rejected_reason, rejection_problem
+from ._request_items import check_request_items
 from ._stateful_rules import (
     REFUSAL_CODES,
     STATEFUL_POLICIES,
@@ -107,6 +108,7 @@ __all__ = [
     "check_ids",
     "check_isolation",
     "check_rejection",
+    "check_request_items",
     "check_store",
     "check_streaming",
     "check_text_with_calls",
@@ -136,6 +138,7 @@ __all__ = [
     "policy_expect",
     "protocol_problem",
     "read_answer",
+    "refusable",
     "rejected_reason",
     "rejection_problem",
     "responses_call_item_ids",

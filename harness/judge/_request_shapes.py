@@ -116,6 +116,14 @@ def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: 
     return None
 
 
+def _tool_name(tool: JSONValue) -> JSONValue:
+    """An upstream tool entry's name (Chat's inside its `function` / `custom` object)."""
+    if not isinstance(tool, Mapping):
+        return None
+    inner = tool.get(str(tool.get("type")))
+    return inner.get("name") if isinstance(inner, Mapping) else tool.get("name")
+
+
 def function_tools(request: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """A Responses request's function tools (a tool without `type` is one)."""
     return [t for t in request.get("tools") or () if t.get("type", "function") == "function"]
@@ -137,8 +145,11 @@ def check_builtin_tools(findings: Findings, dialect: str, front: Mapping[str, An
     if not isinstance(tools, list):
         findings.fail("GW-REQ-008", f"`tools` is {short(tools)}, not a list", Evidence(path="upstream request $.tools"))
         return
-    functions = {str(t["name"]) for t in function_tools(front)}
+    functions = {str(t["name"]) for t in function_tools(front) if t.get("name")}
+    custom = {t.get("name") for t in builtins if t.get("type") == "custom"}
     for index, tool in enumerate(tools):
+        if _tool_name(tool) in custom:
+            continue  # a custom tool, as a custom or a converted function tool: GW-REQ-012 judges it
         problem = _tool_problem(dialect, tool, functions, builtins)
         if problem is not None:
             findings.fail("GW-REQ-008", f"upstream tool {short(tool)}: {problem}; the front's built-in tools "

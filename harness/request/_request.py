@@ -15,7 +15,9 @@ text parts or Anthropic text blocks. Built-in tools (`web_search`, `file_search`
 Responses front; a Chat front gets a `custom` tool as a Chat custom tool and `web_search` as `web_search_options`
 (Chat has no file search); an Anthropic front gets `web_search` as its `web_search_20250305` server tool (it has no
 file search, and its custom tools take a JSON schema, not free text). Anthropic's `system` is a string, or text
-blocks, one a source, when instructions and system or developer messages come together.
+blocks, one a source, when instructions and system or developer messages come together. A Responses `text.format`
+is Chat's `response_format` and Anthropic's `output_config.format` (json_schema only); a function tool's `strict`
+goes to every dialect; a tool without a name goes without one (a defect the gateway must refuse, GW-REQ-013).
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def _responses(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
     if "tool_choice" in request:
         choice = request["tool_choice"]
         body["tool_choice"] = {"type": "function", "name": choice["name"]} if isinstance(choice, Mapping) else choice
-    for name in ("parallel_tool_calls", "max_output_tokens", "store", "include"):
+    for name in ("parallel_tool_calls", "max_output_tokens", "store", "include", "text"):
         if name in request:
             body[name] = request[name]
     return body
@@ -129,7 +131,7 @@ def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Jso
         if not _builtin(tool):
             tools.append({"type": "function", "function": dict(tool)})
         elif tool["type"] == "custom":
-            tools.append({"type": "custom", "custom": {k: v for k, v in tool.items() if k != "type"}})
+            tools.append({"type": "custom", "custom": _chat_custom(tool)})
         elif tool["type"] == "web_search":
             body["web_search_options"] = {}
     if tools:
@@ -142,7 +144,26 @@ def _chat(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> Jso
         body["parallel_tool_calls"] = request["parallel_tool_calls"]
     if "max_output_tokens" in request:
         body["max_completion_tokens"] = request["max_output_tokens"]
+    if "text" in request:
+        body["response_format"] = _response_format(request["text"]["format"])
     return body
+
+
+def _chat_custom(tool: Mapping[str, Any]) -> Json:
+    """A Chat custom tool: a grammar format nests its syntax and definition under `grammar`."""
+    custom = {k: v for k, v in tool.items() if k not in ("type", "format")}
+    fmt = tool.get("format")
+    if isinstance(fmt, Mapping):
+        custom["format"] = ({"type": "grammar", "grammar": {k: v for k, v in fmt.items() if k != "type"}}
+                            if fmt.get("type") == "grammar" else dict(fmt))
+    return custom
+
+
+def _response_format(fmt: Mapping[str, Any]) -> Json:
+    """Chat's `response_format` for a Responses `text.format`: json_schema nests its name, schema and strict."""
+    if fmt["type"] != "json_schema":
+        return {"type": fmt["type"]}
+    return {"type": "json_schema", "json_schema": {k: v for k, v in fmt.items() if k != "type"}}
 
 
 # -- Anthropic Messages --
@@ -185,8 +206,9 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
         body["system"] = system[0]
     elif system:  # instructions and system or developer messages: one text block each
         body["system"] = [{"type": "text", "text": text} for text in system]
-    tools = [{"name": t["name"], **({"description": t["description"]} if "description" in t else {}),
-              "input_schema": t["parameters"]} for t in request.get("tools", ()) if not _builtin(t)]
+    tools = [{**{k: t[k] for k in ("name", "description") if k in t}, "input_schema": t["parameters"],
+              **({"strict": t["strict"]} if "strict" in t else {})}
+             for t in request.get("tools", ()) if not _builtin(t)]
     tools += [{"type": "web_search_20250305", "name": "web_search"} for t in request.get("tools", ())
               if t.get("type") == "web_search"]
     if tools:
@@ -200,6 +222,9 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
         choice = {**(choice or {"type": "auto"}), "disable_parallel_tool_use": True}
     if choice is not None:
         body["tool_choice"] = choice
+    fmt = request["text"]["format"] if "text" in request else None
+    if fmt is not None and fmt["type"] == "json_schema":  # Anthropic has no name, strict, nor json_object format
+        body["output_config"] = {"format": {"type": "json_schema", "schema": fmt["schema"]}}
     return body
 
 

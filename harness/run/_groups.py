@@ -31,6 +31,7 @@ from callproof.harness.judge import (
     check_error_leaks,
     check_faults,
     check_ids,
+    check_request_items,
     check_streaming,
     check_text_with_calls,
     check_translation,
@@ -195,6 +196,9 @@ def _translation(findings: Findings, judging: Judging) -> None:
     reference = front_request(run.scenario.id, run.scenario.request, case=run.case, model=config.model,
                               dialect="responses")
     check_translation(findings, config.upstream_dialect, reference, _user_text(reference), list(upstream.bodies))
+    if upstream.bodies:  # GW-REQ-010..013: structured outputs, strict, custom and nameless tools
+        check_request_items(findings, config.upstream_dialect, config.front, reference, upstream.bodies[0],
+                            config.policies)
     if upstream.bodies and isinstance(upstream.bodies[0], Mapping):  # GW-REQ-006: a turn with text and calls
         check_text_with_calls(findings, config.upstream_dialect, reference, upstream.bodies[0])
 

@@ -41,7 +41,8 @@ def group_results(
     if run.rejection and run.answer is not None:
         if group.judges_rejection:
             findings = Findings()
-            check_rejection(findings, run.scenario, run.answer)
+            check_rejection(findings, run.scenario, run.answer, upstream=config.upstream_dialect,
+                            policies=config.policies)
             return findings.results()
         if run.unjudged is None:
             return ()

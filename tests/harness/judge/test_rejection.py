@@ -1,6 +1,7 @@
-"""A gateway's rejection of built-in tools (harness/judge/_rejection.py, docs/spec/contracts.md §7.12), on
-hand-made answers: what makes a rejection valid (4xx, the front's error shape, a message naming a built-in tool
-type, no upstream call) and what GW-REQ-008 names when one of them is missing."""
+"""A gateway's rejection of a request (harness/judge/_rejection.py, docs/spec/contracts.md §7.12, docs/spec/items.md
+§1, §2), on hand-made answers: what makes a rejection valid (4xx, the front's error shape, a message naming what it
+refuses, no upstream call), which rule judges it (GW-REQ-008 built-in tools, GW-REQ-010 a structured output,
+GW-REQ-012 a custom tool, GW-REQ-013 a tool without a name) and what it names when one of them is missing."""
 
 from __future__ import annotations
 
@@ -10,7 +11,14 @@ from typing import Any
 import pytest
 
 from callproof.harness._types import Dialect
-from callproof.harness.judge import Findings, check_rejection, is_rejection, read_answer, rejection_problem
+from callproof.harness.judge import (
+    Findings,
+    check_rejection,
+    is_rejection,
+    read_answer,
+    refusable,
+    rejection_problem,
+)
 from callproof.harness.outcome import Chunk, Exchange
 from callproof.mock_server import bundled_scenarios
 
@@ -28,17 +36,50 @@ def answer(status: int, body: Any, front: Dialect = "responses", *, timed_out: b
     return read_answer(exchange, "openai", front)
 
 
-def failures(given: Any, scenario: Any = BUILTIN) -> list[str]:
+def failures(given: Any, scenario: Any = BUILTIN, rule: str = "GW-REQ-008", upstream: str = "chat",
+             policies: dict[str, str] | None = None) -> list[str]:
     findings = Findings()
-    check_rejection(findings, scenario, given)
+    check_rejection(findings, scenario, given, upstream=upstream, policies=policies)
     results = findings.results()
-    assert [r.rule.id for r in results] == ["GW-REQ-008"]
+    assert [r.rule.id for r in results] == [rule]
     return [v.message for r in results for v in r.violations]
 
 
-def test_only_the_builtin_tools_scenario_may_be_rejected() -> None:
+def test_the_scenarios_that_may_be_rejected_and_their_rules() -> None:
     assert BUILTIN.expect.may_reject
-    assert [s.id for s in SCENARIOS.values() if s.expect.may_reject] == ["builtin_tools_in_request"]
+    assert {s.id: refusable(s).rule for s in SCENARIOS.values() if s.expect.may_reject} == {
+        "builtin_tools_in_request": "GW-REQ-008", "structured_output_strict_tool": "GW-REQ-010",
+        "structured_output_nested_schema": "GW-REQ-010", "custom_tool_offered": "GW-REQ-012",
+        "tool_definition_without_name": "GW-REQ-013"}
+
+
+def _error(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error"}}
+
+
+@pytest.mark.parametrize(("scenario", "rule", "good", "vague"), [
+    ("tool_definition_without_name", "GW-REQ-013", "tools[1] has no name", "unsupported request"),
+    ("custom_tool_offered", "GW-REQ-012", "custom tool apply_patch is not supported", "unsupported request"),
+    ("structured_output_strict_tool", "GW-REQ-010", "response_format json_schema is not supported", "bad request"),
+])
+def test_each_refusable_request_is_judged_by_its_rule(scenario: str, rule: str, good: str, vague: str) -> None:
+    """A 4xx naming what it refuses passes the scenario's rule; one naming nothing fails it, saying what to name."""
+    assert failures(answer(400, _error(good)), SCENARIOS[scenario], rule) == []
+    messages = failures(answer(400, _error(vague)), SCENARIOS[scenario], rule)
+    assert len(messages) == 1 and f'its message "{vague}" names none of' in messages[0], messages
+
+
+@pytest.mark.parametrize(("upstream", "policies", "why"), [
+    ("responses", {}, "a Responses upstream has custom tools"),
+    ("chat", {"custom-tools": "convert"}, "--policy custom-tools=convert"),
+    ("anthropic", {"custom-tools": "convert"}, "--policy custom-tools=convert"),
+])
+def test_refusing_a_custom_tool_fails_where_it_could_be_carried(upstream: str, policies: dict[str, str],
+                                                               why: str) -> None:
+    given = answer(400, _error("custom tool apply_patch is not supported"))
+    messages = failures(given, SCENARIOS["custom_tool_offered"], "GW-REQ-012", upstream, policies)
+    assert len(messages) == 1 and why in messages[0], messages
+    assert failures(given, SCENARIOS["custom_tool_offered"], "GW-REQ-012", "anthropic", {}) == []
 
 
 @pytest.mark.parametrize(("front", "body"), [("responses", OPENAI_ERROR), ("chat", OPENAI_ERROR),
@@ -63,8 +104,7 @@ def test_an_http_error_after_calling_the_upstream_or_a_timeout_or_a_success_is_n
     (400, {"detail": "web_search"}, "chat", "without an `error` object holding a `message` string"),
     (400, OPENAI_ERROR, "anthropic", "not Anthropic's error envelope"),
     (400, {"error": {"message": "unsupported request", "type": "invalid_request_error"}}, "responses",
-     "its message \"unsupported request\" names none of the request's built-in tool types ['web_search', "
-     "'file_search', 'custom']"),
+     "its message \"unsupported request\" names none of ['web_search', 'file_search', 'custom'] (built-in tools)"),
 ])
 def test_a_rejection_missing_something_fails_naming_it(status: int, body: Any, front: Dialect, missing: str) -> None:
     given = answer(status, body, front)

@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from callproof.harness.judge import check_request_items
 from callproof.harness.judge._findings import Findings
 from callproof.harness.judge._translation import check_translation
 from callproof.harness.request import front_request
@@ -51,7 +52,7 @@ def test_the_data_file_is_valid() -> None:
 def test_every_request_rule_is_shown_failing_in_every_dialect_that_has_it() -> None:
     failing = {(c["dialect"], r) for c in DOC["cases"] for r in c["fails"]}
     for dialect in ("chat", "anthropic"):
-        assert {r for d, r in failing if d == dialect} == {f"GW-REQ-00{i}" for i in range(1, 10)} - (
+        assert {r for d, r in failing if d == dialect} == {f"GW-REQ-{i:03}" for i in range(1, 14)} - (
             {"GW-REQ-001"} if dialect == "anthropic" else set())
 
 
@@ -61,7 +62,10 @@ def test_translation_case(case: dict[str, Any]) -> None:
     front = front_request(scenario.id, scenario.request, case="t1", dialect="responses")
     user_text = front["input"] if isinstance(front["input"], str) else front["input"][0]["content"][0]["text"]
     findings = Findings()
-    check_translation(findings, case["dialect"], front, user_text, [upstream_body(case)])
+    body = upstream_body(case)
+    check_translation(findings, case["dialect"], front, user_text, [body])
+    check_request_items(findings, case["dialect"], case.get("front", "responses"), front, body,
+                        {"custom-tools": case.get("policy", "refuse")})
     failed = sorted(r.rule.id for r in findings.results() if r.outcome == "failed")
     messages = [v.message for r in findings.results() for v in r.violations]
     assert failed == sorted(case["fails"]), messages

@@ -272,7 +272,7 @@ def test_expected_calls_and_text_are_those_of_the_output(scenario: Scenario) -> 
 @pytest.mark.parametrize("scenario", list(SCENARIOS.values()), ids=list(SCENARIOS))
 def test_request_offers_every_called_tool_and_pairs_tool_results(scenario: Scenario) -> None:
     request = scenario.request
-    offered = {tool["name"] for tool in request.get("tools", ()) if "type" not in tool}  # function tools
+    offered = {tool.get("name") for tool in request.get("tools", ()) if "type" not in tool}  # function tools
     assert {call.name for call in scenario.calls} <= offered
     choice = request.get("tool_choice")
     if isinstance(choice, dict):

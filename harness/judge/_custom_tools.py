@@ -1,0 +1,135 @@
+"""GW-REQ-012, custom tools in request translation (docs/spec/items.md §2): a custom (free-form) tool reaches a
+Responses upstream as a custom tool, its name, description and format unchanged. Toward an upstream whose streams
+cannot carry a custom call (Chat Completions, Anthropic Messages) the run's `--policy custom-tools` says what the
+gateway does: `refuse` (the default) a 4xx before any upstream request (the rejection path, `_rejection.py`);
+`convert` a function tool of the same name with one required string parameter, whose call the gateway turns back
+into a custom call at the front. A Chat `custom` tool (Chat's request form) is accepted under either. Under
+`refuse`, a plain function tool of that name is the defect this rule exists for: the model then answers JSON that
+the client receives wrapped, or the gateway must unwrap it without saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from callproof.harness._types import JSONValue
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import short
+
+from ._findings import Findings
+
+__all__ = ["check_custom_tools", "converted_parameter", "custom_tools", "upstream_tools"]
+
+
+def custom_tools(front: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The front request's custom (free-form) tools that have a name, in order."""
+    return [t for t in front.get("tools") or () if isinstance(t, Mapping) and t.get("type") == "custom"
+            and t.get("name")]
+
+
+def upstream_tools(dialect: str, body: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any], str]]:
+    """(kind, tool, JSON path) of each upstream tool, flattened: kind `function` or `custom` (or a built-in type),
+    the tool's fields at the top (Chat's nested `function` / `custom` object lifted; Anthropic's `input_schema` also
+    as `parameters`: a tool with an input schema is Anthropic's function tool)."""
+    found: list[tuple[str, Mapping[str, Any], str]] = []
+    for index, tool in enumerate(body.get("tools") or ()):
+        if not isinstance(tool, Mapping):
+            continue
+        kind = str(tool.get("type", "function"))
+        if dialect == "chat":
+            inner = tool.get(kind)
+            if isinstance(inner, Mapping):
+                found.append((kind, inner, f"$.tools[{index}].{kind}"))
+            continue
+        if dialect == "anthropic":
+            is_function = "input_schema" in tool and tool.get("type", "custom") == "custom"
+            kind = "function" if is_function else str(tool.get("type"))
+            tool = {**tool, "parameters": tool.get("input_schema")} if is_function else tool
+        found.append((kind, tool, f"$.tools[{index}]"))
+    return found
+
+
+def converted_parameter(parameters: JSONValue) -> str | None:
+    """The one string parameter of a custom tool offered as a function tool (`custom-tools=convert`): parameters
+    of type object with exactly one property, of type string, and required; None otherwise."""
+    if not isinstance(parameters, Mapping) or parameters.get("type") != "object":
+        return None
+    properties = parameters.get("properties")
+    if not isinstance(properties, Mapping) or len(properties) != 1:
+        return None
+    (key, schema), = properties.items()
+    required = parameters.get("required")
+    ok = isinstance(schema, Mapping) and schema.get("type") == "string" and isinstance(required, list) \
+        and key in required
+    return str(key) if ok else None
+
+
+def _chat_format(fmt: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A Responses custom tool format in Chat's shape (a grammar's syntax and definition under `grammar`)."""
+    if fmt.get("type") != "grammar":
+        return fmt
+    return {"type": "grammar", "grammar": {k: v for k, v in fmt.items() if k != "type"}}
+
+
+def _same_custom(findings: Findings, dialect: str, tool: Mapping[str, Any], upstream: Mapping[str, Any],
+                 path: str) -> None:
+    """A custom tool carried as a custom tool: its description and format as the front gave them."""
+    for key in ("description", "format"):
+        if key not in tool:
+            continue
+        wanted = _chat_format(tool[key]) if key == "format" and dialect == "chat" else tool[key]
+        if upstream.get(key) != wanted:
+            findings.fail("GW-REQ-012", f"custom tool {tool['name']!r} has {key} {short(upstream.get(key))} "
+                          f"upstream, expected {short(wanted)}", Evidence(
+                              path=f"upstream request {path}.{key}", expected=short(wanted),
+                              actual=short(upstream.get(key))))
+
+
+def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[str, Any], path: str,
+                 policy: str) -> None:
+    """A custom tool that reached the upstream as a function tool: right only under `convert`, with one string
+    parameter."""
+    flag = f"--policy custom-tools={policy}"
+    if dialect == "responses" or policy != "convert":
+        why = ("a Responses upstream has custom tools: forward it as one" if dialect == "responses" else
+               "refuse the request with a 4xx naming the tool, or run with --policy custom-tools=convert if the "
+               "gateway converts it on purpose")
+        findings.fail("GW-REQ-012", f"{flag}: custom tool {name!r} reached the {dialect} upstream as a plain "
+                      f"function tool (parameters {short(upstream.get('parameters'))}); {why}",
+                      Evidence(path=f"upstream request {path}", expected=f"a custom tool {name!r}",
+                               actual=short(upstream)))
+    elif converted_parameter(upstream.get("parameters")) is None:
+        findings.fail("GW-REQ-012", f"{flag}: custom tool {name!r} became a function tool whose parameters "
+                      f"{short(upstream.get('parameters'))} are not one required string parameter; the free-form "
+                      "input needs exactly one, e.g. {\"input\": {\"type\": \"string\"}}",
+                      Evidence(path=f"upstream request {path}.parameters",
+                               expected='{"type": "object", "properties": {"input": {"type": "string"}}, '
+                                        '"required": ["input"]}', actual=short(upstream.get("parameters"))))
+
+
+def check_custom_tools(findings: Findings, dialect: str, front_dialect: str, front: Mapping[str, Any],
+                       body: Mapping[str, Any], policy: str) -> None:
+    """GW-REQ-012 on a forwarded request: each front custom tool is a custom tool upstream (a Chat upstream's custom
+    tool counts), or, under `convert`, a function tool with one required string parameter. An Anthropic front has
+    no custom tools (the harness sends none there): nothing to judge."""
+    tools = custom_tools(front)
+    if not tools or front_dialect == "anthropic":
+        return
+    findings.check("GW-REQ-012")
+    found = upstream_tools(dialect, body)
+    for tool in tools:
+        name = str(tool["name"])
+        same = [(kind, t, path) for kind, t, path in found if t.get("name") == name]
+        custom = next(((t, p) for k, t, p in same if k == "custom" and dialect != "anthropic"), None)
+        function = next(((t, p) for k, t, p in same if k == "function"), None)
+        if custom is not None:
+            _same_custom(findings, dialect, tool, custom[0], custom[1])
+        elif function is not None:
+            _as_function(findings, dialect, name, function[0], function[1], policy)
+        else:
+            findings.fail("GW-REQ-012", f"custom tool {name!r} is missing from the upstream request (it has "
+                          f"{short([t.get('name') for _, t, _ in found])}); a gateway that cannot carry it refuses "
+                          "the request with a 4xx naming it (--policy custom-tools=refuse) or converts it "
+                          "(custom-tools=convert), never drops it silently",
+                          Evidence(path="upstream request $.tools", expected=f"a tool {name!r}"))

@@ -1,0 +1,131 @@
+"""Structured outputs and tool flags in request translation (docs/spec/items.md §1, §2): GW-REQ-010 (`text.format`
+json_schema reaches the upstream's equivalent), GW-REQ-011 (`strict` on a function tool survives), GW-REQ-012 (a
+custom tool reaches the upstream as a custom tool, or, under `--policy custom-tools=convert`, as a function tool
+with one string parameter; never silently a plain function tool) and GW-REQ-013 (a tool without a name is never
+forwarded). Each reads the front request in Responses form and the first body the upstream received; a gateway's
+refusal of the request is judged by the rejection path (`_rejection.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from callproof.harness._types import JSONValue
+from callproof.harness.catalogue import Evidence
+from callproof.harness.check import short
+
+from ._custom_tools import check_custom_tools, upstream_tools
+from ._findings import Findings
+
+__all__ = [
+    "CUSTOM_TOOLS_POLICY", "check_request_items", "nameless_tools", "text_format", "upstream_format",
+]
+
+#: The run policy that says what a gateway does with a custom tool its upstream has no form for.
+CUSTOM_TOOLS_POLICY = "custom-tools"
+
+
+def text_format(front: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The front request's `text.format`, when it asks for a json_schema structured output."""
+    text = front.get("text")
+    fmt = text.get("format") if isinstance(text, Mapping) else None
+    return fmt if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema" else None
+
+
+def nameless_tools(front: Mapping[str, Any]) -> list[int]:
+    """The indexes of the front request's tools that have no name (or an empty one) and need one (function and
+    custom tools)."""
+    return [i for i, t in enumerate(front.get("tools") or ()) if isinstance(t, Mapping)
+            and t.get("type", "function") in ("function", "custom") and not t.get("name")]
+
+
+def upstream_format(dialect: str, body: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str]:
+    """The upstream body's structured output as (fields, JSON path): Responses `text.format`, Chat
+    `response_format.json_schema` (its `type` beside), Anthropic `output_config.format`."""
+    if dialect == "chat":
+        wrapper = body.get("response_format")
+        inner = wrapper.get("json_schema") if isinstance(wrapper, Mapping) else None
+        if not isinstance(wrapper, Mapping) or wrapper.get("type") != "json_schema" or not isinstance(inner, Mapping):
+            return None, "$.response_format"
+        return {**inner, "type": "json_schema"}, "$.response_format.json_schema"
+    outer = body.get("output_config" if dialect == "anthropic" else "text")
+    fmt = outer.get("format") if isinstance(outer, Mapping) else None
+    path = "$.output_config.format" if dialect == "anthropic" else "$.text.format"
+    return (fmt if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema" else None), path
+
+
+def _structured(findings: Findings, dialect: str, front_dialect: str, front: Mapping[str, Any],
+                body: Mapping[str, Any]) -> None:
+    """GW-REQ-010: the json_schema structured output reaches the upstream's equivalent, the same schema; the name
+    where the front gave one and the upstream has one (Anthropic has none), strict where both have it."""
+    wanted = text_format(front)
+    if wanted is None:
+        return
+    findings.check("GW-REQ-010")
+    fmt, path = upstream_format(dialect, body)
+    field = {"chat": "response_format", "anthropic": "output_config.format"}.get(dialect, "text.format")
+    if fmt is None:
+        findings.fail("GW-REQ-010", f"the front asked for a json_schema structured output, but the upstream "
+                      f"request has no json_schema {field} (got {short(body.get(path.split('.')[1]))}); forward it "
+                      "as the upstream's equivalent or refuse the request with a 4xx naming the format",
+                      Evidence(path=f"upstream request {path}", expected=dict(wanted)))
+        return
+    checks = [("schema", True), ("name", dialect != "anthropic" and front_dialect != "anthropic"),
+              ("strict", dialect != "anthropic" and front_dialect != "anthropic" and "strict" in wanted)]
+    for key, applies in checks:
+        if applies and fmt.get(key) != wanted.get(key):
+            findings.fail("GW-REQ-010", f"the structured output's {key} is {short(fmt.get(key))} upstream, "
+                          f"expected {short(wanted.get(key))} as the front sent it",
+                          Evidence(path=f"upstream request {path}.{key}", expected=wanted.get(key),
+                                   actual=fmt.get(key)))
+
+
+def _upstream_function(dialect: str, body: Mapping[str, Any], name: str) -> tuple[Mapping[str, Any], str] | None:
+    """The upstream's function tool of this name, flattened, and its JSON path."""
+    return next(((t, p) for k, t, p in upstream_tools(dialect, body) if k == "function" and t.get("name") == name),
+                None)
+
+
+def _strict(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    """GW-REQ-011: each front function tool's `strict` is the same upstream (every dialect has the field)."""
+    flagged = [t for t in front.get("tools") or () if isinstance(t, Mapping) and t.get("type", "function") ==
+               "function" and "strict" in t and t.get("name")]
+    if not flagged:
+        return
+    findings.check("GW-REQ-011")
+    for tool in flagged:
+        found = _upstream_function(dialect, body, str(tool["name"]))
+        if found is None:
+            continue  # a missing tool is GW-REQ-002's
+        upstream, path = found
+        if upstream.get("strict") != tool["strict"]:
+            findings.fail("GW-REQ-011", f"function tool {tool['name']!r} has strict {short(upstream.get('strict'))} "
+                          f"upstream, expected {short(tool['strict'])}: a strict tool's arguments are guaranteed to "
+                          "match its schema, and the client relies on it", Evidence(
+                              path=f"upstream request {path}.strict", expected=tool["strict"],
+                              actual=upstream.get("strict")))
+
+
+def _nameless(findings: Findings, front: Mapping[str, Any]) -> None:
+    """GW-REQ-013: a request with a tool without a name reached the upstream (it must be refused)."""
+    indexes = nameless_tools(front)
+    if not indexes:
+        return
+    findings.check("GW-REQ-013")
+    findings.fail("GW-REQ-013", f"the front request's tools{indexes} have no name, yet the request was forwarded "
+                  "upstream; refuse it with a 4xx in the front's error shape whose message says which tool has no "
+                  "name", Evidence(path="upstream request $.tools", expected="no upstream request"))
+
+
+def check_request_items(findings: Findings, dialect: str, front_dialect: str, front: Mapping[str, Any],
+                        body: JSONValue, policies: Mapping[str, str]) -> None:
+    """GW-REQ-010..013 on the first upstream body of a case (`front` in Responses form, `dialect` the upstream's,
+    `front_dialect` the front's)."""
+    if not isinstance(body, Mapping):
+        return  # GW-REQ-001 says so
+    _structured(findings, dialect, front_dialect, front, body)
+    _strict(findings, dialect, front, body)
+    check_custom_tools(findings, dialect, front_dialect, front, body,
+                       policies.get(CUSTOM_TOOLS_POLICY, "refuse"))
+    _nameless(findings, front)
