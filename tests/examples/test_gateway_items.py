@@ -479,3 +479,29 @@ def test_a_chat_custom_tool_reaches_a_responses_upstream_in_the_responses_shape(
         {"type": "custom", "custom": {"name": "apply_patch", "format": {"type": "grammar", "grammar": grammar}}}]})
     assert ResponsesUpstream().translate_request(request)["tools"] == [
         {"type": "custom", "name": "apply_patch", "format": {"type": "grammar", **grammar}}]
+
+
+def test_reasoning_text_then_a_call_carried_responses_to_responses() -> None:
+    where = {"output_index": 0, "item_id": "rs_2"}
+    done = {"id": "rs_2", "type": "reasoning", "summary": [], "content": [{"type": "reasoning_text",
+                                                                          "text": "Need the weather."}]}
+    call = {"id": "fc_1", "type": "function_call", "call_id": "call_w", "name": "get_weather",
+            "arguments": '{"city":"Paris"}', "status": "completed"}
+    events = _responses_upstream([
+        {"type": "response.output_item.added", "output_index": 0, "item": {"id": "rs_2", "type": "reasoning",
+                                                                           "summary": []}},
+        {"type": "response.content_part.added", **where, "content_index": 0,
+         "part": {"type": "reasoning_text", "text": ""}},
+        {"type": "response.reasoning_text.delta", **where, "content_index": 0, "delta": "Need the "},
+        {"type": "response.reasoning_text.delta", **where, "content_index": 0, "delta": "weather."},
+        {"type": "response.reasoning_text.done", **where, "content_index": 0, "text": "Need the weather."},
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+        {"type": "response.output_item.added", "output_index": 1, "item": {**call, "arguments": ""}},
+        {"type": "response.function_call_arguments.delta", "output_index": 1, "item_id": "fc_1",
+         "delta": call["arguments"]},
+        {"type": "response.output_item.done", "output_index": 1, "item": call}, _completed([done, call])])
+    stream = _stream(ResponsesFront(), events)
+    assert not check_bytes(stream, front="responses").failed_rules
+    output = _body(ResponsesFront(), events)["output"]
+    assert output[0]["content"] == done["content"] and output[1]["arguments"] == call["arguments"]
+    assert "Need the" not in json.dumps(_body(ChatFront(), events)["choices"][0]["message"])  # no field: dropped

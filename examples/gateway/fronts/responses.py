@@ -339,7 +339,10 @@ class ResponsesFront(Front[Turn]):
             return
         self.touch(turn, item)
         if summary_index is None:
-            item.content = item.content or ContentPart("reasoning_text")
+            if item.content is None:
+                item.content = ContentPart("reasoning_text")
+                turn.emit("response.content_part.added", **where(item), content_index=0,
+                          part=part_json(ContentPart("reasoning_text")))
             item.content.text += fragment
             if fragment:
                 turn.emit("response.reasoning_text.delta", **where(item), content_index=0, delta=fragment)
@@ -433,6 +436,7 @@ class ResponsesFront(Front[Turn]):
         done: Json = {"id": item.id, "type": "reasoning", "summary": [part_json(part) for part in item.parts]}
         if item.content is not None:
             turn.emit("response.reasoning_text.done", **where(item), content_index=0, text=item.content.text)
+            turn.emit("response.content_part.done", **where(item), content_index=0, part=part_json(item.content))
             done["content"] = [part_json(item.content)]
         if item.sealed is not None:
             done["encrypted_content"] = item.sealed
