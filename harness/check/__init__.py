@@ -18,6 +18,7 @@ from ._check import CheckReport, StreamChecker, Transport, check_body, check_byt
 from ._format import catalogue_markdown, format_report, summary_line
 from ._front import Sink, short, shown
 from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
+from ._responses_reassembly import HANDLED_EVENTS as REASSEMBLED_EVENTS
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
 from ._transcript import ALREADY_IN_FLIGHT, TranscriptChecker, check_websocket_messages, check_websocket_transcript
@@ -31,6 +32,7 @@ __all__ = [
     "BODY_RULES",
     "CheckReport",
     "FramingIssue",
+    "REASSEMBLED_EVENTS",
     "SSEEvent",
     "SSEParser",
     "Sink",

@@ -9,8 +9,10 @@ from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, short, shown, validate
-from ._responses_items import OutputItems
+from ._responses_field_rules import field_event
+from ._responses_items import CALL_TYPES, OutputItems
 from ._responses_reassembly import item_event
+from ._responses_state import Item
 from ._schemas import FrontSchemas
 
 __all__ = ["BODY_RULES", "ResponsesChecker"]
@@ -56,6 +58,7 @@ class ResponsesChecker:
         self._after_terminal = False
         self._response_id: str | None = None
         self._items = OutputItems(sink, profile)
+        self._streams = Item(-1, None, None)  # the response-level streams (audio, audio transcript)
         self._done_sentinel: EventMeta | None = None
         self._error_event: EventMeta | None = None
         self._error_terminates = profile != "open-responses"
@@ -114,6 +117,8 @@ class ResponsesChecker:
             item = self._items.named(meta, payload)
             if item is not None:
                 item_event(sink, meta, etype, payload, item)
+        else:
+            field_event(sink, meta, etype, payload, self._streams)
 
     def done_sentinel(self, meta: EventMeta) -> None:
         if self._done_sentinel is not None:
@@ -151,13 +156,13 @@ class ResponsesChecker:
         status = payload.get("status")
         _statuses(self._sink, meta, status, payload["output"], "$.output")
         for position, item in enumerate(payload["output"]):
-            if not isinstance(item, dict) or item.get("type") != "function_call":
+            if not isinstance(item, dict) or item.get("type") not in CALL_TYPES:
                 continue
             path = f"$.output[{position}]"
             call_id = as_str(item.get("call_id"))
             if call_id:
                 self._items.claim_call_id(meta, call_id, position, path + ".call_id")
-            if status != "incomplete" and item.get("status") != "incomplete":
+            if item.get("type") == "function_call" and status != "incomplete" and item.get("status") != "incomplete":
                 self._items.check_arguments(meta, as_str(item.get("arguments")), path + ".arguments")
 
     # -- per event kind ------------------------------------------------------------------------------

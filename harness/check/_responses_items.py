@@ -11,13 +11,18 @@ from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, shown
+from ._responses_field_rules import fields_done
 from ._responses_state import PART_TEXT_KEY, Item, same
 
-__all__ = ["OutputItems"]
+__all__ = ["CALL_TYPES", "OutputItems"]
 
 #: Keys of a done item that other rules compare when both sides are non-empty strings (RSP-ID-009 the id,
-#: RSP-ID-006 call_id, RSP-ID-007 name, RSP-ARGS-003 arguments); RSP-ID-011 compares them otherwise.
+#: RSP-ID-006 call_id, RSP-ID-007 name, RSP-ARGS-003 a function call's arguments); RSP-ID-011 compares them
+#: otherwise, and every key of the other item types (an MCP call's arguments, a custom call's input).
 _COMPARED_ELSEWHERE = frozenset(("id", "call_id", "name", "arguments"))
+#: The item types with a call_id the client answers with a tool result: claimed once per response (RSP-ID-008) and
+#: kept from added to done (RSP-ID-006).
+CALL_TYPES = frozenset(("function_call", "custom_tool_call", "shell_call"))
 
 
 class OutputItems:
@@ -60,7 +65,7 @@ class OutputItems:
             else:
                 self._by_id[item.id] = item
         self._items[output_index] = item
-        if item.type == "function_call":
+        if item.type in CALL_TYPES:
             item.call_id = as_str(raw.get("call_id")) or None
             item.name = as_str(raw.get("name")) or None
             if item.call_id is not None:
@@ -91,6 +96,9 @@ class OutputItems:
             self._call_done(meta, item, raw)
         elif item.type == "message":
             self._message_done(meta, item, raw)
+        elif item.type in CALL_TYPES:
+            self._call_id_done(meta, item, raw)
+        fields_done(self._sink, meta, item, raw)
 
     def named(self, meta: EventMeta, payload: dict[str, Any]) -> Item | None:
         """The open item an event names by item_id or output_index; None (reported) when there is none."""
@@ -145,6 +153,8 @@ class OutputItems:
                      final.get("arguments"), path)
             elif item.type == "message":
                 self._message_texts(meta, item, final, path)
+            elif item.type in CALL_TYPES and item.final is not None:
+                same(sink, meta, "RSP-ID-006", "call_id", item.final.get("call_id"), final.get("call_id"), path)
             self._same_item(meta, item, final, path)
 
     def failed_output(self, meta: EventMeta, output: list[Any]) -> None:
@@ -164,7 +174,8 @@ class OutputItems:
             return
         for key, value in done.items():
             got = final.get(key)
-            if key == "type" or (key in _COMPARED_ELSEWHERE and _both_text(value, got)):
+            elsewhere = key in _COMPARED_ELSEWHERE and (item.type == "function_call" or key in ("id", "call_id"))
+            if key == "type" or (elsewhere and _both_text(value, got)):
                 continue
             if key == "content" and isinstance(value, list) and isinstance(got, list) and len(value) == len(got):
                 for index, (before, now) in enumerate(zip(value, got, strict=True)):
@@ -211,17 +222,21 @@ class OutputItems:
             self._sink.add("RSP-ID-008", f"call_id {call_id!r} is already used by output_index {owner}",
                            meta.evidence(path, actual=call_id))
 
+    def _call_id_done(self, meta: EventMeta, item: Item, raw: dict[str, Any]) -> None:
+        """A call's call_id as added (RSP-ID-006), claimed here when the added item had none (RSP-ID-008)."""
+        same(self._sink, meta, "RSP-ID-006", "call_id", item.call_id, raw.get("call_id"), "$.item")
+        call_id = as_str(raw.get("call_id"))
+        if item.call_id is None and call_id:
+            item.call_id = call_id
+            self.claim_call_id(meta, call_id, item.output_index, "$.item.call_id")
+
     def _call_done(self, meta: EventMeta, item: Item, raw: dict[str, Any]) -> None:
         sink = self._sink
         if item.args_done_count == 0:
             sink.add("RSP-LIFE-007", f"call {shown(item.id)} is done without response.function_call_arguments.done",
                      meta.evidence("$.item"))
-        same(sink, meta, "RSP-ID-006", "call_id", item.call_id, raw.get("call_id"), "$.item")
         same(sink, meta, "RSP-ID-007", "name", item.name, raw.get("name"), "$.item")
-        call_id = as_str(raw.get("call_id"))
-        if item.call_id is None and call_id:
-            item.call_id = call_id
-            self.claim_call_id(meta, call_id, item.output_index, "$.item.call_id")
+        self._call_id_done(meta, item, raw)
         arguments = as_str(raw.get("arguments"))
         streamed = item.args_done if item.args_done is not None else (item.deltas.joined() if item.deltas else None)
         if arguments is not None and streamed is not None and arguments != streamed:

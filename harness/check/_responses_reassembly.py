@@ -1,5 +1,6 @@
 """Reassembly of one Responses output item from its events: argument deltas and their done event, content parts,
-and text or refusal deltas and their done event (RSP-ARGS-001, RSP-TEXT-001/002, RSP-LIFE-007/008)."""
+and text or refusal deltas and their done event (RSP-ARGS-001, RSP-TEXT-001/002, RSP-LIFE-007/008); every other
+streamed field by the table of `_responses_item_fields` (RSP-ITEM-*)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ._front import EventMeta, Sink, as_int, as_str, short, shown
+from ._responses_field_rules import field_event, part_done
+from ._responses_item_fields import ITEM_EVENTS
 from ._responses_state import PART_TEXT_KEY, Item, Part, same
 
-__all__ = ["item_event"]
+__all__ = ["HANDLED_EVENTS", "item_event"]
 
 #: What an item event does, by its type: (sink, meta, payload, item).
 _Handler = Callable[[Sink, EventMeta, dict[str, Any], Item], None]
@@ -20,6 +23,8 @@ def item_event(sink: Sink, meta: EventMeta, etype: str, payload: dict[str, Any],
     handler = _HANDLERS.get(etype)
     if handler is not None:
         handler(sink, meta, payload, item)
+    else:
+        field_event(sink, meta, etype, payload, item)
 
 
 def _arguments_delta(sink: Sink, meta: EventMeta, payload: dict[str, Any], item: Item) -> None:
@@ -72,6 +77,7 @@ def _part_done(sink: Sink, meta: EventMeta, payload: dict[str, Any], item: Item)
         if isinstance(part, dict) and found.text is not None:
             key = PART_TEXT_KEY.get(found.kind, "text")
             same(sink, meta, "RSP-TEXT-002", key, found.text, part.get(key), "$.part")
+        part_done(sink, meta, payload, item, as_int(payload.get("content_index")) or 0)
 
 
 def _text_delta(sink: Sink, meta: EventMeta, payload: dict[str, Any], item: Item) -> None:
@@ -112,6 +118,9 @@ _HANDLERS: dict[str, _Handler] = {
     "response.output_text.done": _text_done("text"),
     "response.refusal.done": _text_done("refusal"),
 }
+
+#: Every event type reassembled here or by the field table.
+HANDLED_EVENTS = frozenset(_HANDLERS) | frozenset(ITEM_EVENTS)
 
 
 def _open_part(sink: Sink, meta: EventMeta, item: Item, payload: dict[str, Any]) -> Part | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._front import EventMeta, Sink, short
 
-__all__ = ["PART_TEXT_KEY", "Deltas", "Item", "Part", "same"]
+__all__ = ["PART_TEXT_KEY", "Deltas", "Field", "Item", "Part", "same"]
 
 #: A content part's type -> the key of its text.
 PART_TEXT_KEY = {"output_text": "text", "refusal": "refusal"}
@@ -53,6 +53,22 @@ class Part:
 
 
 @dataclass(slots=True)
+class Field:
+    """One streamed field of an item (a custom call's input, one shell command, one summary part...): the text of
+    its added event, its deltas, the value of its done event and whether its part is done."""
+
+    start: str = ""
+    added: bool = False
+    deltas: Deltas = field(default_factory=Deltas)
+    done: str | None = None
+    done_count: int = 0
+    closed: bool = False
+
+    def joined(self) -> str:
+        return self.start + self.deltas.joined()
+
+
+@dataclass(slots=True)
 class Item:
     """An output item: its identity as added, its argument deltas (a function call) or parts (a message)."""
 
@@ -67,6 +83,10 @@ class Item:
     done: bool = False
     final: dict[str, Any] | None = None
     parts: dict[int, Part] = field(default_factory=dict)
+    #: The streamed fields other than function-call arguments and message text, by (field name, index).
+    fields: dict[tuple[str, int], Field] = field(default_factory=dict)
+    #: The annotations added to each output_text part, by content_index, in the order they arrived.
+    annotations: dict[int, list[object]] = field(default_factory=dict)
 
 
 def same(sink: Sink, meta: EventMeta, rule: str, key: str, before: object, now: object, path: str) -> None:
