@@ -29,11 +29,13 @@ _TERMINAL: dict[str, Status] = {
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """A tool call as the client holds it: `arguments` is the JSON text the client hands to the tool."""
+    """A tool call as the client holds it: `arguments` is the JSON text the client hands to the tool; for a custom
+    tool call (`kind` "custom") the raw input text."""
 
     call_id: str | None
     name: str
     arguments: str
+    kind: Literal["function", "custom"] = "function"
 
     def parsed(self) -> JSONData:
         """The arguments as JSON, or a `_Unparsable` marker that equals nothing."""
@@ -43,6 +45,8 @@ class Call:
             return _UNPARSABLE
 
     def to_json(self) -> dict[str, Any]:
+        if self.kind == "custom":
+            return {"type": "custom", "call_id": self.call_id, "name": self.name, "input": self.arguments}
         return {"call_id": self.call_id, "name": self.name, "arguments": self.arguments}
 
 
@@ -70,6 +74,10 @@ class Result:
     terminal: str
     incomplete_reason: str | None = None
     error: str | None = None
+    #: The refusal the response carried, and the reasoning summary a client shows (parts joined with "\n\n"); "" when
+    #: none.
+    refusal: str = ""
+    reasoning: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -156,14 +164,22 @@ def responses_body(body: Mapping[str, Any]) -> Result:
     return _from_response(body, mapped, f"status {status}")
 
 
+def _adapter_call(call: Mapping[str, Any]) -> Call:
+    """One `tool_calls` entry: a function call (its arguments, an object as JSON text) or a custom call (`type:
+    "custom"`, its raw `input`)."""
+    call_id = call.get("call_id") if isinstance(call.get("call_id"), str) else None
+    if call.get("type") == "custom":
+        return Call(call_id, str(call["name"]), str(call["input"]), kind="custom")
+    arguments = call["arguments"]
+    return Call(call_id, str(call["name"]), arguments if isinstance(arguments, str) else json.dumps(arguments))
+
+
 def result_of_adapter(result: Mapping[str, Any]) -> Result:
-    """The result an adapter printed (docs/spec/contracts.md §5); assumes its shape was validated."""
-    calls = tuple(
-        Call(c.get("call_id") if isinstance(c.get("call_id"), str) else None, str(c["name"]),
-             c["arguments"] if isinstance(c["arguments"], str) else json.dumps(c["arguments"]))
-        for c in result.get("tool_calls") or ()
-    )
+    """The result an adapter printed (docs/spec/contracts.md §5); assumes its shape was validated. A null or absent
+    `refusal` or `reasoning` reads as ""."""
+    calls = tuple(_adapter_call(c) for c in result.get("tool_calls") or ())
     error = result.get("error")
     status: Status = "error" if error else "incomplete" if result.get("incomplete") else "completed"
     return Result(status, str(result.get("text") or ""), calls, "adapter",
-                  error=str(error) if error else None)
+                  error=str(error) if error else None, refusal=str(result.get("refusal") or ""),
+                  reasoning=str(result.get("reasoning") or ""))

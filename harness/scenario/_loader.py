@@ -22,13 +22,17 @@ from ._match import Match, MatchError, compile_match
 from ._scenario import (
     ChatEnding,
     Chunked,
+    CodeInterpreterCall,
+    CustomToolCall,
     Expect,
     Fault,
     FunctionCall,
+    McpCall,
     Output,
     RawFrame,
     Scenario,
     ScenarioError,
+    ShellCall,
     Step,
     Timing,
     Usage,
@@ -69,7 +73,7 @@ def _steps(source: str, where: str, order: JSONData, output: tuple[Output, ...])
         return tuple(Step(i, j) for i, n in enumerate(counts) for j in range(n))
     if order == "round-robin":
         steps: list[Step] = []
-        calls = [i for i, o in enumerate(output) if isinstance(o, FunctionCall)]
+        calls = [i for i, o in enumerate(output) if isinstance(o, FunctionCall | CustomToolCall)]
         # Items before the first call stream first; the calls interleave; items after them follow.
         first, last = (calls[0], calls[-1]) if calls else (len(output), len(output) - 1)
         steps += [Step(i, j) for i in range(first) for j in range(counts[i])]
@@ -104,6 +108,8 @@ def _generated(value: JSONData) -> JSONData:
 
 
 def _expected_call(source: str, where: str, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    if raw.get("type") == "custom":
+        return raw
     generated = _generated(raw["arguments"])
     if generated is raw["arguments"]:
         return raw
@@ -114,9 +120,64 @@ def _expected_call(source: str, where: str, raw: Mapping[str, Any]) -> Mapping[s
                     "make prefix + repeat * times + suffix one JSON value") from None
 
 
+def _chunked(source: str, where: str, raw: Mapping[str, Any]) -> Chunked:
+    summary = tuple(raw.get("summary", ()))
+    return Chunked(
+        raw["type"], raw["text"], _chunk(source, f"{where}.chunk", raw["text"], raw.get("chunk"), 8),
+        summary=summary,
+        summary_fragments=tuple(
+            _chunk(source, f"{where}.summary[{i}]", part, _per_part(raw.get("chunk")), 8)
+            for i, part in enumerate(summary)
+        ),
+        encrypted_content=raw.get("encrypted_content"),
+        annotations=tuple(raw.get("annotations", ())),
+    )
+
+
+def _per_part(rule: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The chunk rule for each summary part or command: explicit fragments belong to the main string only."""
+    return None if rule is not None and "fragments" in rule else rule
+
+
+def _shell(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> ShellCall:
+    commands = tuple(raw["commands"])
+    rule = raw.get("chunk")
+    pieces: list[str] = []
+    owners: list[int] = []
+    if rule is not None and "fragments" in rule:
+        fragments = _chunk(source, f"{where}.chunk", "".join(commands), rule, None)
+        bounds = [sum(len(c) for c in commands[: k + 1]) for k in range(len(commands))]
+        end = 0
+        for piece in fragments:
+            end += len(piece)
+            owner = next(k for k, b in enumerate(bounds) if end <= b)
+            if end - len(piece) < (bounds[owner - 1] if owner else 0):
+                raise _fail(source, f"{where}.chunk", f"fragment {piece!r} straddles two commands",
+                            "split the fragments at each command's end")
+            pieces.append(piece)
+            owners.append(owner)
+    else:
+        for k, command in enumerate(commands):
+            mine = _chunk(source, f"{where}.chunk", command, rule, 8)
+            pieces += mine
+            owners += [k] * len(mine)
+    return ShellCall(commands, raw.get("call_id", default_id), tuple(pieces), tuple(owners))
+
+
 def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> Output:
-    if raw["type"] in ("text", "reasoning"):
-        return Chunked(raw["type"], raw["text"], _chunk(source, f"{where}.chunk", raw["text"], raw.get("chunk"), 8))
+    kind = raw["type"]
+    if kind in ("text", "reasoning", "refusal"):
+        return _chunked(source, where, raw)
+    if kind == "custom_tool_call":
+        return CustomToolCall(raw["name"], raw.get("call_id", default_id), raw["input"],
+                              _chunk(source, f"{where}.chunk", raw["input"], raw.get("chunk"), 8))
+    if kind == "mcp_call":
+        return McpCall(raw["server_label"], raw["name"], raw["arguments"], raw.get("output"),
+                       _chunk(source, f"{where}.chunk", raw["arguments"], raw.get("chunk"), 8))
+    if kind == "shell_call":
+        return _shell(source, where, raw, default_id)
+    if kind == "code_interpreter_call":
+        return CodeInterpreterCall(raw["code"], _chunk(source, f"{where}.chunk", raw["code"], raw.get("chunk"), 8))
     arguments = _generated(raw["arguments"])
     return FunctionCall(
         name=raw["name"],
@@ -203,6 +264,7 @@ def _expect(source: str, where: str, expect: Mapping[str, Any]) -> Expect:
         retry_after=expect.get("retry_after"),
         may_fail=bool(expect.get("may_fail", False)),
         may_reject=bool(expect.get("may_reject", False)),
+        refusal=expect.get("refusal"),
     )
 
 
@@ -223,7 +285,7 @@ _BESIDE_LEGS = ("output", "order", "usage", "ending", "error", "timing", "faults
 
 
 #: The tool types a request may give besides function tools (schemas/scenario.schema.json#/$defs/builtin_tool).
-_BUILTIN_TOOLS = ("web_search", "file_search", "custom")
+_BUILTIN_TOOLS = ("web_search", "file_search", "custom", "mcp", "shell", "code_interpreter")
 
 
 def _tool_hint(doc: JSONData, path: list[str | int]) -> str | None:

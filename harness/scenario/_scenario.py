@@ -19,14 +19,18 @@ if TYPE_CHECKING:
 __all__ = [
     "ChatEnding",
     "Chunked",
+    "CodeInterpreterCall",
+    "CustomToolCall",
     "Ending",
     "Expect",
     "Fault",
     "FunctionCall",
+    "McpCall",
     "Output",
     "RawFrame",
     "Scenario",
     "ScenarioError",
+    "ShellCall",
     "Step",
     "Timing",
     "Usage",
@@ -41,11 +45,63 @@ class ScenarioError(CallproofError):
 
 @dataclass(frozen=True, slots=True)
 class Chunked:
-    """A text or reasoning output: the whole string and the fragments it streams as."""
+    """A text, reasoning or refusal output: the whole string and the fragments it streams as.
 
-    type: Literal["text", "reasoning"]
+    Reasoning may carry `summary` parts (each streamed as `summary_fragments[i]`) and an `encrypted_content`;
+    text may carry `annotations` (each an annotation object as the SDK types it, e.g. url_citation)."""
+
+    type: Literal["text", "reasoning", "refusal"]
     text: str
     fragments: tuple[str, ...]
+    summary: tuple[str, ...] = ()
+    summary_fragments: tuple[tuple[str, ...], ...] = ()
+    encrypted_content: str | None = None
+    annotations: tuple[Mapping[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CustomToolCall:
+    """A call of a custom (freeform) tool: `input` is raw text, never JSON-wrapped."""
+
+    name: str
+    call_id: str | None
+    input: str
+    fragments: tuple[str, ...]
+    type: Literal["custom_tool_call"] = "custom_tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class McpCall:
+    """A remote MCP tool call the provider ran (Responses only): its arguments stream, its output arrives whole."""
+
+    server_label: str
+    name: str
+    arguments: str
+    output: str | None
+    fragments: tuple[str, ...]
+    type: Literal["mcp_call"] = "mcp_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ShellCall:
+    """A shell tool call (Responses only): its commands stream one after the other; `fragments` are the pieces
+    of every command in order and `command_of[i]` the index of the command fragment i belongs to."""
+
+    commands: tuple[str, ...]
+    call_id: str | None
+    fragments: tuple[str, ...]
+    command_of: tuple[int, ...]
+    type: Literal["shell_call"] = "shell_call"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeInterpreterCall:
+    """A code interpreter call (Responses only): its code streams."""
+
+    code: str
+    fragments: tuple[str, ...]
+    container_id: str = "cntr_callproof"
+    type: Literal["code_interpreter_call"] = "code_interpreter_call"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +121,7 @@ class FunctionCall:
     type: Literal["function_call"] = "function_call"
 
 
-Output = Chunked | FunctionCall
+Output = Chunked | FunctionCall | CustomToolCall | McpCall | ShellCall | CodeInterpreterCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +184,8 @@ class Expect:
     #: Gateway mode: a 4xx rejection in the front's error shape naming the offending built-in tool types, sent
     #: without calling the upstream, is correct too (GW-REQ-008, docs/spec/contracts.md §7.12).
     may_reject: bool = False
+    #: The refusal a correct client holds (as a refusal, not as answer text: EXP-005).
+    refusal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,3 +233,7 @@ class Scenario:
     @property
     def calls(self) -> tuple[FunctionCall, ...]:
         return tuple(o for o in self.output if isinstance(o, FunctionCall))
+
+    @property
+    def custom_calls(self) -> tuple[CustomToolCall, ...]:
+        return tuple(o for o in self.output if isinstance(o, CustomToolCall))

@@ -8,7 +8,7 @@ import base64
 import json
 from typing import Any
 
-from callproof.harness.scenario import FunctionCall, Output, Scenario
+from callproof.harness.scenario import Chunked, FunctionCall, Scenario
 
 from ._render import Dialect, Frame, RenderContext, Rendered, sse
 
@@ -52,7 +52,30 @@ def _input(call: FunctionCall) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _blocks(scenario: Scenario) -> list[tuple[int, Chunked | FunctionCall]]:
+    """The output items a Message can hold, with their output index: text, reasoning (thinking), refusal (text)
+    and function calls; the block index is the position in this list."""
+    return [(i, o) for i, o in enumerate(scenario.output) if isinstance(o, Chunked | FunctionCall)]
+
+
+def _thinking(item: Chunked) -> tuple[str, tuple[str, ...]]:
+    """A reasoning item's thinking text and its fragments: the text, or the summary parts joined by blank lines."""
+    if item.text or not item.summary:
+        return item.text, item.fragments
+    pieces: list[str] = []
+    for number, part in enumerate(item.summary_fragments):
+        pieces += (["\n\n"] if number else []) + list(part)
+    return "\n\n".join(item.summary), tuple(pieces)
+
+
+def _refuses(scenario: Scenario) -> bool:
+    return any(isinstance(o, Chunked) and o.type == "refusal" for o in scenario.output)
+
+
 def _signature(scenario: Scenario, ctx: RenderContext, index: int) -> str:
+    item = scenario.output[index]
+    if isinstance(item, Chunked) and item.encrypted_content:
+        return item.encrypted_content
     digest = "".join(ctx.ident(scenario, f"signature/{part}", index, 64) for part in range(3))
     return base64.b64encode(bytes.fromhex(digest)).decode()
 
@@ -85,6 +108,13 @@ class AnthropicRenderer:
     scenario lists explicitly, e.g. one "", go out). Arguments that are not a JSON object stream as they are
     (ANT-TOOL-002 on completed endings).
 
+    Refusal output: a text block with the refusal text; the completed turn then ends with stop_reason "refusal"
+    and stop_details {type: "refusal", category: null, explanation: null} (a content_filter ending has no
+    stop_details). Reasoning: a thinking block whose thinking is the reasoning text, or, when the text is "",
+    the summary parts joined by blank lines; its signature_delta carries encrypted_content when the scenario
+    gives one. Custom tool, MCP, shell and code interpreter calls have no Messages block and are not rendered
+    (their scenarios play in the responses dialect only); the block indexes count the rendered blocks.
+
     Endings: completed -> stop_reason "tool_use" when the output has calls, else "end_turn"; length ->
     "max_tokens"; content_filter -> "refusal"; failed -> the last block is left open and an `event: error`
     {"type": "error", "error": {type, message}} ends the stream (scenario.error's type when it is an Anthropic
@@ -107,31 +137,35 @@ class AnthropicRenderer:
             "content": [], "stop_reason": None, "stop_sequence": None,
             "usage": {**self._usage(scenario), "output_tokens": min(1, usage.output_tokens)},
         }})]
-        if not scenario.output:
+        blocks = _blocks(scenario)
+        if not blocks:
             frames.append(Frame(_PING))
         fragments: dict[int, list[int]] = {i: [] for i in range(len(scenario.output))}
         for step in scenario.steps:
             fragments[step.output].append(step.fragment)
         failed = scenario.ending == "failed"
-        for index, item in enumerate(scenario.output):
-            frames.append(_event({"type": "content_block_start", "index": index,
+        for block, (index, item) in enumerate(blocks):
+            frames.append(_event({"type": "content_block_start", "index": block,
                                   "content_block": self._start_block(item)}))
-            if index == 0:
+            if block == 0:
                 frames.append(Frame(_PING))
-            frames += self._deltas(scenario, ctx, index, item, fragments[index])
-            if not (failed and index == len(scenario.output) - 1):
-                frames.append(_event({"type": "content_block_stop", "index": index}))
+            order = fragments[index]
+            if isinstance(item, Chunked) and item.type == "reasoning" and not item.text:
+                order = list(range(len(_thinking(item)[1])))
+            frames += self._deltas(scenario, ctx, (block, index), item, order)
+            if not (failed and block == len(blocks) - 1):
+                frames.append(_event({"type": "content_block_stop", "index": block}))
         if failed:
             frames.append(_event(_stream_error(scenario)))
             return Rendered(self.dialect, tuple(frames))
-        frames.append(_event({"type": "message_delta",
-                              "delta": {"stop_reason": self._stop_reason(scenario), "stop_sequence": None},
-                              "usage": {"output_tokens": usage.output_tokens}}))
+        frames.append(_event({"type": "message_delta", "delta": {
+            "stop_reason": self._stop_reason(scenario), "stop_sequence": None, **self._stop_details(scenario)},
+            "usage": {"output_tokens": usage.output_tokens}}))
         frames.append(_event({"type": "message_stop"}))
         return Rendered(self.dialect, tuple(frames))
 
     @staticmethod
-    def _start_block(item: Output) -> dict[str, Any]:
+    def _start_block(item: Chunked | FunctionCall) -> dict[str, Any]:
         if isinstance(item, FunctionCall):
             return {"type": "tool_use", "id": _tool_id(item), "name": item.name, "input": {}}
         if item.type == "reasoning":
@@ -139,17 +173,21 @@ class AnthropicRenderer:
         return {"type": "text", "text": ""}
 
     @staticmethod
-    def _deltas(scenario: Scenario, ctx: RenderContext, index: int, item: Output, order: list[int]) -> list[Frame]:
+    def _deltas(scenario: Scenario, ctx: RenderContext, where: tuple[int, int], item: Chunked | FunctionCall,
+                order: list[int]) -> list[Frame]:
+        block, index = where
+
         def delta(body: dict[str, Any], content: str | None) -> Frame:
-            return _event({"type": "content_block_delta", "index": index, "delta": body}, content=content)
+            return _event({"type": "content_block_delta", "index": block, "delta": body}, content=content)
 
         if isinstance(item, FunctionCall):
             frames = [delta({"type": "input_json_delta", "partial_json": ""}, None)] if item.arguments else []
             return frames + [delta({"type": "input_json_delta", "partial_json": item.fragments[j]}, item.fragments[j])
                              for j in order]
-        if item.type == "text":
+        if item.type != "reasoning":
             return [delta({"type": "text_delta", "text": item.fragments[j]}, item.fragments[j]) for j in order]
-        frames = [delta({"type": "thinking_delta", "thinking": item.fragments[j]}, item.fragments[j]) for j in order]
+        pieces = _thinking(item)[1]
+        frames = [delta({"type": "thinking_delta", "thinking": pieces[j]}, pieces[j]) for j in order]
         return [*frames, delta({"type": "signature_delta", "signature": _signature(scenario, ctx, index)}, None)]
 
     @staticmethod
@@ -167,24 +205,33 @@ class AnthropicRenderer:
     def _stop_reason(scenario: Scenario) -> str:
         if scenario.ending in _STOP:
             return _STOP[scenario.ending]
+        if _refuses(scenario):
+            return "refusal"
         return "tool_use" if scenario.calls else "end_turn"
+
+    @staticmethod
+    def _stop_details(scenario: Scenario) -> dict[str, Any]:
+        """A refusal item's turn says why it stopped (RefusalStopDetails); a content_filter ending does not."""
+        if scenario.ending == "completed" and _refuses(scenario):
+            return {"stop_details": {"type": "refusal", "category": None, "explanation": None}}
+        return {}
 
     def body(self, scenario: Scenario, ctx: RenderContext) -> dict[str, Any]:
         if scenario.ending == "failed":
             return _stream_error(scenario)
         content: list[dict[str, Any]] = []
-        for index, item in enumerate(scenario.output):
+        for index, item in _blocks(scenario):
             if isinstance(item, FunctionCall):
                 content.append({"type": "tool_use", "id": _tool_id(item), "name": item.name, "input": _input(item)})
             elif item.type == "reasoning":
-                content.append({"type": "thinking", "thinking": item.text,
+                content.append({"type": "thinking", "thinking": _thinking(item)[0],
                                 "signature": _signature(scenario, ctx, index)})
             else:
                 content.append({"type": "text", "text": item.text})
         return {
             "id": self._id(scenario, ctx), "type": "message", "role": "assistant", "model": ctx.model,
             "content": content, "stop_reason": self._stop_reason(scenario), "stop_sequence": None,
-            "usage": self._usage(scenario),
+            **self._stop_details(scenario), "usage": self._usage(scenario),
         }
 
     def error_body(self, status: int, message: str) -> dict[str, Any]:

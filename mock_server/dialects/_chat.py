@@ -160,6 +160,10 @@ class ChatRenderer:
     or [DONE] after it (the player cuts a stream_error fault's stream before this last frame; CHAT-FRAME-001
     reports the missing [DONE]).
 
+    Refusal output: its fragments are `delta.refusal` (the body's message.refusal holds the refusals joined).
+    Custom tool, MCP, shell and code interpreter calls: no chunk type carries them (the SDK's ChoiceDeltaToolCall
+    is a function call), so they are not rendered; scenarios with them play in the responses dialect only.
+
     Reasoning output: Chat Completions has no standard reasoning field in its deltas or message (providers
     that stream reasoning use non-standard keys such as reasoning_content), so reasoning items are not rendered;
     their tokens still count in usage.completion_tokens_details.reasoning_tokens.
@@ -184,7 +188,9 @@ class ChatRenderer:
                         out.delta(out.first({}, ""))
                     continue
                 text = item.fragments[event.fragment]
-                out.delta({"content": text}, content=text)
+                out.delta({"refusal" if item.type == "refusal" else "content": text}, content=text)
+            elif not isinstance(item, FunctionCall):
+                continue  # no Chat chunk carries a custom, MCP, shell or code interpreter call
             elif isinstance(event, _Start):
                 indexes[event.output] = len(indexes)
                 if item.arguments_before_name and item.fragments:
@@ -261,7 +267,8 @@ class ChatRenderer:
                  "function": {**({} if c.name_never_sent else {"name": c.name}), "arguments": c.arguments}}
                 for c in calls
             ]
-        message["refusal"] = None
+        refusals = [o.text for o in scenario.output if isinstance(o, Chunked) and o.type == "refusal"]
+        message["refusal"] = "".join(refusals) if refusals else None
         message["annotations"] = []
         return {
             "id": "chatcmpl-" + ctx.ident(scenario, "chatcmpl", 0, 29),

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from callproof.harness.scenario import FunctionCall, Scenario
+from callproof.harness.scenario import Chunked, FunctionCall, Scenario
 
 from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
+from ._responses_items import add_item, close_item, fragment_item
 from ._responses_object import echo_request, response_object
 from ._responses_plan import plan_events
 
@@ -18,7 +19,8 @@ __all__ = ["ResponsesRenderer"]
 _TERMINAL = {"completed": "response.completed", "length": "response.incomplete",
              "content_filter": "response.incomplete", "failed": "response.failed"}
 _STATUS = {"completed": "completed", "length": "incomplete", "content_filter": "incomplete", "failed": "failed"}
-_ITEM_PREFIX = {"text": "msg", "reasoning": "rs", "function_call": "fc"}
+_ITEM_PREFIX = {"text": "msg", "refusal": "msg", "reasoning": "rs", "function_call": "fc", "custom_tool_call": "ctc",
+                "mcp_call": "mcp", "shell_call": "sh", "code_interpreter_call": "ci"}
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -41,6 +43,9 @@ class _Stream:
     def item_id(self, index: int) -> str:
         prefix = _ITEM_PREFIX[self.scenario.output[index].type]
         return f"{prefix}_" + self.ctx.ident(self.scenario, prefix, index, 48)
+
+    def encrypted_content(self, index: int) -> str:
+        return "gAAAAA" + self.ctx.ident(self.scenario, "encrypted_content", index, 64)
 
     def obfuscation(self) -> str:
         """OpenAI pads each delta with a random-length string (stream_options.include_obfuscation, on by
@@ -74,17 +79,13 @@ class _Stream:
                 added["call_id"] = item.call_id
             added["name"] = item.name
             self.emit("response.output_item.added", {"output_index": index, "item": added})
-        elif item.type == "text":
+        elif isinstance(item, Chunked) and item.type == "text":
             self.emit("response.output_item.added", {"output_index": index, "item": {
                 "id": item_id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}})
             self.emit("response.content_part.added", {**self.where(index), "content_index": 0,
                                                       "part": _text_part("")})
         else:
-            self.emit("response.output_item.added", {"output_index": index, "item": {
-                "id": item_id, "type": "reasoning", "summary": []}})
-            if item.fragments:
-                self.emit("response.reasoning_summary_part.added", {**self.where(index), "summary_index": 0,
-                                                                    "part": _summary_part("")})
+            add_item(self, index, item, item_id)
 
     def where(self, index: int) -> dict[str, Any]:
         return {"item_id": self.item_id(index), "output_index": index}
@@ -96,13 +97,12 @@ class _Stream:
             if not item.arguments_in_done_only:
                 self.emit("response.function_call_arguments.delta", {**self.where(index), "delta": piece},
                           content=piece, delta=True)
-        elif item.type == "text":
+        elif isinstance(item, Chunked) and item.type == "text":
             self.emit("response.output_text.delta",
                       {**self.where(index), "content_index": 0, "delta": piece, "logprobs": []},
                       content=piece, delta=True)
         else:
-            self.emit("response.reasoning_summary_text.delta",
-                      {**self.where(index), "summary_index": 0, "delta": piece}, content=piece, delta=True)
+            fragment_item(self, index, item, fragment)
 
     def close(self, index: int, status: str) -> None:
         item = self.scenario.output[index]
@@ -118,34 +118,26 @@ class _Stream:
             if item.call_id is not None:
                 done["call_id"] = item.call_id
             done["name"] = item.name
-        elif item.type == "text":
+        elif isinstance(item, Chunked) and item.type == "text":
+            annotations = [dict(a) for a in item.annotations]
+            for number, annotation in enumerate(annotations):
+                self.emit("response.output_text.annotation.added",
+                          {**where, "content_index": 0, "annotation_index": number, "annotation": annotation})
             self.emit("response.output_text.done",
                       {**where, "content_index": 0, "text": item.text, "logprobs": []})
-            self.emit("response.content_part.done", {**where, "content_index": 0, "part": _text_part(item.text)})
-            done = {"id": where["item_id"], "type": "message", "status": status, "content": [_text_part(item.text)],
+            part = _text_part(item.text, annotations)
+            self.emit("response.content_part.done", {**where, "content_index": 0, "part": part})
+            done = {"id": where["item_id"], "type": "message", "status": status, "content": [part],
                     "role": "assistant"}
         else:
-            summary = []
-            if item.fragments:
-                self.emit("response.reasoning_summary_text.done", {**where, "summary_index": 0, "text": item.text})
-                self.emit("response.reasoning_summary_part.done",
-                          {**where, "summary_index": 0, "part": _summary_part(item.text)})
-                summary = [_summary_part(item.text)]
-            done = {"id": where["item_id"], "type": "reasoning", "summary": summary}
-            if self.encrypted:
-                done["encrypted_content"] = "gAAAAA" + self.ctx.ident(self.scenario, "encrypted_content", index, 64)
-            if status == "incomplete":
-                done["status"] = status
+            self.done[index] = close_item(self, index, item, where["item_id"], status)
+            return
         self.emit("response.output_item.done", {"output_index": index, "item": done})
         self.done[index] = done
 
 
-def _text_part(text: str) -> dict[str, Any]:
-    return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
-
-
-def _summary_part(text: str) -> dict[str, Any]:
-    return {"type": "summary_text", "text": text}
+def _text_part(text: str, annotations: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"type": "output_text", "annotations": annotations or [], "logprobs": [], "text": text}
 
 
 def _render(scenario: Scenario, ctx: RenderContext) -> _Stream:

@@ -129,9 +129,10 @@ def test_a_function_tool_may_say_type_function(tmp_path: Path, dialect: Dialect)
     ({"type": "function", "function": _WEATHER_TOOL},
      'a function tool is written flat, {"name", "description", "parameters", "strict"} (with "type": "function" or '
      'without): move the fields of "function" up and drop it'),
-    ({"type": "code_interpreter"},
-     "'code_interpreter' is not a tool type: a function tool is {\"name\", \"parameters\"} (\"type\": \"function\" "
-     'optional), a built-in tool {"type": "web_search" | "file_search" | "custom", ...}'),
+    ({"type": "computer_use_preview"},
+     "'computer_use_preview' is not a tool type: a function tool is {\"name\", \"parameters\"} (\"type\": "
+     '"function" optional), a built-in tool {"type": "web_search" | "file_search" | "custom" | "mcp" | "shell" | '
+     '"code_interpreter", ...}'),
 ])
 def test_a_tool_in_another_shape_says_what_to_write(tmp_path: Path, tool: dict[str, Any], says: str) -> None:
     with pytest.raises(ScenarioError) as caught:

@@ -147,18 +147,19 @@ def test_a_call_without_call_id_has_no_call_id_key() -> None:
     assert len(items) == 3 and all("call_id" not in item for item in items)
 
 
-def test_reasoning_streams_as_a_summary_part() -> None:
+def test_reasoning_text_streams_as_a_reasoning_text_part() -> None:
     events = _events(_render("r_reasoning"))
     reasoning = [e for e in events if e.get("output_index") == 0]
     assert [e["type"] for e in reasoning] == [
-        "response.output_item.added", "response.reasoning_summary_part.added",
-        "response.reasoning_summary_text.delta", "response.reasoning_summary_text.delta",
-        "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.output_item.done",
+        "response.output_item.added", "response.content_part.added",
+        "response.reasoning_text.delta", "response.reasoning_text.delta",
+        "response.reasoning_text.done", "response.content_part.done", "response.output_item.done",
     ]
     assert reasoning[0]["item"]["summary"] == [] and reasoning[0]["item"]["id"].startswith("rs_")
-    assert reasoning[1]["part"] == {"type": "summary_text", "text": ""}
-    assert reasoning[4]["text"] == "Needs weather." and all(e["summary_index"] == 0 for e in reasoning[1:6])
-    assert reasoning[-1]["item"]["summary"] == [{"type": "summary_text", "text": "Needs weather."}]
+    assert reasoning[1]["part"] == {"type": "reasoning_text", "text": ""}
+    assert reasoning[4]["text"] == "Needs weather." and all(e["content_index"] == 0 for e in reasoning[1:6])
+    assert reasoning[-1]["item"]["summary"] == []
+    assert reasoning[-1]["item"]["content"] == [{"type": "reasoning_text", "text": "Needs weather."}]
     assert events[-1]["response"]["usage"]["output_tokens_details"] == {"reasoning_tokens": 9}
 
 
