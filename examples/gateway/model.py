@@ -242,9 +242,12 @@ FinishReason = Literal["stop", "length", "content_filter"]
 
 @dataclass(frozen=True)
 class Finish:
-    """The upstream ended properly: "stop" (including after tool calls), or cut by "length" / "content_filter"."""
+    """The upstream ended properly: "stop" (including after tool calls), or cut by "length" / "content_filter".
+    `refusal`: the model refused (an Anthropic stop_reason "refusal" with its stop_details, which say so only at
+    the end, after the text streamed), the stop_details as the upstream sent them."""
 
     reason: FinishReason
+    refusal: Json | None = None
 
 
 @dataclass(frozen=True)

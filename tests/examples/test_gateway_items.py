@@ -505,3 +505,26 @@ def test_reasoning_text_then_a_call_carried_responses_to_responses() -> None:
     output = _body(ResponsesFront(), events)["output"]
     assert output[0]["content"] == done["content"] and output[1]["arguments"] == call["arguments"]
     assert "Need the" not in json.dumps(_body(ChatFront(), events)["choices"][0]["message"])  # no field: dropped
+
+
+def test_an_anthropic_refusal_keeps_its_stop_details_a_to_a_and_is_content_filter_elsewhere() -> None:
+    details = {"type": "refusal", "category": None, "explanation": None}
+    events = _anthropic_upstream([
+        {"type": "message_start", "message": {"usage": {"input_tokens": 3}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": REFUSAL}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "refusal", "stop_details": details},
+         "usage": {"output_tokens": 5}},
+        {"type": "message_stop"}])
+    assert events[-1] == Finish("content_filter", details)
+    body = _body(AnthropicFront(), events)
+    assert (body["content"], body["stop_reason"], body["stop_details"]) == (
+        [{"type": "text", "text": REFUSAL}], "refusal", details)
+    assert not check_bytes(_stream(AnthropicFront(), events), front="anthropic").failed_rules
+    response = _body(ResponsesFront(), events)  # the text streamed before the upstream said "refusal"
+    assert (response["status"], response["incomplete_details"]) == ("incomplete", {"reason": "content_filter"})
+    assert _body(ChatFront(), events)["choices"][0]["finish_reason"] == "content_filter"
+    plain = _anthropic_upstream([{"type": "message_delta", "delta": {"stop_reason": "refusal"}},
+                                 {"type": "message_stop"}])
+    assert plain[-1] == Finish("content_filter")  # a content_filter ending: no stop_details, no refusal

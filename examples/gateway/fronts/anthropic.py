@@ -71,6 +71,7 @@ class AnthropicTurn:
     blocks: list[Block] = field(default_factory=list)
     text: Block | None = None  # the open text block
     refused: bool = False  # the answer holds a refusal (stop_reason "refusal")
+    stop_details: Json | None = None  # the refusal's stop_details as the upstream sent them (an Anthropic upstream)
     thinking: dict[int, Block] = field(default_factory=dict)  # open thinking blocks, by the upstream's key
     calls: dict[int, Block] = field(default_factory=dict)  # by the upstream's call key
     call_ids: set[str] = field(default_factory=set)
@@ -191,6 +192,9 @@ class AnthropicFront(Front[AnthropicTurn]):
         turn.refused = True
         self.on_text(turn, text)
 
+    def on_refusal_ending(self, turn: AnthropicTurn, details: Json) -> None:
+        turn.refused, turn.stop_details = True, details
+
     def on_reasoning_start(self, turn: AnthropicTurn, key: int, issuer: str, upstream_id: str | None = None) -> None:
         """A thinking block, for Anthropic's own thinking only: a block needs the signature only Anthropic makes
         (OpenAI reasoning is dropped here)."""
@@ -246,7 +250,7 @@ class AnthropicFront(Front[AnthropicTurn]):
         turn.stop_reason = self.stop_reason_for(turn, reason)
         delta: Json = {"stop_reason": turn.stop_reason, "stop_sequence": None}
         if turn.refused and turn.stop_reason == "refusal":
-            delta["stop_details"] = {"type": "refusal"}
+            delta["stop_details"] = turn.stop_details or {"type": "refusal"}
         self.emit(turn, "message_delta", delta=delta, usage=self.translate_usage(turn.usage))
         self.emit(turn, "message_stop")
 
@@ -292,7 +296,7 @@ class AnthropicFront(Front[AnthropicTurn]):
                          "content": content, "stop_reason": turn.stop_reason, "stop_sequence": None,
                          "usage": self.translate_usage(turn.usage)}
         if turn.refused and turn.stop_reason == "refusal":
-            message["stop_details"] = {"type": "refusal"}
+            message["stop_details"] = turn.stop_details or {"type": "refusal"}
         return JSONResponse(message)
 
     def error_body(self, error: UpstreamHTTPError) -> Json:

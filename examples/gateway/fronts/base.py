@@ -82,6 +82,8 @@ class Front(Generic[TurnT]):
         elif isinstance(event, UsageUpdate):
             self.on_usage(turn, event.usage)
         elif isinstance(event, Finish):
+            if event.refusal is not None:
+                self.on_refusal_ending(turn, event.refusal)
             self.finish(turn, event.reason)
         else:
             self.on_item_event(turn, event)
@@ -107,6 +109,10 @@ class Front(Generic[TurnT]):
     def on_refusal(self, turn: TurnT, text: str) -> None:
         """The model's refusal, in the front's own refusal form (never as answer text)."""
         raise NotImplementedError
+
+    def on_refusal_ending(self, turn: TurnT, details: Json) -> None:
+        """The upstream says, at its end, that the model refused (its text came as text): the front's ending for
+        the finish's reason says it (content_filter) unless the front has a refusal ending (Anthropic)."""
 
     def on_annotation(self, turn: TurnT, annotation: Json) -> None:
         """An annotation of the text so far: dropped by default (only the Responses front has them)."""

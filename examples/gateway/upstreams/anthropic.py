@@ -61,6 +61,7 @@ class ReadState:
     thinking: dict[int, str] = field(default_factory=dict)  # thinking blocks by index: their signature so far
     usage: Json = field(default_factory=dict)  # the upstream's usage fields so far
     stop_reason: str | None = None
+    stop_details: Json | None = None  # a refusal's (stop_reason "refusal")
 
 
 class AnthropicUpstream(Upstream):
@@ -183,12 +184,17 @@ class AnthropicUpstream(Upstream):
         elif kind == "content_block_stop" and isinstance(index, int) and index in state.thinking:
             return [ReasoningDone(index, state.thinking.pop(index) or None, self.dialect)]
         elif kind == "message_delta":
-            state.stop_reason = (event.get("delta") or {}).get("stop_reason") or state.stop_reason
+            delta = event.get("delta") or {}
+            state.stop_reason = delta.get("stop_reason") or state.stop_reason
+            details = delta.get("stop_details")
+            state.stop_details = details if isinstance(details, dict) else state.stop_details
             return self.on_usage(state, event.get("usage") or {})
         elif kind == "message_stop":
             if state.stop_reason is None:
                 raise UpstreamCut("the upstream stream ended without a stop_reason")
-            return [Finish(STOP_REASONS.get(state.stop_reason, "stop"))]
+            refusal = state.stop_details if state.stop_reason == "refusal" and (state.stop_details or {}).get(
+                "type") == "refusal" else None
+            return [Finish(STOP_REASONS.get(state.stop_reason, "stop"), refusal)]
         return []  # ping, redacted thinking and unknown events: nothing to translate
 
     def on_thinking(self, state: ReadState, index: int, delta: Json) -> list[Event]:
@@ -236,7 +242,8 @@ class AnthropicUpstream(Upstream):
             if isinstance(block, dict):
                 events += [{"type": "content_block_start", "index": index, "content_block": block},
                            {"type": "content_block_stop", "index": index}]
-        events += [{"type": "message_delta", "delta": {"stop_reason": body.get("stop_reason")}},
+        events += [{"type": "message_delta", "delta": {"stop_reason": body.get("stop_reason"),
+                                                       "stop_details": body.get("stop_details")}},
                    {"type": "message_stop"}]
         state = ReadState()
         return [neutral for event in events for neutral in self.on_event(state, event)]
