@@ -24,6 +24,7 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
+from ._items import ITEM_TYPES, check_items, has_item_rules
 from ._judgeable import (
     NO_RESULT,
     NO_STREAM,
@@ -67,6 +68,7 @@ __all__ = [
     "UNREPORTED_USAGE",
     "CANCEL_RULES",
     "DEFAULT_SLACK",
+    "ITEM_TYPES",
     "LOOP_RULES",
     "NO_RESULT",
     "NO_STREAM",
@@ -106,6 +108,7 @@ __all__ = [
     "check_faults",
     "check_gateway_loop",
     "check_ids",
+    "check_items",
     "check_isolation",
     "check_rejection",
     "check_request_items",
@@ -131,6 +134,7 @@ __all__ = [
     "front_usage",
     "has_calls_beside_malformed",
     "has_fault_rules",
+    "has_item_rules",
     "has_malformed_arguments",
     "has_usage_rules",
     "history_problems",

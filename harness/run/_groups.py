@@ -31,6 +31,7 @@ from callproof.harness.judge import (
     check_error_leaks,
     check_faults,
     check_ids,
+    check_items,
     check_request_items,
     check_streaming,
     check_text_with_calls,
@@ -40,6 +41,7 @@ from callproof.harness.judge import (
     expected_outcome,
     expects_success,
     has_fault_rules,
+    has_item_rules,
     has_malformed_arguments,
     has_usage_rules,
     policy_expect,
@@ -203,6 +205,13 @@ def _translation(findings: Findings, judging: Judging) -> None:
         check_text_with_calls(findings, config.upstream_dialect, reference, upstream.bodies[0])
 
 
+def _items(findings: Findings, judging: Judging) -> None:
+    """GW-ITEM-001..004: the front's items against the bytes the upstream sent for the case's first request."""
+    answer, upstream = judging.sandwich()
+    check_items(findings, judging.config.front, judging.config.upstream_dialect, answer,
+                b"".join(data for _, data in upstream.writes))
+
+
 def _policy(findings: Findings, judging: Judging) -> None:
     answer, _ = judging.sandwich()
     check_xml_policy(findings, judging.run.scenario, answer.result, judging.config.policies)
@@ -329,6 +338,8 @@ GROUPS: tuple[RuleGroup, ...] = (
               lambda judging, /: websocket_judge(judging.run, judging.config), websocket_skipped),
     # a sequence (scenario with legs) played to its end: GW-LOOP-* for a gateway, CLI-014/CLI-015 for a client
     RuleGroup("loop", ("GW-LOOP-", "CLI-014", "CLI-015"), _BOTH, lambda s, d, /: bool(s.legs), _found(_loop)),
+    # custom calls, refusals, reasoning, provider-run items and annotations through the gateway (docs/spec/items.md)
+    RuleGroup("items", ("GW-ITEM-",), _GATEWAY, lambda s, d, /: has_item_rules(s), _found(_items)),
 )
 
 

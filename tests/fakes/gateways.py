@@ -45,6 +45,7 @@ from . import gateways_gaps, ws_gateways
 from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .history_gateways import HISTORY_DEFECTS
+from .item_gateways import ITEM_DEFECTS
 from .leak_gateways import LEAK_DEFECTS
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
@@ -467,6 +468,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     **LEAK_DEFECTS,  # an error path that echoes the upstream key (GW-FAULT-005): leak_gateways.py
     **SEED_DEFECTS,  # one bad call costing the valid ones (EXP-001): seed_gateways.py
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
+    **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py
 }
 
 

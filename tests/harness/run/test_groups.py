@@ -70,7 +70,7 @@ def test_verdicts_judge_a_new_group_by_its_own_rules(tmp_path: Path) -> None:
 def test_the_table_keeps_the_historic_groups_in_case_order() -> None:
     assert (*STREAM_FAMILIES, "expected", "policy", "translation", "ids", "faults", "streaming",
                               "equivalence", "isolation", "arguments", "usage", "cancellation", "stateful",
-                              "websocket", "loop") == GATEWAY_GROUPS
+                              "websocket", "loop", "items") == GATEWAY_GROUPS
     assert CLIENT_GROUPS == ("expected", "client", "loop")
     assert len({g.name for g in GROUPS}) == len(GROUPS)
     assert [g.name for g in GROUPS if g.run_wide] == ["isolation"]

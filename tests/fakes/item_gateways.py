@@ -1,0 +1,130 @@
+"""Broken gateways for structured outputs, tool flags and the other output items (docs/spec/items.md): the reference
+Responses front with one defect each, in the request it forwards (GW-REQ-010..013) or in the items it answers
+(GW-ITEM-001..004). `tests/fakes/gateways.py` lists them in its `DEFECTS`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from examples.gateway import Json, Request, ResponsesFront
+from examples.gateway.custom_tools import CONVERTED_PARAMETERS
+from examples.gateway.fronts.responses import Turn
+from examples.gateway.model import OpaqueEvent, Tool
+
+__all__ = ["ANSWER_ITEM_DEFECTS", "ITEM_DEFECTS"]
+
+
+class DropsTextFormat(ResponsesFront):
+    """drops_text_format: `text.format` (a json_schema structured output) is not forwarded: the upstream answers
+    free text the client parses as if it followed the schema (GW-REQ-010)."""
+
+    def parse_request(self, body: Json) -> Request:
+        return replace(super().parse_request(body), output_format=None)
+
+
+class DropsStrict(ResponsesFront):
+    """drops_strict: a function tool's `strict` flag is not forwarded, so the upstream no longer guarantees that
+    the arguments match the schema (GW-REQ-011)."""
+
+    def parse_request(self, body: Json) -> Request:
+        request = super().parse_request(body)
+        return replace(request, tools=[replace(t, strict=None) for t in request.tools])
+
+
+#: The raw input so far of each custom call turned into a function call, by (turn, call key).
+_HELD: dict[tuple[int, int], str] = {}
+
+
+class CustomToolAsFunction(ResponsesFront):
+    """custom_tool_as_function: a custom tool is offered upstream as a plain function tool with one string
+    parameter, silently, under the default policy (GW-REQ-012), and a custom call of the upstream reaches the front
+    as a function call whose arguments wrap the raw input in JSON, `{"input": "..."}` (GW-ITEM-001)."""
+
+    def parse_request(self, body: Json) -> Request:
+        tools = [{"type": "function", "name": t.get("name"), "description": t.get("description"),
+                  "parameters": CONVERTED_PARAMETERS} if t.get("type") == "custom" else t
+                 for t in body.get("tools") or []]
+        return super().parse_request({**body, "tools": tools} if "tools" in body else body)
+
+    def on_custom_call_start(self, turn: Turn, key: int, upstream_id: str | None, name: str) -> None:
+        self.on_call_start(turn, key, upstream_id, name)
+        _HELD[id(turn), key] = ""
+
+    def on_arguments(self, turn: Turn, key: int, fragment: str) -> None:
+        if (id(turn), key) in _HELD:
+            _HELD[id(turn), key] += fragment
+            return
+        super().on_arguments(turn, key, fragment)
+
+    def on_call_done(self, turn: Turn, key: int) -> None:
+        if (id(turn), key) in _HELD:
+            super().on_arguments(turn, key, json.dumps({"input": _HELD.pop((id(turn), key))}))
+        super().on_call_done(turn, key)
+
+
+class ForwardsNamelessTool(ResponsesFront):
+    """forwards_nameless_tool: a tool definition without a name is forwarded with an empty name instead of being
+    refused (GW-REQ-013)."""
+
+    def parse_request(self, body: Json) -> Request:
+        tools = body.get("tools") or []
+        nameless = [t for t in tools if t.get("type", "function") == "function" and not t.get("name")]
+        if not nameless:
+            return super().parse_request(body)
+        request = super().parse_request({**body, "tools": [t for t in tools if t not in nameless]})
+        return replace(request, tools=[*request.tools, *(Tool("", t.get("description"), t.get("parameters"))
+                                                         for t in nameless)])
+
+
+class RefusalAsText(ResponsesFront):
+    """refusal_as_text: the upstream's refusal is streamed as answer text (an output_text part), so the client
+    shows it as the model's answer (GW-ITEM-002)."""
+
+    def on_refusal(self, turn: Turn, text: str) -> None:
+        self.on_text(turn, text)
+
+
+class DropsEncryptedContent(ResponsesFront):
+    """drops_encrypted_content: a reasoning item reaches the front without its encrypted_content, so the client
+    cannot send it back on the next turn (GW-ITEM-003)."""
+
+    def on_reasoning_done(self, turn: Turn, key: int, sealed: str | None) -> None:
+        super().on_reasoning_done(turn, key, None)
+
+
+def _respaced(arguments: object) -> object:
+    try:
+        return json.dumps(json.loads(str(arguments)), sort_keys=True, indent=1)
+    except ValueError:
+        return f"{arguments} "
+
+
+class ManglesMcpArgs(ResponsesFront):
+    """mangles_mcp_args: an MCP call's arguments are re-serialised (indented, keys sorted) in its done event and
+    item, so the item that reaches the front is not the upstream's (GW-ITEM-004)."""
+
+    def on_opaque(self, turn: Turn, event: OpaqueEvent) -> None:
+        upstream = dict(event.event)
+        item = upstream.get("item")
+        if upstream.get("type") == "response.mcp_call_arguments.done":
+            upstream["arguments"] = _respaced(upstream.get("arguments"))
+        elif upstream.get("type") == "response.output_item.done" and isinstance(item, dict) \
+                and item.get("type") == "mcp_call" and item.get("arguments"):
+            upstream["item"] = {**item, "arguments": _respaced(item["arguments"])}
+        super().on_opaque(turn, replace(event, event=upstream))
+
+
+ITEM_DEFECTS: dict[str, type[ResponsesFront]] = {
+    "drops_text_format": DropsTextFormat,
+    "drops_strict": DropsStrict,
+    "custom_tool_as_function": CustomToolAsFunction,
+    "forwards_nameless_tool": ForwardsNamelessTool,
+}
+#: The defects in the answer's items, judged on scenarios/items.json (their rows come with those scenarios).
+ANSWER_ITEM_DEFECTS: dict[str, type[ResponsesFront]] = {
+    "refusal_as_text": RefusalAsText,
+    "drops_encrypted_content": DropsEncryptedContent,
+    "mangles_mcp_args": ManglesMcpArgs,
+}
