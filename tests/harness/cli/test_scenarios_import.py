@@ -51,6 +51,12 @@ def _replay(mock: MockServer, sid: str, front: str, stream: bool) -> bytes:
     return answer.content
 
 
+#: Ok captures whose items have no scenario form (custom tool, MCP, shell and code interpreter calls): `--no-raw`
+#: refuses them in one line (test_items_without_a_scenario_form_are_refused_structured); the raw import plays them.
+NO_SCENARIO_FORM = ("items-custom-tool-call.sse", "items-mcp-call.sse", "items-shell-call.sse",
+                    "items-code-interpreter.sse")
+
+
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MockServer, dict[str, str]]]:
     folder = tmp_path_factory.mktemp("imported")
@@ -59,7 +65,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[MockSer
     for n, (file, front, _, kind) in enumerate(CAPTURED):
         ids[file] = f"cap_{n:03d}"
         runner.run(folder, ids[file], file, "--front", front)
-        if kind == "ok":
+        if kind == "ok" and Path(file).name not in NO_SCENARIO_FORM:
             runner.run(folder, f"cap_{n:03d}_structured", file, "--front", front, "--no-raw")
     with MockServer(load_scenarios([folder]), strict=True) as mock:
         yield mock, ids
@@ -85,8 +91,16 @@ def test_the_replay_gets_the_captures_verdict(imported: tuple[MockServer, dict[s
     stream = not file.endswith(".json")
     expected = _verdict(data, front, profile)
     assert _verdict(_replay(mock, ids[file], front, stream), front, profile) == expected
-    if kind == "ok" and profile == "openai":  # the structure alone, rendered by the mock, passes as the capture did
+    if kind == "ok" and profile == "openai" and Path(file).name not in NO_SCENARIO_FORM:
+        # the structure alone, rendered by the mock, passes as the capture did
         assert _verdict(_replay(mock, f"{ids[file]}_structured", front, stream), front, profile) == expected == set()
+
+
+@pytest.mark.parametrize("name", NO_SCENARIO_FORM)
+def test_items_without_a_scenario_form_are_refused_structured(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["scenarios", "import", str(CAPTURES / "responses/openai/ok" / name), "--no-raw"]) == 2
+    err = capsys.readouterr().err
+    assert "has no scenario form" in err and "import it with its raw frames" in err and err.count("\n") == 1
 
 
 def test_every_dialect_is_covered() -> None:
