@@ -84,6 +84,8 @@ ITEM_EVENTS: dict[str, tuple[Row, ...]] = {
     "response.shell_call_output_content.done": (Row(SHELL_STDOUT, "done"), Row(SHELL_STDERR, "done")),
     "response.reasoning_text.delta": (Row(REASONING_TEXT, "delta"),),
     "response.reasoning_text.done": (Row(REASONING_TEXT, "done"),),
+    "response.reasoning.delta": (Row(REASONING_TEXT, "delta"),),  # the Open Responses names of the same events
+    "response.reasoning.done": (Row(REASONING_TEXT, "done"),),
     "response.reasoning_summary_part.added": (Row(SUMMARY_TEXT, "added"),),
     "response.reasoning_summary_text.delta": (Row(SUMMARY_TEXT, "delta"),),
     "response.reasoning_summary_text.done": (Row(SUMMARY_TEXT, "done"),),

@@ -215,3 +215,19 @@ def test_a_summary_text_changed_only_in_the_item_fails_rsp_item_006() -> None:
     events[-1]["response"]["output"][0]["summary"][0]["text"] = "Look later."
     assert _failed(events) == ("RSP-ITEM-006",)
     assert any("item.summary[0].text" in m for m in _messages(events, "RSP-ITEM-006"))
+
+
+def test_open_responses_reasoning_events_are_reassembled_too() -> None:
+    """Open Responses streams reasoning text as response.reasoning.delta / .done: the same rule (RSP-ITEM-005)."""
+    def renamed(text_done: str | None) -> list[Event]:
+        events = _build(lambda s: reasoning(s, [["Short."]], text=["Let me ", "think."], text_done=text_done))
+        for event in events:
+            event["type"] = event["type"].replace("response.reasoning_text.", "response.reasoning.")
+        return events
+
+    def failed(events: list[Event]) -> set[str]:
+        return set(check_events(events, front="responses", profile="open-responses").failed_rules)
+
+    correct = failed(renamed(None))
+    assert "RSP-ITEM-005" not in correct
+    assert failed(renamed("Let me think!")) == correct | {"RSP-ITEM-005"}
