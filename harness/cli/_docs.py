@@ -85,7 +85,7 @@ def _expect_summary(expect: Expect) -> str:
     if expect.may_fail:
         parts.append("or failed (arguments not JSON: passed through byte for byte, or refused)")
     for call in expect.tool_calls:
-        raw = call["arguments"]
+        raw = {"$text": call["input"]} if call.get("type") == "custom" else call["arguments"]
         text_only = isinstance(raw, dict) and set(raw) == {"$text"}
         arguments = f"text {json.dumps(raw['$text'], ensure_ascii=False)}" if text_only else \
             json.dumps(raw, ensure_ascii=False)
@@ -93,8 +93,11 @@ def _expect_summary(expect: Expect) -> str:
     if expect.text is not None:
         text = expect.text if len(expect.text) <= 60 else expect.text[:57] + "..."
         parts.append(f"text {json.dumps(text, ensure_ascii=False)}")
+    if expect.refusal is not None:
+        parts.append(f"refusal {json.dumps(expect.refusal[:57], ensure_ascii=False)}")
     if expect.may_reject:
-        parts.append("or a 4xx naming the built-in tool types (a gateway's rejection, without calling its upstream)")
+        parts.append("or a 4xx naming what it refuses: built-in tool types, a custom tool, the format, a missing name "
+                     "(a gateway's rejection, without calling its upstream; docs/spec/items.md §2)")
     return "; ".join(parts).replace("|", "\\|")
 
 

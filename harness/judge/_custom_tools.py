@@ -18,6 +18,7 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 
 from ._findings import Findings
+from ._policy import custom_tool_expectation
 
 __all__ = ["check_custom_tools", "converted_parameter", "custom_tools", "upstream_tools"]
 
@@ -87,11 +88,11 @@ def _same_custom(findings: Findings, dialect: str, tool: Mapping[str, Any], upst
 
 
 def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[str, Any], path: str,
-                 policy: str) -> None:
-    """A custom tool that reached the upstream as a function tool: right only under `convert`, with one string
-    parameter."""
-    flag = f"--policy custom-tools={policy}"
-    if dialect == "responses" or policy != "convert":
+                 expected: str) -> None:
+    """A custom tool that reached the upstream as a function tool: right only where `convert` is expected, with
+    one string parameter."""
+    flag = f"--policy custom-tools={'refuse' if expected == 'refuse' else 'convert'}"
+    if expected != "convert":
         why = ("a Responses upstream has custom tools: forward it as one" if dialect == "responses" else
                "refuse the request with a 4xx naming the tool, or run with --policy custom-tools=convert if the "
                "gateway converts it on purpose")
@@ -109,7 +110,7 @@ def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[
 
 
 def check_custom_tools(findings: Findings, dialect: str, front_dialect: str, front: Mapping[str, Any],
-                       body: Mapping[str, Any], policy: str) -> None:
+                       body: Mapping[str, Any], policies: Mapping[str, str]) -> None:
     """GW-REQ-012 on a forwarded request: each front custom tool is a custom tool upstream (a Chat upstream's custom
     tool counts), or, under `convert`, a function tool with one required string parameter. An Anthropic front has
     no custom tools (the harness sends none there): nothing to judge."""
@@ -126,7 +127,8 @@ def check_custom_tools(findings: Findings, dialect: str, front_dialect: str, fro
         if custom is not None:
             _same_custom(findings, dialect, tool, custom[0], custom[1])
         elif function is not None:
-            _as_function(findings, dialect, name, function[0], function[1], policy)
+            _as_function(findings, dialect, name, function[0], function[1],
+                         custom_tool_expectation(dialect, policies))
         else:
             findings.fail("GW-REQ-012", f"custom tool {name!r} is missing from the upstream request (it has "
                           f"{short([t.get('name') for _, t, _ in found])}); a gateway that cannot carry it refuses "

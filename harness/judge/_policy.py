@@ -10,6 +10,12 @@ the visible text. A block left open (the stream ended, or was cut by the length 
 block naming a tool the request did not offer stay text (GW-XML-002 for the latter). Scenarios tagged
 `xml-tool-text` carry the verbatim text as their `expect.text`; the expectation under `convert` is derived from it
 here, deterministically.
+
+`custom-tools` (docs/spec/items.md §2, §5): what a gateway does with a custom (free-form) tool toward an upstream
+without custom tools (Chat Completions, Anthropic Messages). Under `refuse` (the default) a 4xx naming the tool
+before any upstream request; under `convert` a function tool with one required string parameter, its call turned
+back into a custom call at the front. Toward a Responses upstream the tool is carried under either
+(`custom_tool_expectation`; GW-REQ-012 in `_custom_tools` and `_rejection`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import dataclasses
 import json
 import re
 from collections.abc import Collection, Mapping
+from typing import Literal
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
@@ -27,7 +34,13 @@ from callproof.harness.scenario import Expect, Scenario
 from ._expected import expected_calls
 from ._findings import Findings
 
-__all__ = ["XML_TAG", "XmlCall", "check_xml_policy", "policy_expect", "xml_tool_calls"]
+__all__ = [
+    "CUSTOM_TOOLS_POLICY", "XML_TAG", "XmlCall", "check_xml_policy", "custom_tool_expectation", "policy_expect",
+    "xml_tool_calls",
+]
+
+#: The run policy of custom tools toward an upstream without them.
+CUSTOM_TOOLS_POLICY = "custom-tools"
 
 #: The scenario tag that puts a scenario under the `xml-tool-text` policy.
 XML_TAG = "xml-tool-text"
@@ -206,3 +219,12 @@ def _check_unoffered(findings: Findings, result: Result, foreign: tuple[tuple[st
         findings.fail("GW-XML-002", f"{flag}: the markup {short(missing[0])} names a tool the request did not "
                       f"offer and is missing from the visible text {short(result.text)}; it stays text, verbatim",
                       Evidence(path="the final result.text", expected=missing[0], actual=result.text))
+
+
+def custom_tool_expectation(upstream: str, policies: Mapping[str, str]) -> Literal["carry", "refuse", "convert"]:
+    """What a gateway must do with a custom tool toward an `upstream` dialect under the run's `--policy
+    custom-tools`: carry it as a custom tool (a Responses upstream, whatever the policy), refuse the request, or
+    convert it to a function tool with one string parameter."""
+    if upstream == "responses":
+        return "carry"
+    return "convert" if policies.get(CUSTOM_TOOLS_POLICY) == "convert" else "refuse"

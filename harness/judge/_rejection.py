@@ -20,7 +20,8 @@ from callproof.harness.scenario import Scenario
 from ._custom_tools import custom_tools
 from ._findings import Findings
 from ._gateway import ERROR_SHAPES, FrontAnswer, error_shape_problem
-from ._request_items import CUSTOM_TOOLS_POLICY, nameless_tools, text_format
+from ._policy import custom_tool_expectation
+from ._request_items import nameless_tools, text_format
 from ._request_shapes import builtin_tools
 
 __all__ = [
@@ -95,9 +96,10 @@ def _needless(refused: Refusable, upstream: str, policies: Mapping[str, str]) ->
     """Why refusing is wrong here: custom tools toward a Responses upstream (it has them), or under `convert`."""
     if refused.rule != "GW-REQ-012":
         return None
-    if upstream == "responses":
+    expected = custom_tool_expectation(upstream, policies)
+    if expected == "carry":
         return "a Responses upstream has custom tools: the gateway forwards them as custom tools"
-    if policies.get(CUSTOM_TOOLS_POLICY) == "convert":
+    if expected == "convert":
         return ("the run declares --policy custom-tools=convert: the gateway offers a custom tool as a function "
                 "tool with one string parameter instead of refusing it")
     return None

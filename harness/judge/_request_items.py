@@ -19,12 +19,8 @@ from ._custom_tools import check_custom_tools, upstream_tools
 from ._findings import Findings
 
 __all__ = [
-    "CUSTOM_TOOLS_POLICY", "check_request_items", "nameless_tools", "text_format", "upstream_format",
+    "check_request_items", "nameless_tools", "text_format", "upstream_format",
 ]
-
-#: The run policy that says what a gateway does with a custom tool its upstream has no form for.
-CUSTOM_TOOLS_POLICY = "custom-tools"
-
 
 def text_format(front: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The front request's `text.format`, when it asks for a json_schema structured output."""
@@ -126,6 +122,5 @@ def check_request_items(findings: Findings, dialect: str, front_dialect: str, fr
         return  # GW-REQ-001 says so
     _structured(findings, dialect, front_dialect, front, body)
     _strict(findings, dialect, front, body)
-    check_custom_tools(findings, dialect, front_dialect, front, body,
-                       policies.get(CUSTOM_TOOLS_POLICY, "refuse"))
+    check_custom_tools(findings, dialect, front_dialect, front, body, policies)
     _nameless(findings, front)
