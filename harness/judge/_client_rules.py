@@ -18,6 +18,7 @@ from callproof.harness.scenario import Scenario, framing_variant, is_framing
 
 from ._adapter import AdapterRun
 from ._arguments import has_malformed_arguments, is_malformed
+from ._client_items import check_client_items
 from ._expected import call_value, expects_success
 from ._findings import Findings
 from ._usage import has_usage_rules
@@ -28,10 +29,11 @@ __all__ = [
 
 
 def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result: Result | None, wire: Result,
-                 item_ids: Sequence[str | None] = (), applied: Sequence[str] = ()) -> None:
-    """CLI-001..011 and CLI-013 for one adapter run; `result` is None when the adapter broke the protocol.
-    `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the fault kinds
-    the mock applied to the answer (a chaos fault, whose probability is below 1, counts when applied)."""
+                 item_ids: Sequence[str | None] = (), applied: Sequence[str] = (), dialect: str = "responses") -> None:
+    """CLI-001..011, CLI-013, CLI-018 and CLI-019 for one adapter run; `result` is None when the adapter broke the
+    protocol. `item_ids` are the Responses item ids of the wire's calls (empty in other dialects); `applied` the
+    fault kinds the mock applied to the answer (a chaos fault, whose probability is below 1, counts when applied);
+    `dialect` the client's."""
     findings.check("CLI-001")
     if result is None:
         tail = run.stderr.strip().splitlines()[-12:]
@@ -61,9 +63,9 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
                           Evidence(path="$.incomplete", expected=True, actual=False))
     if scenario.calls and scenario.expect.status != "completed":
         findings.check("CLI-003")
-        complete = [(c.name, c.parsed()) for c in wire.calls]
+        complete = [_value(c) for c in wire.calls]
         for index, call in enumerate(result.calls):
-            if (call.name, call.parsed()) not in complete:
+            if _value(call) not in complete:
                 findings.fail("CLI-003", f"the adapter reported call {index} ({call.name}, arguments "
                               f"{short(call.arguments)}) as complete, but its stream was cut before the call was done",
                               Evidence(path=f"$.tool_calls[{index}]", expected="only calls done on the wire",
@@ -87,6 +89,7 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
         _check_malformed(findings, scenario, result)
     if has_usage_rules(scenario) and run.result is not None and run.result.get("usage") is not None:
         _check_usage(findings, scenario, run.result["usage"])
+    check_client_items(findings, scenario, run.result, result, wire, dialect)
 
 
 def _check_malformed(findings: Findings, scenario: Scenario, result: Result) -> None:
@@ -130,7 +133,7 @@ def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | Non
     unclaimed = list(wire)
     pairs: list[Call | None] = []
     for call in reported:
-        same = [w for w in unclaimed if (w.name, w.parsed()) == (call.name, call.parsed())]
+        same = [w for w in unclaimed if _value(w) == _value(call)]
         match = next((w for w in same if w.call_id == call.call_id), same[0] if same else None)
         if match is not None:
             unclaimed.remove(match)
@@ -250,7 +253,7 @@ def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | N
         if kind == "response.output_item.done":
             done.append(payload.get("item"))
     return [item.get("id") if isinstance(item.get("id"), str) else None for item in done
-            if isinstance(item, Mapping) and item.get("type") == "function_call"
+            if isinstance(item, Mapping) and item.get("type") in ("function_call", "custom_tool_call")
             and item.get("status", "completed") == "completed"]
 
 
@@ -279,16 +282,24 @@ def check_client_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Re
                                             actual=short(_shape(result))))
 
 
-def _shape(result: Result) -> list[tuple[str, Any]]:
-    return [(c.name, c.parsed()) for c in result.calls]
+def _shape(result: Result) -> list[tuple[str, str, Any]]:
+    return [_value(c) for c in result.calls]
 
 
-def _key(call: Call) -> tuple[str, str]:
-    """A call's name and arguments, the arguments as canonical JSON when they parse."""
+def _value(call: Call) -> tuple[str, str, Any]:
+    """What identifies a call's content: its kind, its name and its parsed arguments (a custom call's raw input,
+    compared byte for byte; function arguments that are not JSON equal nothing)."""
+    return call.kind, call.name, call.arguments if call.kind == "custom" else call.parsed()
+
+
+def _key(call: Call) -> tuple[str, str, str]:
+    """A call's kind, name and arguments, function arguments as canonical JSON when they parse."""
+    if call.kind == "custom":
+        return call.kind, call.name, call.arguments
     try:
-        return call.name, json.dumps(json.loads(call.arguments), sort_keys=True)
+        return call.kind, call.name, json.dumps(json.loads(call.arguments), sort_keys=True)
     except ValueError:
-        return call.name, call.arguments
+        return call.kind, call.name, call.arguments
 
 
 def _holds_output_of(result: Result, own: Result, other: Result) -> bool:

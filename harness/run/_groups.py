@@ -184,7 +184,7 @@ def _client(findings: Findings, judging: Judging) -> None:
     run = judging.run
     assert run.adapter is not None and run.wire is not None
     check_client(findings, run.scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
-                 run.wire_faults)
+                 run.wire_faults, judging.config.client_dialect)
     check_beside_malformed(findings, run.scenario, run.adapter_result)  # CLI-020
     if judging.config.client_transport == "websocket":  # CLI-016, CLI-017 on the case's turns
         check_client_websocket(findings, run.wire_turns)

@@ -259,4 +259,5 @@ DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
     "swallows_error_event": SwallowsErrorEvent,
     "ignores_max_tokens": IgnoresMaxTokens,
     "uncached_input_tokens": UncachedInputTokens,
+    "thinking_in_text": ThinkingInText,
 }

@@ -633,6 +633,7 @@ DEFECTS: dict[str, type[ReferenceClient]] = {
     "outputs_twice": OutputsTwice,
     "loops_on_call": LoopsOnCall,
     "ignores_retry_after": IgnoresRetryAfter,
+    "reasoning_in_text": ReasoningInText,
 }
 
 
