@@ -7,9 +7,10 @@ It reads the Messages request body on stdin and streams it with `client.messages
 helper, whose accumulator builds the `Message` SDK users read their tool calls from (`get_final_message()`). The
 result is that message as the SDK gives it: the text of its text blocks, every `tool_use` block (its id, name and
 `input`, which the SDK has already parsed into an object, sent as JSON text), the thinking of its thinking blocks
-as `reasoning`, and `incomplete` when the stop_reason is `max_tokens` or `refusal`. Nothing is filtered or
-normalised: the adapter reports the SDK, not a repaired SDK. A request with `"stream": false` goes through
-`messages.create(...)`.
+as `reasoning`, and `incomplete` when the stop_reason is `max_tokens` or `refusal`; a `refusal` whose message has
+`stop_details` (a RefusalStopDetails: the model refused) is the answer instead, its text reported as `refusal`.
+Nothing is filtered or normalised: the adapter reports the SDK, not a repaired SDK. A request with `"stream":
+false` goes through `messages.create(...)`.
 
 The SDK appends `/v1/messages` to its base URL, so the adapter gives it callproof's base URL without the `/v1`.
 Every failure becomes the result's `error`, never a traceback: HTTP errors (`APIStatusError`), connection errors,
@@ -40,11 +41,15 @@ def _result(message: Message | None, error: str | None) -> dict[str, Any]:
         for block in (blocks if error is None else [])
         if block.type == "tool_use"
     ]
+    text = "".join(block.text for block in blocks if block.type == "text")
+    # a refusal the model gave says so in stop_details; a stop_reason refusal without it is a content filter's cut
+    refused = message is not None and message.stop_reason == "refusal" and message.stop_details is not None
     return {
-        "text": "".join(block.text for block in blocks if block.type == "text"),
+        "text": "" if refused else text,
+        "refusal": text if refused else None,
         "tool_calls": calls,
         "error": error,
-        "incomplete": message is not None and message.stop_reason in _INCOMPLETE,
+        "incomplete": message is not None and message.stop_reason in _INCOMPLETE and not refused,
         "reasoning": "\n\n".join(block.thinking for block in blocks if block.type == "thinking")
         if message is not None else None,
     }

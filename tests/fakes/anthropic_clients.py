@@ -54,14 +54,15 @@ def _parses(text: str) -> bool:
 
 
 class AnthropicReferenceClient:
-    """A correct Anthropic Messages streaming client. It keys blocks by their `index`, reports the text of the
-    text blocks, `error` for an HTTP error, an `error` event, malformed data or a stream without `message_stop`,
-    `incomplete` for stop_reason `max_tokens` or `refusal`, and, unless there was an error, every tool_use block
-    that reached `content_block_stop` (on an incomplete turn not one whose JSON the limit cut). Input `""` becomes
-    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block. A call whose input JSON is
-    not JSON makes the result an error (CLI-008); `usage` merges message_start's and message_delta's, input tokens
-    counted with the cache reads as OpenAI counts them (CLI-009). Thinking blocks stay out of the text; their
-    thinking, joined with a blank line, is `reasoning` (CLI-019)."""
+    """A correct Anthropic Messages streaming client. It keys blocks by their `index`, reports the text of the text
+    blocks, `error` for an HTTP error, an `error` event, malformed data or a stream without `message_stop`, `incomplete`
+    for stop_reason `max_tokens` or a `refusal` without stop_details (a content_filter cut; with stop_details {type:
+    refusal} the text blocks are the refusal, reported in `refusal`), and, unless there was an error, every tool_use
+    block that reached `content_block_stop` (on an incomplete turn not one whose JSON the limit cut). Input `""` becomes
+    `"{}"`; a tool_use sent with an empty id gets one of its own, distinct per block. A call whose input JSON is not
+    JSON makes the result an error (CLI-008); `usage` merges message_start's and message_delta's, input tokens counted
+    with the cache reads as OpenAI counts them (CLI-009). Thinking blocks stay out of the text; their thinking, joined
+    with a blank line, is `reasoning` (CLI-019)."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -69,6 +70,7 @@ class AnthropicReferenceClient:
         self.timeout = timeout
         self.blocks: dict[int, Block] = {}
         self.stop_reason: str | None = None
+        self.refused = False  # stop_reason refusal with stop_details {type: refusal}: the text is a refusal
         self.error: str | None = None
         self.incomplete = False
         self.raw_usage: dict[str, Any] = {}
@@ -90,9 +92,12 @@ class AnthropicReferenceClient:
         message = error.get("message") if isinstance(error, dict) else error
         self.fail(f"error event: {message}")
 
-    def on_stop_reason(self, reason: str) -> None:
+    def on_stop_reason(self, reason: str, details: Any = None) -> None:
+        """`details` is the stop_details: a refusal that has {type: refusal} is the model's answer, not a cut turn
+        (a content_filter ending has none)."""
         self.stop_reason = reason
-        if reason in _INCOMPLETE:
+        self.refused = reason == "refusal" and isinstance(details, dict) and details.get("type") == "refusal"
+        if reason in _INCOMPLETE and not self.refused:
             self.incomplete = True
 
     def is_complete(self, block: Block) -> bool:
@@ -104,6 +109,7 @@ class AnthropicReferenceClient:
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         self.blocks, self.stop_reason, self.error, self.incomplete, self.raw_usage = {}, None, None, False, {}
+        self.refused = False
         try:
             self.send(request)
         except (httpx.HTTPError, ValueError) as exc:
@@ -125,6 +131,8 @@ class AnthropicReferenceClient:
         a blank line; "" when none)."""
         text = "".join("".join(b.text) for b in blocks if b.type == "text")
         reasoning = "\n\n".join("".join(b.thinking) for b in blocks if b.type == "thinking")
+        if self.refused:  # the text blocks hold the refusal
+            return {"text": "", "refusal": text, "reasoning": reasoning}
         return {"text": text, "refusal": None, "reasoning": reasoning}
 
     def reported(self, blocks: list[tuple[int, Block]]) -> list[dict[str, Any]]:
@@ -184,9 +192,9 @@ class AnthropicReferenceClient:
             self.on_usage(_obj(event.get("message"), "message").get("usage"))
         elif kind == "message_delta":
             self.on_usage(event.get("usage"))
-            reason = _obj(event.get("delta"), "delta").get("stop_reason")
-            if isinstance(reason, str):
-                self.on_stop_reason(reason)
+            delta = _obj(event.get("delta"), "delta")
+            if isinstance(delta.get("stop_reason"), str):
+                self.on_stop_reason(delta["stop_reason"], delta.get("stop_details"))
         elif kind == "message_stop":
             return True
         elif kind == "error":
@@ -207,7 +215,7 @@ class AnthropicReferenceClient:
                                        raw.get("input"), text=[str(raw.get("text") or "")],
                                        thinking=[str(raw.get("thinking") or "")], stopped=True)
         if isinstance(body.get("stop_reason"), str):
-            self.on_stop_reason(body["stop_reason"])
+            self.on_stop_reason(body["stop_reason"], body.get("stop_details"))
 
     def _block(self, event: dict[str, Any]) -> Block:
         index = _int(event, "index")
@@ -230,7 +238,7 @@ class SwallowsErrorEvent(AnthropicReferenceClient):
 class IgnoresMaxTokens(AnthropicReferenceClient):
     """Never sets `incomplete`: a turn cut by stop_reason `max_tokens` looks finished. Caught by CLI-005."""
 
-    def on_stop_reason(self, reason: str) -> None:
+    def on_stop_reason(self, reason: str, details: Any = None) -> None:
         self.stop_reason = reason
 
 
