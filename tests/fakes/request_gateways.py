@@ -73,7 +73,8 @@ class BuiltinToolsAsFunctions(ResponsesFront):
     def parse_request(self, body: Json) -> Request:
         request = super().parse_request(body)
         builtins = [t for t in body.get("tools") or [] if t.get("type", "function") != "function"]
-        request.tools = [Tool(str(t.get("name") or t["type"])) for t in builtins] + request.tools
+        functions = [tool for tool in request.tools if tool.kind == "function"]  # the custom tool: a function too
+        request.tools = [Tool(str(t.get("name") or t["type"])) for t in builtins] + functions
         return request
 
 
