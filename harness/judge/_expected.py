@@ -23,7 +23,9 @@ def expects_success(status: str) -> bool:
 
 def call_value(call: Call) -> JSONData:
     """A call's arguments as the scenario's expect writes them: parsed JSON, or {"$text": ...} for a text that is
-    not JSON (which must then come through byte for byte)."""
+    not JSON (which must then come through byte for byte); a custom call's raw input is always {"$text": input}."""
+    if call.kind == "custom":
+        return {"$text": call.arguments}
     try:
         return json.loads(call.arguments)
     except ValueError:
@@ -31,16 +33,23 @@ def call_value(call: Call) -> JSONData:
 
 
 def expected_calls(expect_calls: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
-    """(name, parsed arguments) of the scenario's expected calls."""
+    """(name, parsed arguments) of the scenario's expected calls; a custom call's input as {"$text": input}."""
     out: list[tuple[str, Any]] = []
     for call in expect_calls:
+        if call.get("type") == "custom":
+            out.append((str(call["name"]), {"$text": str(call["input"])}))
+            continue
         arguments = call["arguments"]
         out.append((str(call["name"]), json.loads(arguments) if isinstance(arguments, str) else arguments))
     return out
 
 
+def _kinds(expect_calls: Sequence[Mapping[str, Any]]) -> list[str]:
+    return ["custom" if c.get("type") == "custom" else "function" for c in expect_calls]
+
+
 def expected_outcome(findings: Findings, expect: Expect, result: Result, *, where: str = "the final result") -> None:
-    """EXP-001..004 on `result` against a scenario's `Expect`."""
+    """EXP-001..005 on `result` against a scenario's `Expect`."""
     findings.check("EXP-004")
     refused = expect.may_fail and result.status in ("failed", "error")
     if not status_matches(expect.status, result.status) and not refused:
@@ -51,30 +60,67 @@ def expected_outcome(findings: Findings, expect: Expect, result: Result, *, wher
                                                                 actual=result.status))
     if not expects_success(expect.status) or refused:
         return  # what a failed response held is judged by the fault rules, not by expected calls or text
-    wanted = expected_calls(expect.tool_calls)
-    if expect.may_fail and [c.name for c in result.calls] != [name for name, _ in wanted]:
-        # a call whose arguments are not JSON may be skipped (a client) or kept; GW-ARGS-001 / CLI-008 judge which
-        kept = [(name, arguments) for name, arguments in wanted if not _is_text(arguments)]
-        if [c.name for c in result.calls] == [name for name, _ in kept]:
-            wanted = kept
-    findings.check("EXP-001", "EXP-002")
-    names: list[JSONValue] = [c.name for c in result.calls]
-    wanted_names: list[JSONValue] = [name for name, _ in wanted]
-    if names != wanted_names:
-        findings.fail("EXP-001", f"the completed tool calls are {names}, expected {wanted_names}",
-                      Evidence(path=f"{where}.tool_calls[*].name", expected=wanted_names, actual=names))
-    for index, (call, (name, arguments)) in enumerate(zip(result.calls, wanted, strict=False)):
-        if call.name == name and call_value(call) != arguments:
-            shown = arguments["$text"] if _is_text(arguments) else json.dumps(arguments)
-            findings.fail("EXP-002", f"call {index} ({name}) has arguments {short(call.arguments)}, expected "
-                          f"{short(shown)}" + (" byte for byte (they are not JSON)" if _is_text(arguments) else ""),
-                          Evidence(path=f"{where}.tool_calls[{index}].arguments", expected=shown,
-                                   actual=call.arguments))
+    _calls(findings, expect, result, where)
     if expect.text is not None:
         findings.check("EXP-003")
         if result.text != expect.text:
             findings.fail("EXP-003", f"the text is {short(result.text)}, expected {short(expect.text)}",
                           Evidence(path=f"{where}.text", expected=expect.text, actual=result.text))
+    if expect.refusal is not None:
+        _refusal(findings, expect.refusal, result, where)
+
+
+def _calls(findings: Findings, expect: Expect, result: Result, where: str) -> None:
+    """EXP-001 (names and kinds, in order) and EXP-002 (arguments; a custom call's input byte for byte)."""
+    wanted = list(zip(expected_calls(expect.tool_calls), _kinds(expect.tool_calls), strict=True))
+    if expect.may_fail and [c.name for c in result.calls] != [name for (name, _), _ in wanted]:
+        # a call whose arguments are not JSON may be skipped (a client) or kept; GW-ARGS-001 / CLI-008 judge which
+        kept = [w for w in wanted if not _is_text(w[0][1]) or w[1] == "custom"]
+        if [c.name for c in result.calls] == [name for (name, _), _ in kept]:
+            wanted = kept
+    findings.check("EXP-001", "EXP-002")
+    names: list[JSONValue] = [c.name for c in result.calls]
+    wanted_names: list[JSONValue] = [name for (name, _), _ in wanted]
+    kinds: list[JSONValue] = [c.kind for c in result.calls]
+    wanted_kinds: list[JSONValue] = [kind for _, kind in wanted]
+    if names != wanted_names:
+        findings.fail("EXP-001", f"the completed tool calls are {names}, expected {wanted_names}",
+                      Evidence(path=f"{where}.tool_calls[*].name", expected=wanted_names, actual=names))
+    elif kinds != wanted_kinds:
+        findings.fail("EXP-001", f"the completed tool calls {names} are of the kinds {kinds}, expected "
+                      f"{wanted_kinds}: a custom tool's call must stay a custom call with its raw input, not become "
+                      "a function call", Evidence(path=f"{where}.tool_calls[*].type", expected=wanted_kinds,
+                                                  actual=kinds))
+    for index, (call, ((name, arguments), kind)) in enumerate(zip(result.calls, wanted, strict=False)):
+        if call.name != name or call.kind != kind:
+            continue
+        if kind == "custom" and call.arguments != arguments["$text"]:
+            findings.fail("EXP-002", f"custom call {index} ({name}) has input {short(call.arguments)}, expected "
+                          f"{short(arguments['$text'])} byte for byte", Evidence(
+                              path=f"{where}.tool_calls[{index}].input", expected=arguments["$text"],
+                              actual=call.arguments))
+        elif kind == "function" and call_value(call) != arguments:
+            shown = arguments["$text"] if _is_text(arguments) else json.dumps(arguments)
+            findings.fail("EXP-002", f"call {index} ({name}) has arguments {short(call.arguments)}, expected "
+                          f"{short(shown)}" + (" byte for byte (they are not JSON)" if _is_text(arguments) else ""),
+                          Evidence(path=f"{where}.tool_calls[{index}].arguments", expected=shown,
+                                   actual=call.arguments))
+
+
+def _refusal(findings: Findings, refusal: str, result: Result, where: str) -> None:
+    """EXP-005: the refusal arrives as a refusal, with its text, not as answer text."""
+    findings.check("EXP-005")
+    if result.refusal == refusal and refusal not in result.text:
+        return
+    if result.refusal == "" and refusal in result.text:
+        message = (f"the refusal {short(refusal)} arrived as answer text {short(result.text)}, not as a refusal: "
+                   "carry it in the front's refusal field (Responses refusal part, Chat refusal, Anthropic "
+                   "stop_reason refusal)")
+    elif result.refusal == refusal:
+        message = f"the refusal {short(refusal)} arrived as a refusal and again in the answer text"
+    else:
+        message = f"the refusal is {short(result.refusal)}, expected {short(refusal)}"
+    findings.fail("EXP-005", message, Evidence(path=f"{where}.refusal", expected=refusal, actual=result.refusal))
 
 
 def _is_text(arguments: JSONValue) -> bool:

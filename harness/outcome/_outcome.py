@@ -93,29 +93,55 @@ def status_matches(expected: str, actual: Status) -> bool:
 
 
 def _item_calls(items: Iterable[Any]) -> tuple[Call, ...]:
+    """The completed function and custom tool calls (a custom call's `arguments` are its raw input)."""
     calls: list[Call] = []
     for item in items:
-        if not isinstance(item, Mapping) or item.get("type") != "function_call":
+        if not isinstance(item, Mapping) or item.get("type") not in ("function_call", "custom_tool_call"):
             continue
         if item.get("status", "completed") != "completed":
             continue
+        call_id = item.get("call_id") if isinstance(item.get("call_id"), str) else None
+        if item["type"] == "custom_tool_call":
+            raw = item.get("input")
+            calls.append(Call(call_id, str(item.get("name", "")), raw if isinstance(raw, str) else "", kind="custom"))
+            continue
         arguments = item.get("arguments")
-        calls.append(Call(
-            item.get("call_id") if isinstance(item.get("call_id"), str) else None,
-            str(item.get("name", "")),
-            arguments if isinstance(arguments, str) else json.dumps(arguments),
-        ))
+        calls.append(Call(call_id, str(item.get("name", "")),
+                          arguments if isinstance(arguments, str) else json.dumps(arguments)))
     return tuple(calls)
 
 
-def _item_text(items: Iterable[Any]) -> str:
+def _message_parts(items: Iterable[Any], kind: str, key: str) -> str:
     parts: list[str] = []
     for item in items:
         if isinstance(item, Mapping) and item.get("type") == "message":
             for part in item.get("content") or ():
-                if isinstance(part, Mapping) and part.get("type") == "output_text":
-                    parts.append(str(part.get("text", "")))
+                if isinstance(part, Mapping) and part.get("type") == kind:
+                    parts.append(str(part.get(key, "")))
     return "".join(parts)
+
+
+def _item_text(items: Iterable[Any]) -> str:
+    return _message_parts(items, "output_text", "text")
+
+
+def _item_refusal(items: Iterable[Any]) -> str:
+    """The refusal parts' text: a refusal, never answer text."""
+    return _message_parts(items, "refusal", "refusal")
+
+
+def _item_reasoning(items: Iterable[Any]) -> str:
+    """The reasoning summary a client shows: every reasoning item's summary parts, joined by a blank line (the raw
+    reasoning_text is not shown)."""
+    parts = [str(p.get("text", "")) for item in items
+             if isinstance(item, Mapping) and item.get("type") == "reasoning"
+             for p in item.get("summary") or () if isinstance(p, Mapping)]
+    return "\n\n".join(parts)
+
+
+def _held(items: list[Any], status: Status, terminal: str, **more: Any) -> Result:
+    return Result(status, _item_text(items), _item_calls(items), terminal, refusal=_item_refusal(items),
+                  reasoning=_item_reasoning(items), **more)
 
 
 def _from_response(response: Mapping[str, Any], status: Status, terminal: str) -> Result:
@@ -125,8 +151,8 @@ def _from_response(response: Mapping[str, Any], status: Status, terminal: str) -
     reason = details.get("reason") if isinstance(details, Mapping) else None
     error = response.get("error")
     message = error.get("message") if isinstance(error, Mapping) else None
-    return Result(status, _item_text(items), _item_calls(items), terminal,
-                  reason if isinstance(reason, str) else None, str(message) if message is not None else None)
+    return _held(items, status, terminal, incomplete_reason=reason if isinstance(reason, str) else None,
+                 error=str(message) if message is not None else None)
 
 
 def responses_events(events: Iterable[SSEEvent]) -> Result:
@@ -145,16 +171,22 @@ def responses_events(events: Iterable[SSEEvent]) -> Result:
             response = payload.get("response")
             if isinstance(response, Mapping):
                 return _from_response(response, _TERMINAL[etype], etype)
-            return Result(_TERMINAL[etype], "".join(texts), _item_calls(done_items), etype)
+            return _partial(done_items, texts, _TERMINAL[etype], etype)
         if etype == "error":
-            return Result("error", "".join(texts), _item_calls(done_items), "error",
-                          error=str(payload.get("message", payload.get("error", ""))))
+            return _partial(done_items, texts, "error", "error",
+                            error=str(payload.get("message", payload.get("error", ""))))
         if etype == "response.output_item.done":
             done_items.append(payload.get("item"))
         elif etype == "response.output_text.done":
             texts.append(str(payload.get("text", "")))
-    return Result("error", "".join(texts), _item_calls(done_items), "cut", error="the stream ended without a "
-                  "terminal event")
+    return _partial(done_items, texts, "error", "cut", error="the stream ended without a terminal event")
+
+
+def _partial(items: list[Any], texts: list[str], status: Status, terminal: str, **more: Any) -> Result:
+    """What a client holds without a terminal response: the done items, and the text of every output_text.done."""
+    held = _held(items, status, terminal, **more)
+    return Result(held.status, "".join(texts), held.calls, terminal, refusal=held.refusal,
+                  reasoning=held.reasoning, error=held.error)
 
 
 def responses_body(body: Mapping[str, Any]) -> Result:

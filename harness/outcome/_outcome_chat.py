@@ -1,6 +1,7 @@
-"""What a client holds after a Chat Completions stream or body (docs/spec/chat.md): text from `delta.content`,
-tool calls accumulated by `index` (the first id, the name and argument fragments joined), and the status from the
-choice's `finish_reason`.
+"""What a client holds after a Chat Completions stream or body (docs/spec/chat.md): text from `delta.content`, a
+refusal from `delta.refusal` (`message.refusal`), tool calls accumulated by `index` (the first id, the name and
+argument fragments joined; a body's custom tool calls as custom calls), and the status from the choice's
+`finish_reason`.
 
 A response ends normally only with both its `finish_reason` and the `data: [DONE]` after it (docs/spec/chat.md
 §3.1): a stream cut between the two is cut, though its calls are done. A call counts as done on the wire only
@@ -30,16 +31,22 @@ FINISH: dict[str, tuple[Status, str | None]] = {
 
 
 class _Call:
-    __slots__ = ("arguments", "id", "name")
+    __slots__ = ("arguments", "custom", "id", "name")
 
     def __init__(self) -> None:
         self.id: str | None = None
         self.name = ""
         self.arguments = ""
+        self.custom = False
 
     def add(self, delta: Mapping[str, Any]) -> None:
         if self.id is None and isinstance(delta.get("id"), str) and delta["id"]:
             self.id = delta["id"]
+        custom = delta.get("custom")
+        if delta.get("type") == "custom" and isinstance(custom, Mapping):  # a body's custom tool call
+            self.custom = True
+            self.name += str(custom.get("name") or "")
+            self.arguments += str(custom.get("input") or "")
         function = delta.get("function")
         if isinstance(function, Mapping):
             if isinstance(function.get("name"), str):
@@ -48,7 +55,7 @@ class _Call:
                 self.arguments += function["arguments"]
 
     def call(self) -> Call:
-        return Call(self.id, self.name, self.arguments)
+        return Call(self.id, self.name, self.arguments, kind="custom" if self.custom else "function")
 
 
 def _error_text(error: JSONValue) -> str:
@@ -57,17 +64,18 @@ def _error_text(error: JSONValue) -> str:
     return str(error)
 
 
-def _finished(reason: str, texts: list[str], calls: dict[int, _Call], order: list[int]) -> Result:
+def _finished(reason: str, texts: list[str], calls: dict[int, _Call], order: list[int], refusal: str = "") -> Result:
     status, why = FINISH.get(reason, ("error", None))
     done = order[:-1] if reason == "length" else order
     error = None if status != "error" else f"unknown finish_reason {reason!r}"
     return Result(status, "".join(texts), tuple(calls[i].call() for i in done), f"finish_reason {reason}", why,
-                  error)
+                  error, refusal=refusal)
 
 
 def chat_events(events: Iterable[SSEEvent]) -> Result:
     """The result a client holds after reading these chat.completion.chunk events (choice 0)."""
     texts: list[str] = []
+    refusals: list[str] = []
     calls: dict[int, _Call] = {}
     order: list[int] = []
     reason: str | None = None
@@ -91,6 +99,8 @@ def chat_events(events: Iterable[SSEEvent]) -> Result:
             if isinstance(delta, Mapping):
                 if isinstance(delta.get("content"), str):
                     texts.append(delta["content"])
+                if isinstance(delta.get("refusal"), str):
+                    refusals.append(delta["refusal"])
                 for fragment in delta.get("tool_calls") or ():
                     if not isinstance(fragment, Mapping):
                         continue
@@ -103,12 +113,13 @@ def chat_events(events: Iterable[SSEEvent]) -> Result:
             if isinstance(choice.get("finish_reason"), str) and reason is None:
                 reason = choice["finish_reason"]
     if reason is not None and done:
-        return _finished(reason, texts, calls, order)
+        return _finished(reason, texts, calls, order, "".join(refusals))
     if reason is not None:
         calls_done = _finished(reason, texts, calls, order).calls
         return Result("error", "".join(texts), calls_done, "cut", error=f"the stream ended after finish_reason "
-                      f"{reason} without data: [DONE]")
-    return Result("error", "".join(texts), (), "cut", error="the stream ended without a finish_reason")
+                      f"{reason} without data: [DONE]", refusal="".join(refusals))
+    return Result("error", "".join(texts), (), "cut", error="the stream ended without a finish_reason",
+                  refusal="".join(refusals))
 
 
 def chat_body(body: Mapping[str, Any]) -> Result:
@@ -126,7 +137,8 @@ def chat_body(body: Mapping[str, Any]) -> Result:
         if isinstance(tool_call, Mapping):
             calls[index] = _Call()
             calls[index].add(tool_call)
+    refusal = message.get("refusal")
     reason = choice.get("finish_reason")
     if not isinstance(reason, str):
         return Result("error", text, (), "no finish_reason", error="the choice has no finish_reason")
-    return _finished(reason, [text], calls, list(calls))
+    return _finished(reason, [text], calls, list(calls), refusal if isinstance(refusal, str) else "")

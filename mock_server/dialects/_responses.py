@@ -174,12 +174,17 @@ class ResponsesRenderer:
     - function_call: output_item.added (arguments "", status in_progress, call_id, name), one
       function_call_arguments.delta per fragment (none when `arguments_in_done_only`), function_call_arguments.done
       (with name), output_item.done; a call without call_id has no call_id key anywhere (breaks RSP-ID-004);
-    - reasoning: output_item.added (summary []), reasoning_summary_part.added, one reasoning_summary_text.delta
-      per fragment, reasoning_summary_text.done, reasoning_summary_part.done, output_item.done (summary
-      [summary_text]); an empty reasoning item streams no summary part, as when no summary was requested.
+    - reasoning: output_item.added (summary []); its text as a reasoning_text part (content_part.added, one
+      reasoning_text.delta per fragment, reasoning_text.done, content_part.done); then, per summary part,
+      reasoning_summary_part.added, its reasoning_summary_text.delta events, reasoning_summary_text.done,
+      reasoning_summary_part.done; output_item.done (summary, content, encrypted_content when the request includes
+      reasoning.encrypted_content);
+    - refusal, custom_tool_call, mcp_call, shell_call, code_interpreter_call, and text annotations: see
+      `_responses_items` and docs/mock.md#items.
     Items are added right before their first fragment and, in output order, closed right after their last one;
     items whose fragments interleave (scenario.steps) are open together and close together after the last
-    fragment of the group. Item ids are msg_/fc_/rs_ + 48 hex from ctx.ident; the response id resp_ + 48 hex.
+    fragment of the group. Item ids are msg_/fc_/rs_/ctc_/mcp_/sh_/ci_ + 48 hex from ctx.ident; the response id
+    resp_ + 48 hex.
     Chat/Anthropic-only quirks (name_chunk, id_on, name_on_later, arguments_before_name) cannot be expressed
     in this dialect and are ignored: the name goes whole on the item.
 

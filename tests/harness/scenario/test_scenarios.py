@@ -18,7 +18,15 @@ import pytest
 from callproof.harness import check_bytes
 from callproof.harness._types import Dialect
 from callproof.harness.request import front_request
-from callproof.harness.scenario import Chunked, FunctionCall, Scenario, ScenarioError, bundled_scenarios, load_scenarios
+from callproof.harness.scenario import (
+    Chunked,
+    CustomToolCall,
+    FunctionCall,
+    Scenario,
+    ScenarioError,
+    bundled_scenarios,
+    load_scenarios,
+)
 
 BAD = Path(__file__).parent / "data" / "bad"
 CORPUS = files("callproof.scenarios")
@@ -263,11 +271,16 @@ def test_expected_calls_and_text_are_those_of_the_output(scenario: Scenario) -> 
     else:
         calls = [c for c in scenario.calls if expect.status == "completed" or _parses(c.arguments)]
         texts = _texts(scenario)
-    assert [(c["name"], c["arguments"]) for c in expect.tool_calls] == [
-        (c.name, _expected_arguments(c.arguments, expect.may_fail)) for c in calls]
-    for wanted, call in zip(expect.tool_calls, calls, strict=True):
+    made: list[FunctionCall | CustomToolCall] = [
+        o for o in scenario.output if isinstance(o, CustomToolCall) or o in calls]  # custom calls: output order
+    assert [(c.get("type", "function"), c["name"], c.get("input", c.get("arguments"))) for c in expect.tool_calls] == [
+        ("custom", c.name, c.input) if isinstance(c, CustomToolCall)
+        else ("function", c.name, _expected_arguments(c.arguments, expect.may_fail)) for c in made]
+    for wanted, call in zip(expect.tool_calls, made, strict=True):
         assert wanted.get("call_id", call.call_id) == call.call_id
     assert expect.text == ("".join(texts) if texts else None)
+    refusals = [o.text for o in scenario.output if isinstance(o, Chunked) and o.type == "refusal"]
+    assert expect.refusal == ("".join(refusals) if refusals and expect.status == "completed" else None)
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS.values()), ids=list(SCENARIOS))
@@ -275,6 +288,8 @@ def test_request_offers_every_called_tool_and_pairs_tool_results(scenario: Scena
     request = scenario.request
     offered = {tool.get("name") for tool in request.get("tools", ()) if "type" not in tool}  # function tools
     assert {call.name for call in scenario.calls} <= offered
+    custom = {tool.get("name") for tool in request.get("tools", ()) if tool.get("type") == "custom"}
+    assert {call.name for call in scenario.custom_calls} <= custom
     choice = request.get("tool_choice")
     if isinstance(choice, dict):
         assert choice["name"] in offered
