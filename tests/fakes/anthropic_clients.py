@@ -251,6 +251,15 @@ class ThinkingInText(AnthropicReferenceClient):
         return {**answer, "text": "".join("".join(b.thinking) for b in blocks) + answer["text"]}
 
 
+class RefusalAsText(AnthropicReferenceClient):
+    """refusal_as_text: ignores stop_details, so a refusal is read as a content filter's cut: its text is answer
+    text and the turn incomplete, as a client that knows only stop_reason does. Caught by EXP-005 (a refusal
+    arrives as a refusal)."""
+
+    def on_stop_reason(self, reason: str, details: Any = None) -> None:
+        super().on_stop_reason(reason, None)
+
+
 class UncachedInputTokens(AnthropicReferenceClient):
     """uncached_input_tokens: Anthropic's input_tokens are reported as the input count, without the cache reads
     that OpenAI's count includes (CLI-009)."""
@@ -268,4 +277,5 @@ DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
     "ignores_max_tokens": IgnoresMaxTokens,
     "uncached_input_tokens": UncachedInputTokens,
     "thinking_in_text": ThinkingInText,
+    "refusal_as_text": RefusalAsText,
 }

@@ -284,4 +284,5 @@ DEFECTS: dict[str, type[ChatReferenceClient]] = {
     "partial_call_complete": PartialCallComplete,
     "same_id_for_idless_calls": SameIdForIdlessCalls,
     "usage_from_trailing_chunk_only": UsageFromTrailingChunkOnly,
+    "refusal_as_text": RefusalAsText,
 }

@@ -634,6 +634,10 @@ DEFECTS: dict[str, type[ReferenceClient]] = {
     "loops_on_call": LoopsOnCall,
     "ignores_retry_after": IgnoresRetryAfter,
     "reasoning_in_text": ReasoningInText,
+    "custom_as_function": CustomAsFunction,
+    "custom_input_json_parsed": CustomInputJsonParsed,
+    "reasoning_first_part_only": ReasoningFirstPartOnly,
+    "refusal_as_text": RefusalAsText,
 }
 
 
