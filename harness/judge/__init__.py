@@ -24,7 +24,7 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
-from ._items import ITEM_TYPES, check_items, has_item_rules
+from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules
 from ._judgeable import (
     NO_RESULT,
     NO_STREAM,
@@ -108,6 +108,7 @@ __all__ = [
     "check_faults",
     "check_gateway_loop",
     "check_ids",
+    "carried_expect",
     "check_items",
     "check_isolation",
     "check_rejection",
@@ -134,6 +135,7 @@ __all__ = [
     "front_usage",
     "has_calls_beside_malformed",
     "has_fault_rules",
+    "front_cannot_carry",
     "has_item_rules",
     "has_malformed_arguments",
     "has_usage_rules",

@@ -9,6 +9,7 @@ interpreter items and text annotations unchanged Responses to Responses.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -16,13 +17,13 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
-from callproof.harness.scenario import Scenario
+from callproof.harness.scenario import Expect, Scenario
 
 from ._findings import Findings
 from ._gateway import FrontAnswer
 from ._item_wire import ItemView, front_view, upstream_view
 
-__all__ = ["ITEM_TYPES", "check_items", "has_item_rules"]
+__all__ = ["ITEM_TYPES", "carried_expect", "check_items", "front_cannot_carry", "has_item_rules"]
 
 #: The scenario output types the GW-ITEM rules judge (besides reasoning with a summary or ciphertext and text with
 #: annotations).
@@ -36,6 +37,23 @@ def has_item_rules(scenario: Scenario) -> bool:
     """Whether the scenario plays an item the GW-ITEM rules judge."""
     return any(getattr(o, "type", "") in ITEM_TYPES or getattr(o, "annotations", ()) or getattr(o, "summary", ())
                or getattr(o, "encrypted_content", None) for o in scenario.output)
+
+
+def front_cannot_carry(scenario: Scenario, front: str) -> bool:
+    """Whether a gateway's `front` cannot carry an item the scenario plays (a custom tool call or a shell call, a
+    call the client must run, at a Chat or Anthropic front): the answer must then fail clearly (GW-ITEM-001), so
+    the expected outcome, the call ids, usage and the stream/non-stream comparison have nothing to judge there."""
+    return front in ("chat", "anthropic") and any(
+        getattr(o, "type", "") in ("custom_tool_call", "shell_call") for o in scenario.output)
+
+
+def carried_expect(expect: Expect, front: str, upstream: str) -> Expect:
+    """The expectation through a gateway pair (docs/spec/items.md §3.2): an Anthropic upstream says "refusal" only
+    at its end, after the text streamed, so at a Chat or Responses front the refusal arrives as text in a response
+    ended by the content filter (incomplete)."""
+    if expect.refusal and upstream == "anthropic" and front != "anthropic":
+        return dataclasses.replace(expect, status="incomplete", text=expect.refusal, refusal=None)
+    return expect
 
 
 def _first_difference(wanted: str, actual: str) -> str:

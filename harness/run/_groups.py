@@ -23,6 +23,7 @@ from callproof.harness.judge import (
     Findings,
     FrontAnswer,
     UpstreamView,
+    carried_expect,
     check_arguments,
     check_beside_malformed,
     check_client,
@@ -40,6 +41,7 @@ from callproof.harness.judge import (
     check_xml_policy,
     expected_outcome,
     expects_success,
+    front_cannot_carry,
     has_fault_rules,
     has_item_rules,
     has_malformed_arguments,
@@ -90,8 +92,12 @@ class Judging:
 
     @property
     def expect(self) -> Expect:
-        """The scenario's expectation under the run's `--policy`."""
-        return policy_expect(self.run.scenario, self.config.policies)
+        """The scenario's expectation under the run's `--policy`, and in gateway mode through its front and upstream
+        (`carried_expect`: an Anthropic upstream's refusal reaches a Chat or Responses front as text)."""
+        expect = policy_expect(self.run.scenario, self.config.policies)
+        if self.config.mode != "gateway":
+            return expect
+        return carried_expect(expect, self.config.front, self.config.upstream_dialect)
 
     def sandwich(self) -> tuple[FrontAnswer, UpstreamView]:
         """The front's answer and what reached the upstream (gateway mode: a played scenario has both)."""
@@ -289,9 +295,10 @@ def _has_calls(scenario: Scenario, dialect: Dialect, /) -> bool:
 def _comparable(scenario: Scenario, dialect: Dialect, /) -> bool:
     """A stream whose non-stream twin must say the same. may_fail (malformed arguments): an upstream's non-stream
     body cannot always carry them (an Anthropic Message's input is an object), so the two halves may rightly
-    differ."""
+    differ. Nor where the front cannot carry the scenario's items: both halves fail (GW-ITEM-001)."""
     expect = scenario.expect
-    return _streamed(scenario) and not scenario.faults and expects_success(expect.status) and not expect.may_fail
+    return (_streamed(scenario) and not scenario.faults and expects_success(expect.status) and not expect.may_fail
+            and not front_cannot_carry(scenario, dialect))
 
 
 def _no_calls(run: ScenarioRun) -> str | None:
@@ -313,11 +320,13 @@ _BOTH: frozenset[Mode] = frozenset({"gateway", "client"})
 #: of a gateway (what the mock sent and received against what the front emitted), then the client's rules.
 GROUPS: tuple[RuleGroup, ...] = (
     *(_stream_family(family) for family in STREAM_FAMILIES),
-    RuleGroup("expected", ("EXP-",), _BOTH, _always, _found(_expected)),
+    # not where a gateway's front cannot carry the scenario's items: its answer fails by design (GW-ITEM-001)
+    RuleGroup("expected", ("EXP-",), _BOTH, lambda s, d, /: not front_cannot_carry(s, d), _found(_expected)),
     # judged by the run's --policy xml-tool-text (GW-XML-001)
     RuleGroup("policy", ("GW-XML-",), _GATEWAY, lambda s, d, /: XML_TAG in s.tags, _found(_policy)),
     RuleGroup("translation", ("GW-REQ-",), _GATEWAY, _always, _found(_translation), judges_rejection=True),
-    RuleGroup("ids", ("GW-ID-",), _GATEWAY, _has_calls, _found(_ids), _no_calls),
+    RuleGroup("ids", ("GW-ID-",), _GATEWAY, lambda s, d, /: _has_calls(s, d) and not front_cannot_carry(s, d),
+              _found(_ids), _no_calls),
     RuleGroup("faults", ("GW-FAULT-",), _GATEWAY, lambda s, d, /: has_fault_rules(s), _found(_faults)),
     RuleGroup("streaming", ("GW-STREAM-",), _GATEWAY, lambda s, d, /: "timing" in s.tags, _found(_streaming),
               _no_burst),
@@ -325,7 +334,8 @@ GROUPS: tuple[RuleGroup, ...] = (
     # one case of a run, `concurrent::isolation`, in either mode (GW-ISO-001 for a gateway, CLI-012 for a client)
     RuleGroup("isolation", ("GW-ISO-",), _BOTH, _always, None, run_wide=True),
     RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
-    RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s), _found(_usage)),
+    RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s) and not front_cannot_carry(s, d),
+              _found(_usage)),
     # scenarios tagged `cancellation`, theirs alone: the harness closes the front connection and watches the
     # journal itself (GW-CANCEL-*, harness/run/_cancel_exchange.py)
     RuleGroup("cancellation", ("GW-CANCEL-",), _GATEWAY, lambda s, d, /: CANCEL_TAG in s.tags, None),

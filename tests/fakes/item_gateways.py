@@ -13,7 +13,7 @@ from examples.gateway.custom_tools import CONVERTED_PARAMETERS
 from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import OpaqueEvent, Tool
 
-__all__ = ["ANSWER_ITEM_DEFECTS", "ITEM_DEFECTS"]
+__all__ = ["ITEM_DEFECTS"]
 
 
 class DropsTextFormat(ResponsesFront):
@@ -121,9 +121,6 @@ ITEM_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_strict": DropsStrict,
     "custom_tool_as_function": CustomToolAsFunction,
     "forwards_nameless_tool": ForwardsNamelessTool,
-}
-#: The defects in the answer's items, judged on scenarios/items.json (their rows come with those scenarios).
-ANSWER_ITEM_DEFECTS: dict[str, type[ResponsesFront]] = {
     "refusal_as_text": RefusalAsText,
     "drops_encrypted_content": DropsEncryptedContent,
     "mangles_mcp_args": ManglesMcpArgs,

@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from callproof.harness._types import Dialect
-from callproof.harness.judge import Findings, check_items, read_answer
+from callproof.harness.judge import Findings, carried_expect, check_items, front_cannot_carry, read_answer
 from callproof.harness.outcome import Chunk, Exchange
+from callproof.harness.scenario import Expect
+from callproof.mock_server import bundled_scenarios
 
 RAW = '*** Begin Patch\n*** Update File: a.txt\n-say "bye"\n+say "hello\\n"\n*** End Patch\n'
 SSE = {"content-type": "text/event-stream"}
@@ -199,3 +201,20 @@ def test_provider_run_items_and_annotations_are_carried_unchanged_but_their_id()
 
 def test_nothing_to_judge_without_those_items() -> None:
     assert judge("responses", "responses", responses([ANSWER]), responses([ANSWER])) == ({}, [])
+
+
+def test_a_front_that_cannot_carry_a_custom_or_shell_call_is_not_judged_on_the_expected_outcome() -> None:
+    scenarios = bundled_scenarios()
+    for sid in ("custom_tool_apply_patch", "custom_tool_beside_function", "shell_call_commands"):
+        assert not front_cannot_carry(scenarios[sid], "responses")
+        assert front_cannot_carry(scenarios[sid], "chat") and front_cannot_carry(scenarios[sid], "anthropic")
+    assert not front_cannot_carry(scenarios["mcp_call_search"], "chat")  # dropped, the text that follows arrives
+    assert not front_cannot_carry(scenarios["one_call"], "chat")
+
+
+def test_an_anthropic_upstreams_refusal_is_expected_as_text_at_a_chat_or_responses_front() -> None:
+    expect = Expect("completed", refusal=REFUSAL)
+    assert carried_expect(expect, "chat", "anthropic") == Expect("incomplete", text=REFUSAL)
+    assert carried_expect(expect, "responses", "anthropic") == Expect("incomplete", text=REFUSAL)
+    assert carried_expect(expect, "anthropic", "anthropic") == expect
+    assert carried_expect(expect, "chat", "responses") == expect
