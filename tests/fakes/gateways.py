@@ -46,6 +46,8 @@ from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .history_gateways import HISTORY_DEFECTS
 from .item_gateways import ITEM_DEFECTS
+from .item_streams import ITEM_STREAM_DEFECTS, Corruption
+from .item_streams import create_app as item_stream_app
 from .leak_gateways import LEAK_DEFECTS
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
@@ -416,7 +418,7 @@ class AnthropicErrorAsStream(AnthropicFront):
         return Response(self.flush(turn), media_type="text/event-stream")
 
 
-DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
+DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     "buffering": Buffering,
     "flush_every_3": FlushEvery3,
     "delayed_40ms": Delayed40ms,
@@ -469,6 +471,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
     **SEED_DEFECTS,  # one bad call costing the valid ones (EXP-001): seed_gateways.py
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
     **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py
+    **ITEM_STREAM_DEFECTS,  # Responses pass-through corrupting one streamed item field (RSP-ITEM-*): item_streams.py
 }
 
 
@@ -476,6 +479,8 @@ def gateway_app(upstream: str, dialect: str = "chat", defect: str | None = None)
     """The reference gateway of `dialect` with `defect` (None: none): its class replaces the front of its dialect,
     or the upstream."""
     broken = DEFECTS[defect] if defect else None
+    if broken is not None and issubclass(broken, Corruption):  # a pass-through, not the reference gateway
+        return item_stream_app(upstream, defect)
     if broken is OneAtATime:
         return serialised(create_app(upstream, dialect=dialect))
     if broken is not None and issubclass(broken, WebSocketFront):
