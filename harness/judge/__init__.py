@@ -24,7 +24,7 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
-from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules
+from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules, items_skipped
 from ._judgeable import (
     NO_RESULT,
     NO_STREAM,
@@ -137,6 +137,7 @@ __all__ = [
     "has_fault_rules",
     "front_cannot_carry",
     "has_item_rules",
+    "items_skipped",
     "has_malformed_arguments",
     "has_usage_rules",
     "history_problems",

@@ -23,7 +23,7 @@ from ._findings import Findings
 from ._gateway import FrontAnswer
 from ._item_wire import ItemView, front_view, upstream_view
 
-__all__ = ["ITEM_TYPES", "carried_expect", "check_items", "front_cannot_carry", "has_item_rules"]
+__all__ = ["ITEM_TYPES", "carried_expect", "check_items", "front_cannot_carry", "has_item_rules", "items_skipped"]
 
 #: The scenario output types the GW-ITEM rules judge (besides reasoning with a summary or ciphertext and text with
 #: annotations).
@@ -37,6 +37,14 @@ def has_item_rules(scenario: Scenario) -> bool:
     """Whether the scenario plays an item the GW-ITEM rules judge."""
     return any(getattr(o, "type", "") in ITEM_TYPES or getattr(o, "annotations", ()) or getattr(o, "summary", ())
                or getattr(o, "encrypted_content", None) for o in scenario.output)
+
+
+def items_skipped(scenario: Scenario, front: str) -> str:
+    """Why an `items` case had nothing to judge: the front has no form for the scenario's items."""
+    kinds = sorted({str(getattr(o, "type", "")) for o in scenario.output} & (ITEM_TYPES | {"text", "reasoning"}))
+    return (f"the {front} front has no form for this scenario's {', '.join(kinds)} output and the upstream sent "
+            "nothing else a GW-ITEM rule judges (provider-run items and annotations are judged Responses to "
+            "Responses only: docs/spec/items.md §3.4)")
 
 
 def front_cannot_carry(scenario: Scenario, front: str) -> bool:

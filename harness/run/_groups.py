@@ -46,6 +46,7 @@ from callproof.harness.judge import (
     has_item_rules,
     has_malformed_arguments,
     has_usage_rules,
+    items_skipped,
     policy_expect,
     what_arrived,
 )
@@ -349,7 +350,8 @@ GROUPS: tuple[RuleGroup, ...] = (
     # a sequence (scenario with legs) played to its end: GW-LOOP-* for a gateway, CLI-014/CLI-015 for a client
     RuleGroup("loop", ("GW-LOOP-", "CLI-014", "CLI-015"), _BOTH, lambda s, d, /: bool(s.legs), _found(_loop)),
     # custom calls, refusals, reasoning, provider-run items and annotations through the gateway (docs/spec/items.md)
-    RuleGroup("items", ("GW-ITEM-",), _GATEWAY, lambda s, d, /: has_item_rules(s), _found(_items)),
+    RuleGroup("items", ("GW-ITEM-",), _GATEWAY, lambda s, d, /: has_item_rules(s), _found(_items),
+              lambda run: items_skipped(run.scenario, run.answer.front) if run.answer is not None else None),
 )
 
 

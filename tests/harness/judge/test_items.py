@@ -9,7 +9,14 @@ from typing import Any
 import pytest
 
 from callproof.harness._types import Dialect
-from callproof.harness.judge import Findings, carried_expect, check_items, front_cannot_carry, read_answer
+from callproof.harness.judge import (
+    Findings,
+    carried_expect,
+    check_items,
+    front_cannot_carry,
+    items_skipped,
+    read_answer,
+)
 from callproof.harness.outcome import Chunk, Exchange
 from callproof.harness.scenario import Expect
 from callproof.mock_server import bundled_scenarios
@@ -218,3 +225,8 @@ def test_an_anthropic_upstreams_refusal_is_expected_as_text_at_a_chat_or_respons
     assert carried_expect(expect, "responses", "anthropic") == Expect("incomplete", text=REFUSAL)
     assert carried_expect(expect, "anthropic", "anthropic") == expect
     assert carried_expect(expect, "chat", "responses") == expect
+
+
+def test_an_items_case_with_nothing_to_judge_says_why() -> None:
+    reason = items_skipped(bundled_scenarios()["mcp_call_search"], "chat")
+    assert reason.startswith("the chat front has no form for this scenario's mcp_call, text output")
