@@ -55,11 +55,12 @@ def front_cannot_carry(scenario: Scenario, front: str) -> bool:
         getattr(o, "type", "") in ("custom_tool_call", "shell_call") for o in scenario.output)
 
 
-def carried_expect(expect: Expect, front: str, upstream: str) -> Expect:
+def carried_expect(expect: Expect, front: str, upstream: str, refused: bool) -> Expect:
     """The expectation through a gateway pair (docs/spec/items.md §3.2): an Anthropic upstream says "refusal" only
-    at its end, after the text streamed, so at a Chat or Responses front the refusal arrives as text in a response
-    ended by the content filter (incomplete)."""
-    if expect.refusal and upstream == "anthropic" and front != "anthropic":
+    at its end, after the text streamed, so at a Chat or Responses front the refusal may arrive as text in a
+    response ended by the content filter (incomplete). A gateway that held the text back and answered a refusal
+    (`refused`: the answer holds one) is judged on the scenario's own expectation."""
+    if expect.refusal and upstream == "anthropic" and front != "anthropic" and not refused:
         return dataclasses.replace(expect, status="incomplete", text=expect.refusal, refusal=None)
     return expect
 

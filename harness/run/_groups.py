@@ -94,11 +94,12 @@ class Judging:
     @property
     def expect(self) -> Expect:
         """The scenario's expectation under the run's `--policy`, and in gateway mode through its front and upstream
-        (`carried_expect`: an Anthropic upstream's refusal reaches a Chat or Responses front as text)."""
+        (`carried_expect`: an Anthropic upstream's refusal may reach a Chat or Responses front as text)."""
         expect = policy_expect(self.run.scenario, self.config.policies)
         if self.config.mode != "gateway":
             return expect
-        return carried_expect(expect, self.config.front, self.config.upstream_dialect)
+        refused = self.run.answer is not None and bool(self.run.answer.result.refusal)
+        return carried_expect(expect, self.config.front, self.config.upstream_dialect, refused)
 
     def sandwich(self) -> tuple[FrontAnswer, UpstreamView]:
         """The front's answer and what reached the upstream (gateway mode: a played scenario has both)."""

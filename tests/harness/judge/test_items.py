@@ -219,12 +219,13 @@ def test_a_front_that_cannot_carry_a_custom_or_shell_call_is_not_judged_on_the_e
     assert not front_cannot_carry(scenarios["one_call"], "chat")
 
 
-def test_an_anthropic_upstreams_refusal_is_expected_as_text_at_a_chat_or_responses_front() -> None:
+def test_an_anthropic_upstreams_refusal_may_be_text_at_a_chat_or_responses_front() -> None:
     expect = Expect("completed", refusal=REFUSAL)
-    assert carried_expect(expect, "chat", "anthropic") == Expect("incomplete", text=REFUSAL)
-    assert carried_expect(expect, "responses", "anthropic") == Expect("incomplete", text=REFUSAL)
-    assert carried_expect(expect, "anthropic", "anthropic") == expect
-    assert carried_expect(expect, "chat", "responses") == expect
+    assert carried_expect(expect, "chat", "anthropic", False) == Expect("incomplete", text=REFUSAL)
+    assert carried_expect(expect, "responses", "anthropic", False) == Expect("incomplete", text=REFUSAL)
+    assert carried_expect(expect, "responses", "anthropic", True) == expect  # the gateway answered a refusal
+    assert carried_expect(expect, "anthropic", "anthropic", False) == expect
+    assert carried_expect(expect, "chat", "responses", False) == expect
 
 
 def test_an_items_case_with_nothing_to_judge_says_why() -> None:
