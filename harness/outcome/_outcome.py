@@ -139,9 +139,10 @@ def _item_reasoning(items: Iterable[Any]) -> str:
     return "\n\n".join(parts)
 
 
-def _held(items: list[Any], status: Status, terminal: str, **more: Any) -> Result:
-    return Result(status, _item_text(items), _item_calls(items), terminal, refusal=_item_refusal(items),
-                  reasoning=_item_reasoning(items), **more)
+def _held(items: list[Any], status: Status, terminal: str, *, incomplete_reason: str | None = None,
+          error: str | None = None) -> Result:
+    return Result(status, _item_text(items), _item_calls(items), terminal, incomplete_reason, error,
+                  refusal=_item_refusal(items), reasoning=_item_reasoning(items))
 
 
 def _from_response(response: Mapping[str, Any], status: Status, terminal: str) -> Result:
@@ -182,9 +183,9 @@ def responses_events(events: Iterable[SSEEvent]) -> Result:
     return _partial(done_items, texts, "error", "cut", error="the stream ended without a terminal event")
 
 
-def _partial(items: list[Any], texts: list[str], status: Status, terminal: str, **more: Any) -> Result:
+def _partial(items: list[Any], texts: list[str], status: Status, terminal: str, error: str | None = None) -> Result:
     """What a client holds without a terminal response: the done items, and the text of every output_text.done."""
-    held = _held(items, status, terminal, **more)
+    held = _held(items, status, terminal, error=error)
     return Result(held.status, "".join(texts), held.calls, terminal, refusal=held.refusal,
                   reasoning=held.reasoning, error=held.error)
 

@@ -10,7 +10,7 @@ from typing import Any
 from callproof.harness.scenario import Chunked, FunctionCall, Scenario
 
 from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
-from ._responses_items import add_item, close_item, fragment_item
+from ._responses_item_events import add_item, close_item, fragment_item
 from ._responses_object import echo_request, response_object
 from ._responses_plan import plan_events
 
@@ -180,7 +180,7 @@ class ResponsesRenderer:
       reasoning_summary_part.done; output_item.done (summary, content, encrypted_content when the request includes
       reasoning.encrypted_content);
     - refusal, custom_tool_call, mcp_call, shell_call, code_interpreter_call, and text annotations: see
-      `_responses_items` and docs/mock.md#items.
+      `_responses_item_events` and docs/mock.md#items.
     Items are added right before their first fragment and, in output order, closed right after their last one;
     items whose fragments interleave (scenario.steps) are open together and close together after the last
     fragment of the group. Item ids are msg_/fc_/rs_/ctc_/mcp_/sh_/ci_ + 48 hex from ctx.ident; the response id
