@@ -136,7 +136,7 @@ class Harness:
             else:
                 assert config.app is not None
                 self._iut = AppIUT(config.app, upstream=upstream, upstream_root=mock.root_url, mock_app=mock.app,
-                                  front_url=config.front_template)
+                                  front_url=config.front_template, upstream_dialect=config.upstream_dialect)
         self._iut.start()
         return self._iut
 

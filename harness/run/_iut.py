@@ -293,12 +293,14 @@ def load_object(spec: str, option: str) -> object:
 class AppIUT:
     """`--app module:attr`: an ASGI app on a real uvicorn server in a thread (ASGITransport would buffer whole
     bodies and hide streaming bugs). Before the import the harness sets `CALLPROOF_UPSTREAM` and `OPENAI_BASE_URL`
-    to the mock's URL (with /v1) and `ANTHROPIC_BASE_URL` to its root, so an app that reads them streams from the
+    to the mock's URL (with /v1), `ANTHROPIC_BASE_URL` to its root and `CALLPROOF_UPSTREAM_DIALECT` to the run's
+    `--upstream-dialect`, so an app that reads them streams from the
     real mock server; httpx calls to api.openai.com / api.anthropic.com are routed to the mock with respx."""
 
     def __init__(self, spec: str, *, upstream: str, upstream_root: str, mock_app: ASGIApp,
-                 front_url: str = "http://127.0.0.1:{port}/v1/responses") -> None:
+                 front_url: str = "http://127.0.0.1:{port}/v1/responses", upstream_dialect: str = "chat") -> None:
         self.spec = spec
+        self.upstream_dialect = upstream_dialect
         self.upstream = upstream
         self.upstream_root = upstream_root
         self.mock_app = mock_app
@@ -326,7 +328,7 @@ class AppIUT:
         if self.failure is not None:
             raise IUTError(self.failure)
         os.environ.update(CALLPROOF_UPSTREAM=self.upstream, OPENAI_BASE_URL=self.upstream,
-                          ANTHROPIC_BASE_URL=self.upstream_root)
+                          ANTHROPIC_BASE_URL=self.upstream_root, CALLPROOF_UPSTREAM_DIALECT=self.upstream_dialect)
         app = load_object(self.spec, "--app")
         # Apps that hard-code the vendors' URLs reach the mock through respx (content only); everything else,
         # the harness's own requests included, passes through to the network.

@@ -163,3 +163,33 @@ def test_stopping_a_group_returns_once_its_leader_exits_not_after_the_grace_peri
     stop_group(process.pid, grace=30.0, reap=process.poll)
     assert time.monotonic() - start < 10.0
     assert process.poll() == -15  # ended by the SIGTERM, not the SIGKILL after the grace period
+
+
+def test_an_app_is_imported_with_the_runs_upstream_dialect_in_its_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--app` with `--upstream-dialect anthropic`: the app reads CALLPROOF_UPSTREAM_DIALECT at import (the bundled
+    gateway's asgi module does) and so talks to the mock in the dialect the run judges."""
+    from callproof.harness.run._iut import AppIUT
+
+    (tmp_path / "dialect_app.py").write_text(
+        "import os\n"
+        "SEEN = os.environ.get('CALLPROOF_UPSTREAM_DIALECT')\n"
+        "async def app(scope, receive, send):\n"
+        "    await send({'type': 'http.response.start', 'status': 200, 'headers': []})\n"
+        "    await send({'type': 'http.response.body', 'body': SEEN.encode()})\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("CALLPROOF_UPSTREAM_DIALECT", raising=False)
+    monkeypatch.setattr(os, "environ", os.environ.copy())  # the IUT writes the variables it sets into os.environ
+
+    async def mock_app(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("not called")
+
+    iut = AppIUT("dialect_app:app", upstream="http://127.0.0.1:9/v1", upstream_root="http://127.0.0.1:9",
+                 mock_app=mock_app, front_url="http://127.0.0.1:{port}/", upstream_dialect="anthropic")
+    iut.start()
+    try:
+        assert httpx.get(iut.front_url, timeout=10).text == "anthropic"
+    finally:
+        iut.stop()
