@@ -338,7 +338,7 @@ def test_headers_reach_every_front_request_and_stay_masked(tmp_path: Path) -> No
     (["--policy", "xml-tool-text=bogus"],
      "callproof: error: argument --policy: policy xml-tool-text takes passthrough or convert, got 'bogus'"),
     (["--policy", "nope=1"],
-     "callproof: error: argument --policy: unknown policy 'nope'; known: stateful, xml-tool-text"),
+     "callproof: error: argument --policy: unknown policy 'nope'; known: custom-tools, stateful, xml-tool-text"),
     (["--policy", "convert"],
      "callproof: error: argument --policy: expected KEY=VALUE (e.g. xml-tool-text=convert), got 'convert'"),
     (["--max-events", "0"], "callproof: error: argument --max-events: must be at least 1, got 0"),
@@ -361,13 +361,16 @@ def test_the_xml_tool_text_policy_switches_the_expectation_and_is_reported(tmp_p
     assert done.returncode == 1, done.stdout + done.stderr
     assert outcomes(report)["xml_tool_text_two_calls::policy"] == "failed"
     assert "GW-XML-001 MUST: --policy xml-tool-text=passthrough: the answer holds the tool calls" in done.stdout
-    assert report is not None and report["target"]["policy"] == {"xml-tool-text": "passthrough", "stateful": "either"}
+    assert report is not None and report["target"]["policy"] == {"xml-tool-text": "passthrough", "stateful": "either",
+                                                                 "custom-tools": "refuse"}
     done, report = run(tmp_path, *args, "--policy", "xml-tool-text=convert")
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(outcomes(report).values()) == {"passed"}
-    assert report is not None and report["target"]["policy"] == {"xml-tool-text": "convert", "stateful": "either"}
-    assert "**policy** stateful=either, xml-tool-text=convert" in (tmp_path / "r.md").read_text(encoding="utf-8")
-    assert '<property name="policy" value="stateful=either, xml-tool-text=convert" />' in (
+    assert report is not None and report["target"]["policy"] == {"xml-tool-text": "convert", "stateful": "either",
+                                                                 "custom-tools": "refuse"}
+    policies = "custom-tools=refuse, stateful=either, xml-tool-text=convert"
+    assert f"**policy** {policies}" in (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert '<property name="policy" value="custom-tools=refuse, stateful=either, xml-tool-text=convert" />' in (
         tmp_path / "r.xml").read_text("utf-8")
     assert all("--policy xml-tool-text=convert" in c["repro"] for c in report["cases"])
 

@@ -63,7 +63,8 @@ def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pyt
     assert report["summary"]["cases"] == 14 and report["summary"]["passed"] == 14 and report["complete"]
     assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "front": "responses",
                                 "upstream_dialect": "chat",
-                                "policy": {"xml-tool-text": "passthrough", "stateful": "either"}}
+                                "policy": {"xml-tool-text": "passthrough", "stateful": "either",
+                                           "custom-tools": "refuse"}}
     case = by_id(report)["fault_http_429::faults"]
     assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002"}
     assert case["repro"] == f"callproof run --launch '{gateway()}' -k 'fault_http_429::faults'"
@@ -253,7 +254,7 @@ def test_policy_and_limits_reach_the_judge_through_the_plugin(pytester: pytest.P
                                 "-k", "xml_tool_text_split_mid_tag::policy or xml_tool_text_split_mid_tag::expected")
     result.assert_outcomes(passed=2)
     policy = report_of(pytester.path / "report.json")["target"]["policy"]
-    assert policy == {"xml-tool-text": "convert", "stateful": "either"}
+    assert policy == {"xml-tool-text": "convert", "stateful": "either", "custom-tools": "refuse"}
     result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("runaway_stream"), "--callproof-max-bytes",
                                 "20000", "-k", "one_call::expected")
     result.assert_outcomes(failed=1)
