@@ -29,8 +29,8 @@ __all__ = ["ITEM_TYPES", "carried_expect", "check_items", "front_cannot_carry", 
 #: annotations).
 ITEM_TYPES = frozenset({"custom_tool_call", "refusal", "mcp_call", "shell_call", "code_interpreter_call"})
 #: Responses items the model does not translate: carried unchanged Responses to Responses (GW-ITEM-004).
-_OPAQUE = ("mcp_call", "shell_call", "code_interpreter_call", "mcp_list_tools", "mcp_approval_request",
-           "web_search_call", "file_search_call", "image_generation_call", "local_shell_call")
+_OPAQUE = ("mcp_call", "shell_call", "shell_call_output", "code_interpreter_call", "mcp_list_tools",
+           "mcp_approval_request", "web_search_call", "file_search_call", "image_generation_call", "local_shell_call")
 
 
 def has_item_rules(scenario: Scenario) -> bool:

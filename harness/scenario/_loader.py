@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Mapping
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jsonschema
 
@@ -33,6 +33,8 @@ from ._scenario import (
     Scenario,
     ScenarioError,
     ShellCall,
+    ShellCallOutput,
+    ShellOutput,
     Step,
     Timing,
     Usage,
@@ -164,6 +166,22 @@ def _shell(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> 
     return ShellCall(commands, raw.get("call_id", default_id), tuple(pieces), tuple(owners))
 
 
+def _shell_output(source: str, where: str, raw: Mapping[str, Any]) -> ShellCallOutput:
+    outputs = tuple(ShellOutput(o.get("stdout", ""), o.get("stderr", ""), o.get("exit_code", 0))
+                    for o in raw["outputs"])
+    pieces: list[str] = []
+    owners: list[tuple[int, Literal["stdout", "stderr"]]] = []
+    streams: tuple[Literal["stdout", "stderr"], ...] = ("stdout", "stderr")
+    for k, output in enumerate(outputs):
+        for stream in streams:
+            text = getattr(output, stream)
+            if text:
+                mine = _chunk(source, f"{where}.chunk", text, _per_part(raw.get("chunk")), 8)
+                pieces += mine
+                owners += [(k, stream)] * len(mine)
+    return ShellCallOutput(raw["call_id"], outputs, tuple(pieces), tuple(owners))
+
+
 def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) -> Output:
     kind = raw["type"]
     if kind in ("text", "reasoning", "refusal"):
@@ -176,6 +194,8 @@ def _output(source: str, where: str, raw: Mapping[str, Any], default_id: str) ->
                        _chunk(source, f"{where}.chunk", raw["arguments"], raw.get("chunk"), 8))
     if kind == "shell_call":
         return _shell(source, where, raw, default_id)
+    if kind == "shell_call_output":
+        return _shell_output(source, where, raw)
     if kind == "code_interpreter_call":
         return CodeInterpreterCall(raw["code"], _chunk(source, f"{where}.chunk", raw["code"], raw.get("chunk"), 8))
     arguments = _generated(raw["arguments"])

@@ -31,6 +31,8 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "ShellCall",
+    "ShellCallOutput",
+    "ShellOutput",
     "Step",
     "Timing",
     "Usage",
@@ -95,6 +97,27 @@ class ShellCall:
 
 
 @dataclass(frozen=True, slots=True)
+class ShellOutput:
+    """What one command of a hosted shell call printed, and its exit code."""
+
+    stdout: str
+    stderr: str
+    exit_code: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ShellCallOutput:
+    """The output of a shell call the provider ran in a hosted environment (Responses only): one `ShellOutput` per
+    command; `fragments` are the stdout then stderr pieces of every command in order, `piece_of[i]` says whose."""
+
+    call_id: str
+    outputs: tuple[ShellOutput, ...]
+    fragments: tuple[str, ...]
+    piece_of: tuple[tuple[int, Literal["stdout", "stderr"]], ...]
+    type: Literal["shell_call_output"] = "shell_call_output"
+
+
+@dataclass(frozen=True, slots=True)
 class CodeInterpreterCall:
     """A code interpreter call (Responses only): its code streams."""
 
@@ -121,7 +144,7 @@ class FunctionCall:
     type: Literal["function_call"] = "function_call"
 
 
-Output = Chunked | FunctionCall | CustomToolCall | McpCall | ShellCall | CodeInterpreterCall
+Output = Chunked | FunctionCall | CustomToolCall | McpCall | ShellCall | ShellCallOutput | CodeInterpreterCall
 
 
 @dataclass(frozen=True, slots=True)

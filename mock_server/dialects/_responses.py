@@ -20,7 +20,8 @@ _TERMINAL = {"completed": "response.completed", "length": "response.incomplete",
              "content_filter": "response.incomplete", "failed": "response.failed"}
 _STATUS = {"completed": "completed", "length": "incomplete", "content_filter": "incomplete", "failed": "failed"}
 _ITEM_PREFIX = {"text": "msg", "refusal": "msg", "reasoning": "rs", "function_call": "fc", "custom_tool_call": "ctc",
-                "mcp_call": "mcp", "shell_call": "sh", "code_interpreter_call": "ci"}
+                "mcp_call": "mcp", "shell_call": "sh", "shell_call_output": "sho",
+                "code_interpreter_call": "ci"}
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
@@ -179,11 +180,12 @@ class ResponsesRenderer:
       reasoning_summary_part.added, its reasoning_summary_text.delta events, reasoning_summary_text.done,
       reasoning_summary_part.done; output_item.done (summary, content, encrypted_content when the request includes
       reasoning.encrypted_content);
-    - refusal, custom_tool_call, mcp_call, shell_call, code_interpreter_call, and text annotations: see
+    - refusal, custom_tool_call, mcp_call, shell_call, shell_call_output, code_interpreter_call, and text
+      annotations: see
       `_responses_item_events` and docs/mock.md#items.
     Items are added right before their first fragment and, in output order, closed right after their last one;
     items whose fragments interleave (scenario.steps) are open together and close together after the last
-    fragment of the group. Item ids are msg_/fc_/rs_/ctc_/mcp_/sh_/ci_ + 48 hex from ctx.ident; the response id
+    fragment of the group. Item ids are msg_/fc_/rs_/ctc_/mcp_/sh_/sho_/ci_ + 48 hex from ctx.ident; the response id
     resp_ + 48 hex.
     Chat/Anthropic-only quirks (name_chunk, id_on, name_on_later, arguments_before_name) cannot be expressed
     in this dialect and are ignored: the name goes whole on the item.

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from callproof.harness.scenario import Chunked, CodeInterpreterCall, CustomToolCall, McpCall, Output, ShellCall
+from callproof.harness.scenario import (
+    Chunked,
+    CodeInterpreterCall,
+    CustomToolCall,
+    McpCall,
+    Output,
+    ShellCall,
+    ShellCallOutput,
+)
 
 __all__ = ["Out", "add_item", "close_item", "fragment_item"]
 
@@ -39,6 +47,9 @@ def added_item(item: Output, item_id: str) -> dict[str, Any]:
     if isinstance(item, ShellCall):
         return {"id": item_id, "type": "shell_call", **_call_id(item.call_id), "action": {"commands": []},
                 "status": "in_progress"}
+    if isinstance(item, ShellCallOutput):
+        return {"id": item_id, "type": "shell_call_output", "call_id": item.call_id, "status": "in_progress",
+                "output": []}
     if isinstance(item, CodeInterpreterCall):
         return {"id": item_id, "type": "code_interpreter_call", "status": "in_progress",
                 "container_id": item.container_id, "code": "", "outputs": None}
@@ -85,10 +96,38 @@ def fragment_item(out: Out, index: int, item: Output, fragment: int) -> None:
         if fragment == len(item.fragments) - 1 or item.command_of[fragment + 1] != command:
             out.emit("response.shell_call_command.done", {**at, "command": item.commands[command]})
         return
+    if isinstance(item, ShellCallOutput):
+        _output_piece(out, index, item, fragment)
+        return
     fields = out.where(index)
     if isinstance(item, Chunked):
         fields["content_index"] = 0
     out.emit(_DELTA[item.type], {**fields, "delta": piece}, content=piece, delta=True)
+
+
+def _output_piece(out: Out, index: int, item: ShellCallOutput, fragment: int) -> None:
+    """A stdout or stderr piece of a hosted shell's output; each command's done follows its last piece (a command
+    that printed nothing gets its done where its pieces would have been)."""
+    command, stream = item.piece_of[fragment]
+    before = item.piece_of[fragment - 1][0] if fragment else -1
+    _outputs_done(out, index, item, range(before + 1, command))
+    piece = item.fragments[fragment]
+    out.emit("response.shell_call_output_content.delta",
+             {**out.where(index), "command_index": command, "delta": {stream: piece}}, content=piece, delta=True)
+    if fragment == len(item.fragments) - 1 or item.piece_of[fragment + 1][0] != command:
+        _outputs_done(out, index, item, range(command, command + 1))
+
+
+def _outputs_done(out: Out, index: int, item: ShellCallOutput, commands: range) -> None:
+    for command in commands:
+        out.emit("response.shell_call_output_content.done",
+                 {**out.where(index), "command_index": command, "output": [_shell_output(item, command)]})
+
+
+def _shell_output(item: ShellCallOutput, command: int) -> dict[str, Any]:
+    output = item.outputs[command]
+    return {"stdout": output.stdout, "stderr": output.stderr,
+            "outcome": {"type": "exit", "exit_code": output.exit_code}}
 
 
 def close_item(out: Out, index: int, item: Output, item_id: str, status: str) -> dict[str, Any]:
@@ -105,6 +144,11 @@ def close_item(out: Out, index: int, item: Output, item_id: str, status: str) ->
         done = _status({**added_item(item, item_id), "arguments": item.arguments, "output": item.output}, status)
     elif isinstance(item, ShellCall):
         done = _status({**added_item(item, item_id), "action": {"commands": list(item.commands)}}, status)
+    elif isinstance(item, ShellCallOutput):
+        last = item.piece_of[-1][0] if item.piece_of else -1
+        _outputs_done(out, index, item, range(last + 1, len(item.outputs)))
+        done = _status({**added_item(item, item_id), "output": [_shell_output(item, k)
+                                                                for k in range(len(item.outputs))]}, status)
     elif isinstance(item, CodeInterpreterCall):
         out.emit("response.code_interpreter_call_code.done", {**where, "code": item.code})
         if status == "completed":

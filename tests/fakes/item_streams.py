@@ -74,6 +74,17 @@ class ShellCommandDoneDiffers(_ChangeDone):
     etype, key = "response.shell_call_command.done", "command"
 
 
+class ShellOutputDoneDiffers(Corruption):
+    """shell_output_done_differs: a shell_call_output_content.done's first stdout loses its first byte; the deltas and
+    the shell_call_output item keep it (RSP-ITEM-004)."""
+
+    def rewrite(self, event: Event) -> list[Event]:
+        output = event.get("output") if event.get("type") == "response.shell_call_output_content.done" else None
+        if isinstance(output, list) and output and isinstance(output[0], dict) and "stdout" in output[0]:
+            output[0]["stdout"] = _mangled(str(output[0]["stdout"]))
+        return [event]
+
+
 class ReasoningTextDoneDiffers(_ChangeDone):
     """reasoning_text_done_differs: reasoning_text.done's text loses its first byte (RSP-ITEM-005)."""
 
@@ -137,6 +148,7 @@ DEFECTS: dict[str, type[Corruption]] = {
     "custom_input_done_differs": CustomInputDoneDiffers,
     "mcp_args_dropped_delta": McpArgsDroppedDelta,
     "shell_command_done_differs": ShellCommandDoneDiffers,
+    "shell_output_done_differs": ShellOutputDoneDiffers,
     "reasoning_text_done_differs": ReasoningTextDoneDiffers,
     "summary_text_differs": SummaryTextDiffers,
     "code_done_differs": CodeDoneDiffers,

@@ -28,6 +28,7 @@ EXPECTED = {
     "custom_input_done_differs": ("custom-tool-call", "RSP-ITEM-001"),
     "mcp_args_dropped_delta": ("mcp-call", "RSP-ITEM-002"),
     "shell_command_done_differs": ("shell-call", "RSP-ITEM-003"),
+    "shell_output_done_differs": ("shell-call", "RSP-ITEM-004"),
     "reasoning_text_done_differs": ("reasoning", "RSP-ITEM-005"),
     "summary_text_differs": ("reasoning", "RSP-ITEM-006"),
     "code_done_differs": ("code-interpreter", "RSP-ITEM-007"),

@@ -35,7 +35,7 @@ def test_the_items_file_holds_the_ten_scenarios() -> None:
     assert sorted(ITEMS) == sorted([
         "custom_tool_apply_patch", "custom_tool_beside_function", "refusal_plain", "refusal_under_structured_output",
         "reasoning_summary_encrypted", "reasoning_text_then_call", "mcp_call_search", "shell_call_commands",
-        "code_interpreter_code", "text_with_annotations"])
+        "shell_call_hosted_output", "code_interpreter_code", "text_with_annotations"])
 
 
 @pytest.mark.parametrize(("scenario", "dialect"), CASES)
@@ -94,6 +94,24 @@ def test_responses_shell_mcp_code_and_annotations() -> None:
     cited = _events(ITEMS["text_with_annotations"], "responses")
     added = [e["annotation"] for e in cited if e["type"] == "response.output_text.annotation.added"]
     assert added == _done_items(cited)[0]["content"][0]["annotations"] and len(added) == 2
+
+
+def test_responses_hosted_shell_output_streams_stdout_and_stderr_per_command() -> None:
+    scenario = ITEMS["shell_call_hosted_output"]
+    events = _events(scenario, "responses")
+    item = _done_items(events)[1]
+    assert item["type"] == "shell_call_output" and item["call_id"] == _done_items(events)[0]["call_id"]
+    dones = [e for e in events if e["type"] == "response.shell_call_output_content.done"]
+    assert [d["command_index"] for d in dones] == [0, 1] and [d["output"][0] for d in dones] == item["output"]
+    for index, output in enumerate(item["output"]):
+        for stream in ("stdout", "stderr"):
+            joined = "".join(e["delta"].get(stream) or "" for e in events
+                             if e["type"] == "response.shell_call_output_content.delta" and e["command_index"] == index)
+            assert joined == output[stream]
+    assert item["output"][1] == {"stdout": 'line "one"\n', "stderr": "cat: warning: no newline\\n at end\n",
+                                 "outcome": {"type": "exit", "exit_code": 1}}
+    assert _done_items(events) == events[-1]["response"]["output"]
+    assert not scenario.plays_in("chat") and not scenario.plays_in("anthropic")
 
 
 def test_a_refusal_in_each_dialect() -> None:
