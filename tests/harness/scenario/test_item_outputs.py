@@ -15,8 +15,11 @@ from callproof.harness.scenario import (
     McpCall,
     ScenarioError,
     ShellCall,
+    ShellCallOutput,
+    ShellOutput,
     parse_scenario_file,
 )
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 
 def _load(output: list[dict[str, Any]], expect: dict[str, Any] | None = None) -> Any:
@@ -51,6 +54,22 @@ def test_every_item_type_loads_into_its_dataclass() -> None:
     assert isinstance(code, CodeInterpreterCall) and code.fragments == ("print(1)",)
     assert isinstance(text, Chunked) and text.annotations[0]["type"] == "url_citation"
     assert scenario.custom_calls == (custom,) and scenario.calls == ()
+
+
+def test_a_hosted_shell_output_splits_each_stdout_then_stderr_and_renders_every_command_done() -> None:
+    scenario = _load([
+        {"type": "shell_call", "call_id": "c1", "commands": ["true", "ls", "cat x"]},
+        {"type": "shell_call_output", "call_id": "c1", "chunk": {"size": 3},
+         "outputs": [{}, {"stdout": "a.txt\n"}, {"stdout": "", "stderr": "no x\n", "exit_code": 1}]}])
+    output = scenario.output[1]
+    assert isinstance(output, ShellCallOutput) and output.outputs[0] == ShellOutput("", "", 0)
+    assert output.fragments == ("a.t", "xt\n", "no ", "x\n")
+    assert output.piece_of == ((1, "stdout"), (1, "stdout"), (2, "stderr"), (2, "stderr"))
+    body = RENDERERS["responses"].stream(scenario, RenderContext(request={})).body.decode()
+    events = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
+    dones = [e for e in events if e["type"] == "response.shell_call_output_content.done"]
+    assert [d["command_index"] for d in dones] == [0, 1, 2]  # a command that printed nothing has its done too
+    assert dones[2]["output"] == [{"stdout": "", "stderr": "no x\n", "outcome": {"type": "exit", "exit_code": 1}}]
 
 
 def test_a_shell_fragment_across_two_commands_is_refused() -> None:
