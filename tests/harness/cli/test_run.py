@@ -103,7 +103,7 @@ def test_write_baseline_then_run_against_it(tmp_path: Path) -> None:
 
 def test_client_mode_with_an_adapter_program(tmp_path: Path) -> None:
     done, report = run(tmp_path, "--client-cmd", fakes.command("clients"),
-                       "-k", "parallel_two_calls or fault_http_500")
+                       "-k", "parallel_two_calls or fault_http_500 and not echoes")
     assert done.returncode == 0, done.stdout + done.stderr
     assert outcomes(report) == {"parallel_two_calls::expected": "passed", "parallel_two_calls::client": "passed",
                                 "fault_http_500::expected": "passed", "fault_http_500::client": "passed"}
@@ -245,8 +245,9 @@ def test_an_adapter_that_prints_nothing_is_never_conformant(tmp_path: Path) -> N
     assert markdown.startswith("## ❌ callproof: nothing judged\n") and "conformant" not in markdown
     done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "expected and parallel")
     assert done.returncode == 1
-    assert len(outcomes(report)) == 8 and set(outcomes(report).values()) == {"error"}  # agent_loop_parallel_results too
-    assert done.stderr.startswith("callproof run: no case was judged: 8 cases: 8 errors; ")
+    # agent_loop_parallel_results and usage_responses_parallel_calls too
+    assert len(outcomes(report)) == 9 and set(outcomes(report).values()) == {"error"}
+    assert done.stderr.startswith("callproof run: no case was judged: 9 cases: 9 errors; ")
     done, report = run(tmp_path, "--client-cmd", SILENT, "-k", "one_call")
     client = by_id(report)["one_call::client"]  # the client rules judge it: CLI-001, the protocol was not kept
     assert client["outcome"] == "failed" and client["message"].endswith(f"\n{NO_RESULT}")
