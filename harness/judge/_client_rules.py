@@ -41,26 +41,7 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
         findings.fail("CLI-001", f"{run.problem}{stderr}", Evidence(path="adapter", actual=run.problem))
         return
     success = expects_success(scenario.expect.status)
-    if scenario.expect.may_fail:
-        pass  # reporting an error and completing are both right; CLI-008 judges what was handed on
-    elif success:
-        findings.check("CLI-006")
-        if result.error is not None:
-            findings.fail("CLI-006", f"the response completed on the wire ({wire.terminal}) but the adapter reported "
-                          f"error {short(result.error)}", Evidence(path="$.error", expected=None, actual=result.error))
-    else:
-        findings.check("CLI-002")
-        if result.error is None:
-            ended = f"{wire.terminal}: {short(wire.error)}" if wire.error is not None else wire.terminal
-            findings.fail("CLI-002", f"the response did not succeed (the scenario expects {scenario.expect.status}; "
-                          f"the wire ended {ended}) but the adapter reported no error",
-                          Evidence(path="$.error", expected="a string", actual=None))
-    if scenario.expect.status == "incomplete":
-        findings.check("CLI-005")
-        if result.status != "incomplete":
-            findings.fail("CLI-005", f"the response ended incomplete on the wire ({wire.terminal}, reason "
-                          f"{shown(wire.incomplete_reason)}) but the adapter reported incomplete false",
-                          Evidence(path="$.incomplete", expected=True, actual=False))
+    _check_ending(findings, scenario, result, wire)
     if scenario.calls and scenario.expect.status != "completed":
         findings.check("CLI-003")
         complete = [_value(c) for c in wire.calls]
@@ -90,6 +71,30 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
     if has_usage_rules(scenario) and run.result is not None and run.result.get("usage") is not None:
         _check_usage(findings, scenario, run.result["usage"])
     check_client_items(findings, scenario, run.result, result, wire, dialect)
+
+
+def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: Result) -> None:
+    """CLI-006, CLI-002 and CLI-005: how the adapter reported the way the response ended."""
+    if scenario.expect.may_fail:
+        pass  # reporting an error and completing are both right; CLI-008 judges what was handed on
+    elif expects_success(scenario.expect.status):
+        findings.check("CLI-006")
+        if result.error is not None:
+            findings.fail("CLI-006", f"the response completed on the wire ({wire.terminal}) but the adapter reported "
+                          f"error {short(result.error)}", Evidence(path="$.error", expected=None, actual=result.error))
+    else:
+        findings.check("CLI-002")
+        if result.error is None:
+            ended = f"{wire.terminal}: {short(wire.error)}" if wire.error is not None else wire.terminal
+            findings.fail("CLI-002", f"the response did not succeed (the scenario expects {scenario.expect.status}; "
+                          f"the wire ended {ended}) but the adapter reported no error",
+                          Evidence(path="$.error", expected="a string", actual=None))
+    if scenario.expect.status == "incomplete":
+        findings.check("CLI-005")
+        if result.status != "incomplete":
+            findings.fail("CLI-005", f"the response ended incomplete on the wire ({wire.terminal}, reason "
+                          f"{shown(wire.incomplete_reason)}) but the adapter reported incomplete false",
+                          Evidence(path="$.incomplete", expected=True, actual=False))
 
 
 def _check_malformed(findings: Findings, scenario: Scenario, result: Result) -> None:
