@@ -21,6 +21,7 @@ from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
 from ._responses_reassembly import HANDLED_EVENTS as REASSEMBLED_EVENTS
 from ._schemas import json_path, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser, parse_sse
+from ._sse_types import event_objects
 from ._transcript import ALREADY_IN_FLIGHT, TranscriptChecker, check_websocket_messages, check_websocket_transcript
 from ._unicode import escape_surrogates, loads_json
 
@@ -52,6 +53,7 @@ __all__ = [
     "is_transcript",
     "payload_dialect",
     "escape_surrogates",
+    "event_objects",
     "format_report",
     "json_path",
     "loads_json",

@@ -3,14 +3,17 @@ browser's EventSource silently drops or repairs something, each with its message
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "FramingIssue",
     "IssueKind",
     "SSEEvent",
     "empty_data_block",
+    "event_objects",
     "invalid_utf8",
     "oversize_event",
     "trailing_event",
@@ -39,6 +42,19 @@ class SSEEvent:
     arrival: float
     #: True when an `event:` field set a non-empty type.
     explicit_type: bool
+
+
+def event_objects(events: Iterable[SSEEvent]) -> list[dict[str, Any]]:
+    """The events whose data is a JSON object, parsed, in order (the others left out)."""
+    found: list[dict[str, Any]] = []
+    for event in events:
+        try:
+            value = json.loads(event.data)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+    return found
 
 
 @dataclass(frozen=True, slots=True)

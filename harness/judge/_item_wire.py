@@ -9,12 +9,12 @@ signature) and the stop reason.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from callproof.harness._types import JSONValue
-from callproof.harness.check import SSEEvent, SSEParser
+from callproof.harness.check import SSEEvent, SSEParser, event_objects
 
 __all__ = ["ItemView", "front_view", "upstream_view"]
 
@@ -33,18 +33,6 @@ class ItemView:
     refusal: str = ""
     blocks: list[dict[str, Any]] = field(default_factory=list)
     ending: str = ""
-
-
-def _objects(events: Iterable[SSEEvent]) -> list[dict[str, Any]]:
-    found = []
-    for event in events:
-        try:
-            value = json.loads(event.data)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
 
 
 def _parts(items: list[dict[str, Any]], kind: str, key: str) -> str:
@@ -127,7 +115,7 @@ def _body(dialect: str, body: JSONValue) -> ItemView:
 def _read(dialect: str, events: list[SSEEvent], body: JSONValue) -> ItemView:
     if not events:
         return _body(dialect, body)
-    objects = _objects(events)
+    objects = event_objects(events)
     if dialect == "responses":
         return _responses_stream(objects)
     return _anthropic_stream(objects) if dialect == "anthropic" else _chat(objects)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from callproof.harness._types import Dialect, JSONData, JSONValue
+from callproof.harness.check import event_objects
 from callproof.harness.judge import (
     STATEFUL_TAG,
     EarlierTurn,
@@ -72,22 +73,10 @@ class StatefulPlay:
     second: TurnPlay | None = None
 
 
-def _payloads(answer: FrontAnswer) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for event in answer.events:
-        try:
-            payload = json.loads(event.data)
-        except ValueError:
-            continue
-        if isinstance(payload, dict):
-            out.append(payload)
-    return out
-
-
 def _answered(answer: FrontAnswer) -> tuple[str | None, tuple[Mapping[str, Any], ...]]:
     """The response id and output items the client got (a stream's events, or a non-stream body)."""
     if answer.events:
-        return responses_output(_payloads(answer))
+        return responses_output(event_objects(answer.events))
     body = answer.exchange.json()
     return responses_output(body=body) if isinstance(body, Mapping) else (None, ())
 
