@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _int, _obj, unusable_call, usable_calls
+from .clients import _http_error, _int, _obj, _parses, unusable_call, usable_calls
 from .sse import iter_sse
 
 __all__ = ["DEFECTS", "AnthropicReferenceClient"]
@@ -43,14 +43,6 @@ class Block:
         if joined:
             return joined
         return json.dumps(self.input) if self.input not in (None, {}) else "{}"
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 class AnthropicReferenceClient:
