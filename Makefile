@@ -35,7 +35,7 @@ lint: venv
 
 typecheck: venv $(INTEROP_STAMP)
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
-	$(BIN)/mypy tests bench examples
+	$(BIN)/mypy tests bench examples interop
 
 # pytest runs with the pinned `interop` extra (the client libraries of examples/ at the versions their baselines were
 # recorded with), where `make browser` could get it, Chromium for tests/reports/test_html_browser.py, and where
@@ -213,6 +213,20 @@ drift:
 
 clean:
 	rm -rf $(VENV) examples/node_modules build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+# `make interop-gateways`: real gateways (interop/gateways.json: the LiteLLM proxy, ...) at their pinned releases,
+# each installed into a venv of its own under out/interop-gateways/venvs/ (never .venv), run under callproof in every
+# front x upstream mode it serves against its baseline (examples/baselines/gateways/<name>-<mode>.txt), offline
+# (dummy keys, no telemetry, local model maps); reports and logs in out/interop-gateways/, the results table in
+# docs/interop.md. Heavy (a whole suite per mode), so not part of `make test`; its runner is tested there
+# (tests/interop/). Every mode runs even when one fails; exits 1 if any failed outside its baseline.
+# INTEROP_GATEWAYS_ARGS='--only litellm --mode responses-chat' narrows it (python -m interop.gateways --help).
+INTEROP_GATEWAYS_ARGS ?=
+
+.PHONY: interop-gateways
+
+interop-gateways: venv
+	$(BIN)/python -m interop.gateways $(INTEROP_GATEWAYS_ARGS)
 
 # `make interop`: the real client libraries of examples/ (the `interop` extra) under callproof, each against its
 # baseline of known library bugs (docs/interop.md), then one HTML matrix of libraries x scenarios. Every adapter runs

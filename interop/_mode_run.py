@@ -17,7 +17,10 @@ from pathlib import Path
 from ._spec import Gateway, Mode
 from ._template import fill
 
-__all__ = ["ModeResult", "Paths", "command", "run_mode", "verdicts"]
+__all__ = ["ModeResult", "Paths", "command", "run_mode", "stop_all", "verdicts"]
+
+#: The process groups of the callproof runs under way, for `stop_all`.
+_LIVE: set[int] = set()
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,24 @@ def verdicts(report: Path) -> tuple[dict[str, int], dict[str, tuple[str, ...]], 
     return counts, {rule: tuple(ids) for rule, ids in sorted(rules.items())}, levels, errors
 
 
+def _stop_group(pid: int, wait: subprocess.Popen[bytes] | None = None) -> None:
+    """SIGTERM the run's group (callproof then stops its gateway and writes its report), SIGKILL it after 15 s."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, sig)
+        if wait is None:
+            continue
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            wait.wait(timeout=15)
+            return
+
+
+def stop_all() -> None:
+    """Stop every callproof run still under way (the runner was interrupted)."""
+    for pid in list(_LIVE):
+        _stop_group(pid)
+
+
 def run_mode(gateway: Gateway, mode: Mode, version: str, paths: Paths, *, workers: int = 2,
              keyword: str | None = None, timeout: float = 3600.0) -> ModeResult:
     """Run one mode; its output goes to `<out>/<name>-<mode>.log`. Never raises for the gateway's sake: a run that
@@ -128,17 +149,15 @@ def run_mode(gateway: Gateway, mode: Mode, version: str, paths: Paths, *, worker
         sink.flush()
         process = subprocess.Popen(argv, cwd=paths.root, stdout=sink, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        _LIVE.add(process.pid)
         try:
             code: int | None = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             problem = f"the run took over {timeout:.0f} s (--mode-timeout) and was stopped"
-            for sig in (signal.SIGTERM, signal.SIGKILL):
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, sig)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=15)
-                    break
+            _stop_group(process.pid, process)
             code = process.poll()
+        finally:
+            _LIVE.discard(process.pid)
     if not report.exists():
         tail = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()][-1:]
         return ModeResult(gateway.name, version, mode.id, code,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +23,7 @@ from pathlib import Path
 from ._docs import update_docs
 from ._install import InstallError, ensure
 from ._launch import prepare
-from ._mode_run import ModeResult, Paths, run_mode
+from ._mode_run import ModeResult, Paths, run_mode, stop_all
 from ._spec import DATA, Gateway, Mode, SpecError, load
 
 __all__ = ["main"]
@@ -85,6 +86,13 @@ def _line(result: ModeResult) -> str:
             + (f"; {tally}" if tally else "") + (f"; {result.problem}" if result.problem else ""))
 
 
+def _interrupted(signum: int, _frame: object) -> None:
+    stop_all()
+    print(f"interop-gateways: interrupted ({signal.Signals(signum).name}); the runs under way were stopped",
+          file=sys.stderr, flush=True)
+    os._exit(3)  # the worker threads still wait on their (stopped) runs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["exec"]:
@@ -105,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except InstallError as exc:
             print(f"interop-gateways: {exc}", file=sys.stderr)
             return 2
-        print(f"interop-gateways: {gateway.name} {versions[gateway.name]} in {paths.venv(gateway)}", flush=True)
+        where = f"in {paths.venv(gateway)}" if gateway.pip else "(nothing to install)"
+        print(f"interop-gateways: {gateway.name} {versions[gateway.name]} {where}", flush=True)
 
     def one(pair: tuple[Gateway, Mode]) -> ModeResult:
         gateway, mode = pair
@@ -114,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(_line(result) + f" (log {paths.log(gateway, mode)})", flush=True)
         return result
 
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupted)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = list(pool.map(one, chosen))
     if not args.no_docs:
