@@ -5,4 +5,15 @@ installed package: a repository tool, like bench/."""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from ._docs import BEGIN, END, Entry, read_baseline, render, update_docs
+from ._install import InstallError, ensure, installed_version
+from ._launch import OFFLINE_ENV, Launch, prepare
+from ._mode_run import ModeResult, Paths, command, run_mode, stop_all, verdicts
+from ._spec import DATA, SCHEMA, Gateway, Mode, SpecError, Unsupported, load
+from ._template import PLACEHOLDERS, fill
+
+__all__ = [
+    "BEGIN", "DATA", "END", "Entry", "Gateway", "InstallError", "Launch", "Mode", "ModeResult", "OFFLINE_ENV",
+    "PLACEHOLDERS", "Paths", "SCHEMA", "SpecError", "Unsupported", "command", "ensure", "fill", "installed_version",
+    "load", "prepare", "read_baseline", "render", "run_mode", "stop_all", "update_docs", "verdicts",
+]

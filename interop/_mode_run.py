@@ -32,10 +32,12 @@ class Paths:
     out: Path
     baselines: Path
     callproof: Path
+    venv_root: Path | None = None
 
     @property
     def venvs(self) -> Path:
-        return self.out / "venvs"
+        """Where the gateways' venvs are: `--venvs`, by default `<out>/venvs`."""
+        return self.venv_root or self.out / "venvs"
 
     @property
     def work(self) -> Path:

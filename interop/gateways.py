@@ -56,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--mode-timeout", type=float, default=3600.0, help="seconds one mode's run may take")
     parser.add_argument("--no-install", action="store_true", help="use the venvs as they are (no pip)")
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "interop-gateways", help="reports, logs, venvs")
+    parser.add_argument("--venvs", type=Path, help="the gateways' venvs (default <out>/venvs)")
     parser.add_argument("--baselines", type=Path, default=ROOT / "examples" / "baselines" / "gateways")
     parser.add_argument("--docs", type=Path, default=ROOT / "docs" / "interop.md",
                         help="the file whose gateways section is rewritten")
@@ -107,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"interop-gateways: {exc}", file=sys.stderr)
         return 2
     paths = Paths(root=ROOT, data=args.data.resolve(), out=args.out.resolve(), baselines=args.baselines.resolve(),
-                  callproof=args.callproof)
+                  callproof=args.callproof, venv_root=args.venvs.resolve() if args.venvs else None)
     if args.docs_only:
         update_docs(args.docs, gateways, [], paths)
         print(f"interop-gateways: {args.docs} rewritten from the reports in {paths.out}", flush=True)
