@@ -19,6 +19,7 @@ from callproof.harness.check import short
 
 from ._findings import Findings
 from ._policy import custom_tool_expectation
+from ._schema_meaning import ABSENT, json_difference
 
 __all__ = ["check_custom_tools", "converted_parameter", "custom_tools", "upstream_tools"]
 
@@ -80,11 +81,13 @@ def _same_custom(findings: Findings, dialect: str, tool: Mapping[str, Any], upst
         if key not in tool:
             continue
         wanted = _chat_format(tool[key]) if key == "format" and dialect == "chat" else tool[key]
-        if upstream.get(key) != wanted:
+        difference = json_difference(wanted, upstream.get(key) if key in upstream else ABSENT)
+        if difference is not None:
+            at = "" if difference.path == "$" else f" at {difference.path}"
             findings.fail("GW-REQ-012", f"custom tool {tool['name']!r} has {key} {short(upstream.get(key))} "
-                          f"upstream, expected {short(wanted)}", Evidence(
-                              path=f"upstream request {path}.{key}", expected=short(wanted),
-                              actual=short(upstream.get(key))))
+                          f"upstream, expected {short(wanted)}{at}", Evidence(
+                              path=f"upstream request {path}.{key}{difference.path.removeprefix('$')}",
+                              expected=short(wanted), actual=short(upstream.get(key))))
 
 
 def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[str, Any], path: str,

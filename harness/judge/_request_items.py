@@ -17,6 +17,7 @@ from callproof.harness.check import short
 
 from ._custom_tools import check_custom_tools, upstream_tools
 from ._findings import Findings
+from ._schema_meaning import schema_difference
 
 __all__ = [
     "check_request_items", "nameless_tools", "text_format", "upstream_format",
@@ -67,8 +68,13 @@ def _structured(findings: Findings, dialect: str, front_dialect: str, front: Map
                       "as the upstream's equivalent or refuse the request with a 4xx naming the format",
                       Evidence(path=f"upstream request {path}", expected=dict(wanted)))
         return
-    checks = [("schema", True), ("name", dialect != "anthropic" and front_dialect != "anthropic"),
+    checks = [("name", dialect != "anthropic" and front_dialect != "anthropic"),
               ("strict", dialect != "anthropic" and front_dialect != "anthropic" and "strict" in wanted)]
+    difference = schema_difference(wanted.get("schema"), fmt.get("schema"))
+    if difference is not None:
+        findings.fail("GW-REQ-010", f"the structured output's schema differs from the front's at "
+                      f"{difference.says()} (schemas compared by meaning: docs/spec/schema-comparison.md); forward "
+                      "the schema unchanged", difference.evidence(f"upstream request {path}.schema"))
     for key, applies in checks:
         if applies and fmt.get(key) != wanted.get(key):
             findings.fail("GW-REQ-010", f"the structured output's {key} is {short(fmt.get(key))} upstream, "

@@ -27,6 +27,7 @@ from ._request_shapes import (
     system_prompts,
     upstream_system,
 )
+from ._schema_meaning import json_difference, schema_difference
 
 __all__ = ["check_translation"]
 
@@ -36,12 +37,14 @@ def _where(path: str) -> Evidence:
 
 
 def _json_equal(text: JSONValue, value: JSONValue) -> bool:
+    """Whether `text` (a JSON text, or an already parsed value) is the JSON value `value` (by meaning: key order
+    ignored, numbers by value, `true` never `1`)."""
     if isinstance(text, str):
         try:
-            return bool(json.loads(text) == value)
+            return json_difference(value, json.loads(text)) is None
         except ValueError:
             return False
-    return bool(text == value)
+    return json_difference(value, text) is None
 
 
 def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[Any, Any, str]] | None:
@@ -87,11 +90,12 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
             findings.fail("GW-REQ-002", f"tool {name!r} has description {short(description)} upstream, expected "
                           f"{short(tool['description'])}", Evidence(path=f"upstream request {path}.description",
                                                                     expected=tool["description"], actual=description))
-        if parameters != tool["parameters"]:
-            findings.fail("GW-REQ-002", f"tool {name!r} has {schema_field} {short(parameters)} upstream, expected "
-                          f"{short(tool['parameters'])}",
-                          Evidence(path=f"upstream request {path}.{schema_field}", expected=tool["parameters"],
-                                   actual=parameters))
+        difference = schema_difference(tool["parameters"], parameters)
+        if difference is not None:
+            findings.fail("GW-REQ-002", f"tool {name!r} has {schema_field} that differ from the front's at "
+                          f"{difference.says()} (schemas compared by meaning: docs/spec/schema-comparison.md); "
+                          "forward the schema unchanged",
+                          difference.evidence(f"upstream request {path}.{schema_field}"))
 
 
 def _choice_ok(dialect: str, choice: JSONValue, body: Mapping[str, Any]) -> tuple[bool, Any]:
@@ -205,7 +209,8 @@ def _anthropic_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
             uses = [(i, b) for i, b in blocks if b.get("type") == "tool_use" and b.get("id") == item["call_id"]]
             if not uses:
                 problems.append((f"no tool_use block with id {item['call_id']!r}", "$.messages"))
-            elif uses[0][1].get("name") != item["name"] or uses[0][1].get("input") != json.loads(item["arguments"]):
+            elif uses[0][1].get("name") != item["name"] or json_difference(
+                    json.loads(item["arguments"]), uses[0][1].get("input")) is not None:
                 problems.append((f"tool_use {item['call_id']!r} is {short(uses[0][1])} upstream",
                                  f"$.messages[{uses[0][0]}].content"))
         else:

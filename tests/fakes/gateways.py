@@ -52,6 +52,7 @@ from .leak_gateways import LEAK_DEFECTS
 from .limits import RunawayStream
 from .loop_gateways import LOOP_DEFECTS
 from .request_gateways import REQUEST_DEFECTS
+from .schema_gateways import SCHEMA_DEFECTS
 from .seed_gateways import SEED_DEFECTS
 from .stateful_gateways import STATEFUL_DEFECTS
 from .xml_tool_text import XML_DEFECTS
@@ -472,6 +473,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
     **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py
     **ITEM_STREAM_DEFECTS,  # Responses pass-through corrupting one streamed item field (RSP-ITEM-*): item_streams.py
+    **SCHEMA_DEFECTS,  # tool schemas rewritten on the way upstream, by meaning or not (GW-REQ-002): schema_gateways.py
 }
 
 

@@ -81,3 +81,19 @@ def test_no_upstream_request_fails_the_first_rule_only() -> None:
     check_translation(findings, "chat", front, "x", [])
     assert [(r.rule.id, r.outcome) for r in findings.results()] == [("GW-REQ-001", "failed")]
     assert "[callproof:case=...]" in findings.results()[0].violations[0].message
+
+
+def test_a_schema_difference_is_named_by_its_json_path() -> None:
+    """docs/spec/schema-comparison.md: GW-REQ-002 names the first real difference, not the whole schema."""
+    scenario = SCENARIOS["tr_everything"]
+    front = front_request(scenario.id, scenario.request, case="t1", dialect="responses")
+    findings = Findings()
+    body = upstream_body(CASES["anthropic_tool_schema_type_changed"])
+    check_translation(findings, "anthropic", front, "[callproof:case=t1]", [body])
+    (violation,) = [v for r in findings.results() if r.rule.id == "GW-REQ-002" for v in r.violations]
+    assert violation.message == (
+        "tool 'get_weather' has input_schema that differ from the front's at $.properties.city.type: [\"integer\"] "
+        "upstream, expected [\"string\"] (schemas compared by meaning: docs/spec/schema-comparison.md); forward the "
+        "schema unchanged")
+    assert (violation.evidence.path, violation.evidence.expected, violation.evidence.actual) == (
+        "upstream request $.tools[0].input_schema.properties.city.type", ["string"], ["integer"])
