@@ -15,6 +15,7 @@ from callproof.harness.check import short
 from callproof.harness.scenario import strings_in
 
 from ._findings import Findings
+from ._schema_meaning import json_difference
 
 __all__ = [
     "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "system_prompts",
@@ -104,7 +105,8 @@ def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: 
         name, table, kind = tool.get("name"), functions, "function"
     else:
         if kind in kinds and kind != "function":
-            return None if any(dict(tool) == dict(t) for t in builtins) else "a built-in tool changed on the way"
+            same = any(json_difference(t, tool) is None for t in builtins)  # by meaning: 1 is 1.0, never true
+            return None if same else "a built-in tool changed on the way"
         if kind != "function":
             return f"{kind!r} is not one of the front's tools"
         name, table = tool.get("name"), functions
