@@ -121,7 +121,10 @@ def render(gateways: Sequence[Gateway], results: Sequence[ModeResult], paths: Pa
         for (rule, cause), (modes, hit, level) in sorted(grouped.items()):
             causes.append(f"| {gateway.title} | {rule} | {level} | {' '.join(sorted(modes))} | {len(hit)} | "
                           f"{cause.replace('|', '/')} |")
-    return "\n".join([*rows, "", *causes])
+    setups = [f"- {gateway.title}, {_mode_name(mode.id)}: {mode.note}" for gateway in gateways
+              for mode in gateway.modes if mode.note]
+    how = ["How each mode is set up (interop/gateways.json):", "", *setups, ""] if setups else []
+    return "\n".join([*rows, "", *how, *causes])
 
 
 def update_docs(docs: Path, gateways: Sequence[Gateway], results: Sequence[ModeResult], paths: Paths) -> None:
