@@ -24,6 +24,7 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
+from ._issued_ids import IssuedId, check_unique_ids, issued_ids
 from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules, items_skipped
 from ._judgeable import (
     NO_RESULT,
@@ -84,6 +85,7 @@ __all__ = [
     "EarlierTurn",
     "Findings",
     "FrontAnswer",
+    "IssuedId",
     "LoopCallResult",
     "Refusal",
     "SequenceRequest",
@@ -117,6 +119,7 @@ __all__ = [
     "check_streaming",
     "check_text_with_calls",
     "check_translation",
+    "check_unique_ids",
     "check_usage",
     "check_ws_failure",
     "check_ws_in_flight",
@@ -142,6 +145,7 @@ __all__ = [
     "has_usage_rules",
     "history_problems",
     "is_rejection",
+    "issued_ids",
     "policy_expect",
     "protocol_problem",
     "read_answer",

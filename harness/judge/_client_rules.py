@@ -268,13 +268,14 @@ def _id_phrase(call_id: str | None) -> str:
 
 def check_client_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Result, Result, Result]]) -> None:
     """CLI-012: each of several concurrent adapter runs (scenario, its result, its own wire, the client's result
-    for the scenario alone) reports what the client reports alone, and no call or text of another run's stream.
-    Comparing with the run alone keeps a client's own bugs (the same alone) out of this rule."""
+    for the scenario alone) reports what the client reports alone (calls by kind, name and parsed arguments, never
+    by id; text; completed, incomplete or error), and no call or text of another run's stream. Comparing with the
+    run alone keeps a client's own bugs (the same alone) out of this rule."""
     findings.check("CLI-012")
     for scenario, result, wire, alone in runs:
         strays = sorted({other.id for other, _, other_wire, _ in runs if other is not scenario
                          and _holds_output_of(result, wire, other_wire)})
-        same = (_shape(result) == _shape(alone) and result.text == alone.text
+        same = (_shape(result) == _shape(alone) and result.text == alone.text and result.status == alone.status
                 and (result.error is None) == (alone.error is None))
         if same and not strays:
             continue

@@ -147,14 +147,23 @@ def _payload(data: str) -> dict[str, Any] | None:
 
 def judge_client_isolation(
     spec: CaseSpec, scenarios: Sequence[Scenario], adapter: ClientAdapter, mock: MockServer, dialect: Dialect,
-    timeout: float, request: Callable[[Scenario, str], dict[str, Any]], alone: Callable[[str], Result | None],
-    transport: str = "http",
+    timeout: float, request: Callable[[Scenario, str], dict[str, Any]],
+    alone: Callable[[str], tuple[Result | None, str | None]], transport: str = "http",
 ) -> CaseResult:
-    """CLI-012: run the adapter for every scenario at once (each with its own case tag), then check that each run
-    reported what the client reports for its scenario alone (`alone`: the scenario's own run, cached by the
-    harness; its wire when that gave no result), and none of the others' output. A run without a judgeable
-    result, or without a request under its case tag, makes the case an error unless a leak was found anyway."""
+    """CLI-012: the client's result for every scenario alone first (`alone`: the scenario's own run, played one
+    after another, cached by the harness: its result, or None and why there is none to compare with), then the
+    adapter for every scenario at once (each with its own case tag); each concurrent run must report what the
+    client reports for its scenario alone, and none of the others' output. A scenario without a result alone, a run
+    without a judgeable result, or without a request under its case tag, makes the case an error unless a leak was
+    found anyway (without a result alone: always an error)."""
     start = time.monotonic()
+    solo = [(s, *alone(s.id)) for s in scenarios]
+    missing = [f"{s.id} alone: {why or 'no result'}" for s, result, why in solo if result is None]
+    if missing:  # no verdict without evidence: the result alone is what a concurrent run is compared with
+        return CaseResult(spec, "error", (), "\n".join([
+            "the isolation case compares each concurrent run with the client's result for the same scenario alone, "
+            "and has nothing to compare with (the scenario's own cases judge that run):", *missing]),
+            time.monotonic() - start, {"scenarios": [s.id for s in scenarios]})
     tags = [new_case_tag() for _ in scenarios]
     held = hold_seconds(timeout)
     mock.hold(tags, held)  # the streams overlap at the mock, however slowly the adapter processes start
@@ -174,7 +183,7 @@ def judge_client_isolation(
         thread.join()
     judged: list[tuple[Scenario, Result, Result, Result]] = []
     problems: list[str] = []
-    for scenario, tag, run in zip(scenarios, tags, runs, strict=True):
+    for (scenario, result_alone, _), tag, run in zip(solo, tags, runs, strict=True):
         if run is None or run.result is None:
             problems.append(f"{scenario.id}: {adapter_problem(run) if run else 'the adapter run did not happen'}")
             continue
@@ -182,7 +191,8 @@ def judge_client_isolation(
         if not count:
             problems.append(f"{scenario.id}: the adapter never called the mock with its case's request (the markers "
                             "of the first user message must travel as they came)")
-        judged.append((scenario, result_of_adapter(run.result), wire, alone(scenario.id) or wire))
+        assert result_alone is not None  # checked above
+        judged.append((scenario, result_of_adapter(run.result), wire, result_alone))
     overlapped = in_flight(mock.journal, tags)
     details = {"scenarios": [s.id for s in scenarios], "concurrent": len(scenarios), "overlapped": overlapped}
     apart = None if problems else not_overlapping(len(scenarios), overlapped, held, "the client")

@@ -327,14 +327,15 @@ GROUPS: tuple[RuleGroup, ...] = (
     # judged by the run's --policy xml-tool-text (GW-XML-001)
     RuleGroup("policy", ("GW-XML-",), _GATEWAY, lambda s, d, /: XML_TAG in s.tags, _found(_policy)),
     RuleGroup("translation", ("GW-REQ-",), _GATEWAY, _always, _found(_translation), judges_rejection=True),
-    RuleGroup("ids", ("GW-ID-",), _GATEWAY, lambda s, d, /: _has_calls(s, d) and not front_cannot_carry(s, d),
+    RuleGroup("ids", ("GW-ID-001",), _GATEWAY, lambda s, d, /: _has_calls(s, d) and not front_cannot_carry(s, d),
               _found(_ids), _no_calls),
     RuleGroup("faults", ("GW-FAULT-",), _GATEWAY, lambda s, d, /: has_fault_rules(s), _found(_faults)),
     RuleGroup("streaming", ("GW-STREAM-",), _GATEWAY, lambda s, d, /: "timing" in s.tags, _found(_streaming),
               _no_burst),
     RuleGroup("equivalence", ("GW-EQ-",), _GATEWAY, _comparable, _found(_equivalence)),
-    # one case of a run, `concurrent::isolation`, in either mode (GW-ISO-001 for a gateway, CLI-012 for a client)
-    RuleGroup("isolation", ("GW-ISO-",), _BOTH, _always, None, run_wide=True),
+    # one case of a run, `concurrent::isolation`, in either mode (GW-ISO-001 and GW-ID-002, ids unique across its
+    # answers, for a gateway; CLI-012 for a client)
+    RuleGroup("isolation", ("GW-ISO-", "GW-ID-002"), _BOTH, _always, None, run_wide=True),
     RuleGroup("arguments", ("GW-ARGS-",), _GATEWAY, lambda s, d, /: has_malformed_arguments(s), _found(_arguments)),
     RuleGroup("usage", ("GW-USAGE-",), _GATEWAY, lambda s, d, /: has_usage_rules(s) and not front_cannot_carry(s, d),
               _found(_usage)),

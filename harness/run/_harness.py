@@ -12,6 +12,7 @@ kept in a `_scenario_run.ScenarioRun`, and each case judged in `_verdict`.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -38,7 +39,7 @@ from callproof.harness.judge import (
     read_answer,
     rejection_problem,
 )
-from callproof.harness.outcome import result_of_adapter
+from callproof.harness.outcome import Result, result_of_adapter
 from callproof.harness.request import front_request, new_case_tag
 from callproof.harness.scenario import Scenario
 
@@ -49,7 +50,7 @@ from ._client_play import judge_client_isolation, read_wire, websocket_playable,
 from ._config import RunConfig
 from ._http_exchange import Limits, exchange, head_problem
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
-from ._overlap import hold_seconds, in_flight, isolation_verdict
+from ._overlap import Answered, hold_seconds, in_flight, isolation_verdict
 from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
@@ -460,16 +461,17 @@ class Harness:
             except IUTError as exc:
                 return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
                                   details={"setup_error": True, NO_ANSWER: True})
-            return judge_client_isolation(spec, chosen, adapter, self.mock, self.config.client_dialect,
-                                          self.config.case_timeout, self._request,
-                                          lambda scenario_id: self._run(scenario_id).adapter_result,
-                                          self.config.client_transport)
+            result = judge_client_isolation(spec, chosen, adapter, self.mock, self.config.client_dialect,
+                                            self.config.case_timeout, self._request, self._alone_client,
+                                            self.config.client_transport)
+            return self._with_solo(result, chosen)
         try:
             iut = self._gateway()
         except IUTError as exc:
             return CaseResult(spec, "error", message=str(exc), seconds=time.monotonic() - start,
                               details={"setup_error": True, NO_ANSWER: True})
-        answers: list[tuple[Scenario, FrontAnswer | None, str | None]] = [(s, None, None) for s in chosen]
+        solo = [self._alone(s) for s in chosen]  # one after another, each its own case: the scenario's own play
+        answers: list[Answered] = [Answered(s, None) for s in chosen]
         barrier = threading.Barrier(len(chosen))
         tags = [new_case_tag() for _ in chosen]
         held = hold_seconds(self.config.case_timeout)
@@ -480,14 +482,39 @@ class Harness:
             request = self._request(scenario, tags[index])
             barrier.wait(timeout=self.config.case_timeout)
             answer, problem = self._front(iut, request)
-            answers[index] = (scenario, answer, problem)
+            answers[index] = Answered(scenario, answer, problem, self._given(tags[index], request))
 
         threads = [threading.Thread(target=one, args=(i,), name=f"callproof-iso-{i}") for i in range(len(chosen))]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        return isolation_verdict(spec, answers, in_flight(self.mock.journal, tags), held, start)
+        return self._with_solo(isolation_verdict(spec, solo, answers, in_flight(self.mock.journal, tags), held, start),
+                               chosen)
+
+    def _with_solo(self, result: CaseResult, chosen: Sequence[Scenario]) -> CaseResult:
+        """The isolation case's result, its details naming each scenario's case alone (`solo`: its case tag)."""
+        return replace(result, details={**result.details, "solo": {s.id: self._run(s.id).case for s in chosen}})
+
+    def _alone(self, scenario: Scenario) -> Answered:
+        """The scenario's answer alone (its own run, played on first use), as the isolation case compares it: None
+        with why, where that run has no judgeable answer."""
+        run = self._run(scenario.id)
+        problem = run.error or run.over_limit or (None if run.answer is not None else "no answer") or run.unjudged
+        return Answered(scenario, run.answer if problem is None else None, problem,
+                        self._given(run.case, run.request))
+
+    def _alone_client(self, scenario_id: str) -> tuple[Result | None, str | None]:
+        """The client's result for the scenario alone (its own run, played on first use), or None and why there is
+        none to compare with."""
+        run = self._run(scenario_id)
+        problem = run.error or run.unjudged
+        return (run.adapter_result, None) if problem is None and run.adapter_result is not None else (None, problem)
+
+    def _given(self, case: str, request: Mapping[str, Any]) -> tuple[bytes, ...]:
+        """What the gateway was given for a case: the mock's answers to its requests, and the request itself."""
+        journal = self.mock.journal
+        return (*(journal.body_of(r.id) for r in journal.requests(case=case)), json.dumps(request).encode())
 
     def iter_judged(self, specs: Sequence[CaseSpec]) -> Iterator[CaseResult]:
         for spec in specs:

@@ -1,20 +1,33 @@
 """The evidence a concurrency case needs (GW-ISO-001, CLI-012): its requests are held at the mock until all have
 arrived (docs/mock.md#holds), and afterwards the journal shows how many of its cases' streams were in flight at
-once. Isolation judged on streams that never overlapped would be a verdict without evidence."""
+once. Isolation judged on streams that never overlapped would be a verdict without evidence. Each concurrent answer
+is compared with the same IUT's answer to its scenario alone, played first: what it gets wrong alone is no isolation
+bug."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from callproof.harness.judge import CaseResult, CaseSpec, Findings, FrontAnswer, answer_problem, check_isolation
+from callproof.harness.judge import (
+    CaseResult,
+    CaseSpec,
+    Findings,
+    FrontAnswer,
+    answer_problem,
+    check_isolation,
+    check_unique_ids,
+    issued_ids,
+)
 from callproof.harness.scenario import Scenario
 from callproof.mock_server import Journal, JournalEnd, JournalRequest
 
 from ._scenario_run import NO_ANSWER
 from ._verdict import over_limit, summary
 
-__all__ = ["hold_seconds", "in_flight", "isolation_verdict", "not_overlapping"]
+__all__ = ["Answered", "hold_seconds", "in_flight", "isolation_verdict", "not_overlapping"]
 
 
 def hold_seconds(case_timeout: float) -> float:
@@ -56,26 +69,53 @@ def not_overlapping(count: int, overlapped: int, held: float, what: str) -> str 
             "isolation was not exercised")
 
 
-def isolation_verdict(spec: CaseSpec, answers: Sequence[tuple[Scenario, FrontAnswer | None, str | None]],
-                      overlapped: int, held: float, start: float) -> CaseResult:
-    """The gateway's concurrency case (GW-ISO-001) from its concurrent answers (each scenario, its answer or None
-    and why not): an error without evidence (an answer missing or unjudgeable, streams that never overlapped, all
-    of them unanswered: `no_answer`), else each answer judged against what its scenario alone would give."""
-    chosen = [s for s, _, _ in answers]
-    over = [f"{s.id}: {a.exchange.over_limit}" for s, a, _ in answers if a is not None and a.exchange.over_limit]
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """One answer of the isolation case: its scenario, the front's answer (None: `problem` says why, or why it is
+    not judgeable), and what the gateway was given for it (the upstream's answer for its case, the request it got):
+    an id found there is passed through, not issued (GW-ID-002)."""
+
+    scenario: Scenario
+    answer: FrontAnswer | None
+    problem: str | None = None
+    given: tuple[bytes, ...] = ()
+
+
+def isolation_verdict(spec: CaseSpec, solo: Sequence[Answered], answers: Sequence[Answered], overlapped: int,
+                      held: float, start: float) -> CaseResult:
+    """The gateway's concurrency case from each scenario's answer alone (`solo`, played one after another first)
+    and its concurrent answer (`answers`, in the same order): an error without evidence (an answer missing or
+    unjudgeable, alone or concurrent; streams that never overlapped; all of them unanswered: `no_answer`), else
+    each concurrent answer judged against the same gateway's answer alone (GW-ISO-001) and the ids of all of them
+    for uniqueness (GW-ID-002). What an answer alone gets wrong is its scenario's cases' to judge, never this one's."""
+    chosen = [a.scenario for a in answers]
+    details: dict[str, Any] = {"scenarios": [s.id for s in chosen]}
+    over = [f"{a.scenario.id}: {a.answer.exchange.over_limit}" for a in answers
+            if a.answer is not None and a.answer.exchange.over_limit]
     if over:
-        return over_limit(spec, over[0], time.monotonic() - start, {"scenarios": [s.id for s in chosen]})
-    problems = [p for _, a, p in answers if a is None and p]
+        return over_limit(spec, over[0], time.monotonic() - start, details)
+    problems = [a.problem for a in answers if a.answer is None and a.problem]
     if problems:
-        silent = {NO_ANSWER: True} if all(a is None for _, a, _ in answers) else {}
+        silent = {NO_ANSWER: True} if all(a.answer is None for a in answers) else {}
         return CaseResult(spec, "error", message=problems[0], seconds=time.monotonic() - start, details=silent)
+    alone = [f"{a.scenario.id} alone: {a.problem or 'no answer'}" for a in solo if a.answer is None or a.problem]
+    if alone:  # no verdict without evidence: the answer alone is what a concurrent one is compared with
+        return CaseResult(spec, "error", (), "\n".join([
+            "the isolation case compares each concurrent answer with the same scenario's answer alone, and has "
+            "nothing to compare with (the scenario's own cases judge that answer):", *alone]),
+            time.monotonic() - start, details)
     findings = Findings()
-    check_isolation(findings, [(s, a.result) for s, a, _ in answers if a is not None])
+    pairs = [(a.scenario, a.answer.result, s.answer.result) for a, s in zip(answers, solo, strict=True)
+             if a.answer is not None and s.answer is not None]
+    check_isolation(findings, pairs)
+    check_unique_ids(findings, [(a.scenario.id, f"{a.scenario.id} {when}", issued_ids(a.answer.events, a.given))
+                                for when, group in (("alone", solo), ("concurrent", answers)) for a in group
+                                if a.answer is not None])
     results = findings.results()
     failed = [r for r in results if r.outcome == "failed"]
-    details = {"scenarios": [s.id for s in chosen], "concurrent": len(chosen), "overlapped": overlapped}
-    unjudged = [f"{s.id}: {why}" for s, a, _ in answers if a is not None
-                for why in [answer_problem(a, s)] if why is not None]
+    details.update(concurrent=len(chosen), overlapped=overlapped)
+    unjudged = [f"{a.scenario.id}: {why}" for a in answers if a.answer is not None
+                for why in [answer_problem(a.answer, a.scenario)] if why is not None]
     apart = None if unjudged else not_overlapping(len(chosen), overlapped, held, "the gateway")
     unjudged += [apart] if apart else []
     if unjudged and not failed:  # no verdict without evidence: every concurrent answer must be judgeable

@@ -45,6 +45,7 @@ from . import gateways_gaps, ws_gateways
 from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .history_gateways import HISTORY_DEFECTS
+from .isolation_gateways import ISOLATION_DEFECTS
 from .item_gateways import ITEM_DEFECTS
 from .item_streams import ITEM_STREAM_DEFECTS, Corruption
 from .item_streams import create_app as item_stream_app
@@ -439,6 +440,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     "no_sequence_numbers": NoSequenceNumbers,
     "first_name_fragment": FirstNameFragment,
     "shared_state": SharedState,  # concurrency.py
+    **ISOLATION_DEFECTS,  # a bug alone the isolation case must not blame, ids from the clock: isolation_gateways.py
     "one_at_a_time": OneAtATime,
     "non_stream_drops_calls": NonStreamDropsCalls,
     "drops_text_deltas": DropsTextDeltas,
