@@ -37,7 +37,7 @@ _CELL_TEXT = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "xfailed": "
               "flaky": "FLAKY"}
 _TABLE_MESSAGE_CHARS = 240
 _COUNTS = ("cases", "passed", "failed", "flaky", "error", "xfailed", "skipped", "must_failed", "should_failed",
-           "stale_baseline")
+           "stale_baseline", "upstream")
 
 
 @cache
@@ -139,7 +139,8 @@ def _header(view: _View, numbered: bool) -> list[str]:
         out.append(f'<div class="banner incomplete-banner" role="alert">Incomplete run: it was cut off before every '
                    f'case ran; {plural(len(view.cases), "case")} {"is" if len(view.cases) == 1 else "are"} '
                    'reported. Cases that did not run are missing from this report and from its counts.</div>')
-    shown = [name for name in _COUNTS if name != "flaky" or summary.get(name)]  # flaky: only with --repeat
+    # flaky: only with --repeat; upstream: only where a finding was attributed to the upstream (contracts §7.8)
+    shown = [name for name in _COUNTS if name not in ("flaky", "upstream") or summary.get(name)]
     out.append('<ul class="counts">' + "".join(
         f'<li class="c-{name}{" nonzero" if summary[name] else ""}"><b>{e(summary[name])}</b>'
         f'{e(name.replace("_", " "))}</li>' for name in shown) + "</ul>")

@@ -120,6 +120,8 @@ def _testcase(suite: ET.Element, case: Case) -> str:
                  type=failed[0].rule if failed else "callproof.failure")
         return "failure"
     notes = [f"{r.level} failure (reported, does not fail the run):\n{_rule_text(r)}" for r in failed]
+    notes += [f"{r.level} finding attributed to the upstream (relayed byte for byte; not failed):\n{_rule_text(r)}"
+              for r in case.attributed]
     if case.baseline == "stale":
         notes.append("stale baseline entry: this case passes now; delete its line from the baseline file")
     if notes:

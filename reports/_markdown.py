@@ -123,6 +123,9 @@ def _verdict(report: Report) -> list[str]:
     counts += [plural(errors, "error")] if errors else []
     counts += [f"{summary.skipped} skipped"] if summary.skipped else []
     counts += [f"{plural(summary.xfailed, 'known failure')} (baseline)"] if summary.xfailed else []
+    # findings the gateway relayed byte for byte from the scenario's upstream: passed, yet shown (contracts §7.8)
+    counts += [f"{plural(summary.upstream, 'case')} with a finding attributed to the upstream"] \
+        if summary.upstream else []
     line = f"{plural(summary.cases, 'case')}: {', '.join(counts)}."
     stale = summary.stale_baseline
     if stale:
@@ -256,12 +259,30 @@ def _omitted(omitted: int, total: int) -> str:
             f"`callproof report --format html report.json`.\n")
 
 
+#: The findings attributed to the upstream listed by name; more are counted.
+_ATTRIBUTED_SHOWN = 10
+
+
+def _attributed(cases: Sequence[Case], docs_url: str) -> list[str]:
+    """The findings attributed to the upstream (docs/spec/contracts.md §7.8): not failures, yet listed so that a
+    pass on them stays visible; none, nothing."""
+    found = [(c, r) for c in cases for r in c.attributed]
+    if not found:
+        return []
+    lines = ["**Attributed to the upstream** (relayed byte for byte, not failed):", ""]
+    lines += [f"- {code(c.id)} **{rule_link(r.rule, docs_url)}** {escape(r.level)}: "
+              f"{escape(shorten(r.message, _MESSAGE_CHARS))}" for c, r in found[:_ATTRIBUTED_SHOWN]]
+    if len(found) > _ATTRIBUTED_SHOWN:
+        lines.append(f"- and {len(found) - _ATTRIBUTED_SHOWN} more (report.json: rule results of outcome `upstream`)")
+    return [*lines, ""]
+
+
 def render_markdown(report: ReportLike, *, limit: int = 60_000, docs_url: str = DOCS_URL) -> str:
     """The report as Markdown of at most `limit` characters (see the module docstring for what is cut first).
     Raises ValueError when even the verdict and the bare list of failed rules do not fit."""
     report = as_report(report)
     cases = report.cases
-    top = [*_verdict(report), *_target(report), *_families(report)]
+    top = [*_verdict(report), *_target(report), *_families(report), *_attributed(cases, docs_url)]
     rows = _rule_rows(cases)
     sections = [_section(c, docs_url) for c in _shown(cases)]
     heading = "### Failed cases\n\n" if sections else ""

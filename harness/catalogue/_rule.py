@@ -32,7 +32,10 @@ Profile = Literal["openai", "open-responses", "lenient"]
 Family = Literal[
     "framing", "schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "gateway", "client",
 ]
-Outcome = Literal["passed", "failed", "not-applicable"]
+#: `upstream`: a finding attributed to the upstream: the IUT inherited it from what the scenario's upstream played on
+#: purpose (a gateway relaying it byte for byte: docs/spec/contracts.md §7.8, "Findings attributed to the upstream"):
+#: reported with its evidence, never a failure.
+Outcome = Literal["passed", "failed", "not-applicable", "upstream"]
 
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")
 FRONTS: tuple[Dialect, ...] = DIALECTS

@@ -17,6 +17,7 @@ from ._chat import BODY_RULES as _CHAT_BODY_RULES
 from ._check import CheckReport, StreamChecker, Transport, check_body, check_bytes, check_events, transport_rules
 from ._format import catalogue_markdown, format_report, summary_line
 from ._front import Sink, short, shown
+from ._relay_caveat import RELAY_CAVEAT, relay_caveat
 from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
 from ._responses_reassembly import HANDLED_EVENTS as REASSEMBLED_EVENTS
 from ._schemas import json_path, schema_store
@@ -29,6 +30,7 @@ from ._unicode import escape_surrogates, loads_json
 BODY_RULES = _RESPONSES_BODY_RULES | _CHAT_BODY_RULES | _ANTHROPIC_BODY_RULES
 
 __all__ = [
+    "RELAY_CAVEAT",
     "ALREADY_IN_FLIGHT",
     "BODY_RULES",
     "CheckReport",
@@ -60,6 +62,7 @@ __all__ = [
     "nul_offset",
     "parse_sse",
     "schema_store",
+    "relay_caveat",
     "short",
     "shown",
     "summary_line",

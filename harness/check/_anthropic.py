@@ -9,6 +9,7 @@ from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, shown, validate
+from ._relay_caveat import relay_caveat
 from ._schemas import FrontSchemas
 
 __all__ = ["BODY_RULES", "AnthropicChecker"]
@@ -176,7 +177,8 @@ class AnthropicChecker:
                 problem = parse_json_object(joined) if joined else None
                 if problem is not None:
                     self._sink.add("ANT-TOOL-002", f"tool_use block {block.index}: joined partial_json "
-                                   f"{short(joined)} is {problem}", block.start.evidence("$.content_block"))
+                                   f"{short(joined)} is {problem}{relay_caveat(problem)}",
+                                   block.start.evidence("$.content_block", actual=joined[:200]))
         if tool_blocks and self._stop_reason == "end_turn":
             self._sink.add("ANT-STOP-001", "the message has tool_use blocks but stop_reason 'end_turn'",
                            evidence)

@@ -9,6 +9,7 @@ from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, validate
+from ._relay_caveat import relay_caveat
 from ._schemas import FrontSchemas
 
 __all__ = ["BODY_RULES", "ChatChecker"]
@@ -155,7 +156,7 @@ class ChatChecker:
             return
         problem = parse_json_object(arguments)
         if problem is not None:
-            self._sink.add("CHAT-TC-006", f"{label} arguments {short(arguments)} are {problem}",
+            self._sink.add("CHAT-TC-006", f"{label} arguments {short(arguments)} are {problem}{relay_caveat(problem)}",
                            meta.evidence(path, actual=arguments[:200]))
 
     def done_sentinel(self, meta: EventMeta) -> None:

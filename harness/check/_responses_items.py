@@ -11,6 +11,7 @@ from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Profile
 
 from ._front import EventMeta, Sink, as_int, as_str, parse_json_object, short, shown
+from ._relay_caveat import relay_caveat
 from ._responses_field_rules import fields_done
 from ._responses_state import PART_TEXT_KEY, Item, same
 
@@ -212,7 +213,7 @@ class OutputItems:
             return
         problem = parse_json_object(arguments)
         if problem is not None:
-            self._sink.add("RSP-ARGS-004", f"arguments {short(arguments)} are {problem}",
+            self._sink.add("RSP-ARGS-004", f"arguments {short(arguments)} are {problem}{relay_caveat(problem)}",
                            meta.evidence(path, actual=arguments[:200]))
 
     def claim_call_id(self, meta: EventMeta, call_id: str, output_index: int, path: str) -> None:

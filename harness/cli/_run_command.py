@@ -175,6 +175,8 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
         print(f"callproof run: wrote {len(failures)} known failures to {args.write_baseline}")
     counts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "flaky", "error", "xfailed", "skipped")
                        if summary.get(k))
+    if summary.get("upstream"):  # passed or not, shown: docs/spec/contracts.md §7.8
+        counts += f" ({summary['upstream']} with a finding attributed to the upstream)"
     print(f"callproof run: {summary['cases']} cases: {counts}; report: {args.report}")
     if report.get("stopped"):
         print(f"callproof run: stopped early: {report['stopped']}; the cases it did not reach are not in the report",

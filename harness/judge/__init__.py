@@ -62,10 +62,13 @@ from ._stateful_rules import (
 )
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
 from ._translation import check_translation
+from ._upstream_fault import ATTRIBUTABLE, UPSTREAM_SECTION, attribute_to_upstream, upstream_note
 from ._usage import UNREPORTED_USAGE, check_usage, front_usage, has_usage_rules
 from ._websocket_front import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
 
 __all__ = [
+    "ATTRIBUTABLE",
+    "UPSTREAM_SECTION",
     "UNREPORTED_USAGE",
     "CANCEL_RULES",
     "DEFAULT_SLACK",
@@ -95,6 +98,7 @@ __all__ = [
     "XmlCall",
     "adapter_problem",
     "answer_problem",
+    "attribute_to_upstream",
     "check_arguments",
     "check_beside_malformed",
     "check_cancellation",
@@ -156,6 +160,7 @@ __all__ = [
     "responses_output",
     "spoken_dialect",
     "timeline",
+    "upstream_note",
     "waited",
     "what_arrived",
     "xml_tool_calls",

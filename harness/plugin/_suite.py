@@ -352,6 +352,8 @@ class Collector:
             if should and case.outcome != "xfailed":
                 lines += [f"{r.level} {r.rule} {'flaky' if r.outcome == 'flaky' else 'failed'} in {case.id}: "
                           f"{r.message}" for r in should]
+            lines += [f"{r.level} {r.rule} attributed to the upstream in {case.id} (not failed): {r.message}"
+                      for r in case.attributed]
             if case.baseline == "stale" and self.strict_baseline is None:
                 lines.append(f"stale baseline entry: {case.id} passes now; delete it from the baseline")
         stale = self.stale()

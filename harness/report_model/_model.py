@@ -122,8 +122,10 @@ class RuleOutcome:
     rule: str
     level: Level
     family: str
-    #: `flaky`: the rule failed in some repeats of the case and not in others (`--repeat N`).
-    outcome: Literal["passed", "failed", "flaky"]
+    #: `flaky`: the rule failed in some repeats of the case and not in others (`--repeat N`). `upstream`: a finding
+    #: attributed to the upstream, inherited from what the scenario's upstream played on purpose: shown, not failed
+    #: (docs/spec/contracts.md §7.8, "Findings attributed to the upstream").
+    outcome: Literal["passed", "failed", "flaky", "upstream"]
     message: str = ""
     evidence: ReportEvidence = ReportEvidence()
     count: int = 0
@@ -141,7 +143,7 @@ class RuleOutcome:
         further = tuple(ReportViolation(v.rule, v.message, ReportEvidence.from_json(v.evidence.to_json()))
                         for v in result.violations[1:])
         rule = result.rule
-        outcome = "flaky" if flaky else cast(Literal["passed", "failed"], result.outcome)
+        outcome = "flaky" if flaky else cast(Literal["passed", "failed", "upstream"], result.outcome)
         return cls(rule.id, rule.level, rule.family, outcome,
                    first.message if first else "",
                    ReportEvidence.from_json(first.evidence.to_json()) if first else ReportEvidence(),
@@ -169,6 +171,11 @@ class RuleOutcome:
     def failed(self) -> bool:
         """Failed in the run, or in some of its repeats (flaky): never a pass."""
         return self.outcome in ("failed", "flaky")
+
+    @property
+    def attributed(self) -> bool:
+        """A finding attributed to the upstream (docs/spec/contracts.md §7.8): reported, never a failure."""
+        return self.outcome == "upstream"
 
     @property
     def evidences(self) -> tuple[ReportEvidence, ...]:
@@ -240,6 +247,11 @@ class Case:
         """The rules the case failed."""
         return tuple(r for r in self.results if r.failed)
 
+    @property
+    def attributed(self) -> tuple[RuleOutcome, ...]:
+        """The findings attributed to the upstream (outcome `upstream`): shown, not failed."""
+        return tuple(r for r in self.results if r.attributed)
+
     def failed_level(self, level: Level) -> bool:
         """Whether a rule of this level failed."""
         return any(r.level == level for r in self.failed)
@@ -263,13 +275,16 @@ class Case:
 
 
 _COUNTS = ("cases", "passed", "failed", "skipped", "xfailed", "error", "flaky", "must_failed", "should_failed",
-           "stale_baseline")
+           "stale_baseline", "upstream")
+#: The counts a report writes only where they are not 0 (readers default them to 0).
+_OPTIONAL = ("flaky", "upstream")
 
 
 @dataclass(frozen=True, slots=True)
 class Summary:
     """The counts of a run: cases by outcome, cases with a failed MUST / SHOULD rule (baseline-covered ones
-    included), and stale baseline entries."""
+    included), stale baseline entries, and cases with a finding attributed to the upstream (`upstream`: counted
+    apart, whatever their outcome, so that a pass on such a finding stays visible)."""
 
     cases: int = 0
     passed: int = 0
@@ -281,6 +296,7 @@ class Summary:
     must_failed: int = 0
     should_failed: int = 0
     stale_baseline: int = 0
+    upstream: int = 0
 
     @classmethod
     def of(cls, cases: Iterable[Case]) -> Summary:
@@ -292,11 +308,12 @@ class Summary:
             counts["must_failed"] += case.failed_level("MUST")
             counts["should_failed"] += case.failed_level("SHOULD")
             counts["stale_baseline"] += case.baseline == "stale"
+            counts["upstream"] += bool(case.attributed)
         return cls(**counts)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Summary:
-        return cls(**{k: data.get(k, 0) if k == "flaky" else data[k] for k in _COUNTS})  # flaky: since 0.1
+        return cls(**{k: data.get(k, 0) if k in _OPTIONAL else data[k] for k in _COUNTS})  # flaky: since 0.1
 
     @property
     def judged(self) -> int:
@@ -305,8 +322,8 @@ class Summary:
         return self.passed + self.failed + self.xfailed + self.flaky
 
     def to_json(self) -> dict[str, JSONValue]:
-        # `flaky` only where a case was (runs without --repeat read as before; readers default it to 0)
-        return {k: getattr(self, k) for k in _COUNTS if k != "flaky" or self.flaky}
+        # `flaky` / `upstream` only where a case was (runs without them read as before; readers default them to 0)
+        return {k: getattr(self, k) for k in _COUNTS if k not in _OPTIONAL or getattr(self, k)}
 
 
 #: Top-level keys the JSON Lines header leaves out: they are known only at the end of a run.

@@ -23,6 +23,7 @@ from callproof.harness.judge import (
     Findings,
     FrontAnswer,
     UpstreamView,
+    attribute_to_upstream,
     carried_expect,
     check_arguments,
     check_beside_malformed,
@@ -169,8 +170,14 @@ def _stream_family(family: str) -> RuleGroup:
 
     def judge(judging: Judging, /) -> Sequence[RuleResult]:
         assert judging.run.answer is not None
-        report = judging.run.answer.report
-        return () if report is None else tuple(r for r in report.results if r.rule.family == family)
+        answer = judging.run.answer
+        if answer.report is None:
+            return ()
+        # a non-JSON argument text the gateway relayed byte for byte from the scenario's upstream is the upstream's
+        # finding, not a failure of the gateway (docs/spec/contracts.md §7.8)
+        results = attribute_to_upstream(answer.report.results, judging.run.scenario, judging.config.front,
+                                        answer.result)
+        return tuple(r for r in results if r.rule.family == family)
 
     def skipped(run: ScenarioRun) -> str | None:
         if run.answer is None or run.answer.report is not None:

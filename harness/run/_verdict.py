@@ -25,7 +25,7 @@ from ._config import RunConfig
 from ._groups import Judging, rule_group
 from ._scenario_run import ScenarioRun
 
-__all__ = ["group_results", "over_limit", "skip_reason", "summary", "verdict"]
+__all__ = ["attributed", "group_results", "over_limit", "skip_reason", "summary", "verdict"]
 
 
 def group_results(
@@ -71,8 +71,17 @@ def verdict(
     if not any(r.outcome != "not-applicable" for r in results):
         return CaseResult(spec, "skipped", results, skip_reason(spec, run), seconds, details)
     if not failed:
-        return CaseResult(spec, "passed", results, "", seconds, details)
+        return CaseResult(spec, "passed", results, attributed(results), seconds, details)
     return CaseResult(spec, "failed", results, summary(failed), seconds, details, rows, cuts)
+
+
+def attributed(results: Sequence[RuleResult]) -> str:
+    """A passed case's message: '' unless findings were attributed to the upstream (docs/spec/contracts.md §7.8),
+    each then named with its first violation, so that a pass on them stays visible."""
+    lines = [f"{r.rule.id} {r.rule.level} attributed to the upstream, not failed: "
+             f"{r.violations[0].message if r.violations else r.rule.statement}"
+             for r in results if r.outcome == "upstream"]
+    return "\n".join(lines)
 
 
 _LIMIT = re.compile(r"--max-(?:events|bytes) \d+")

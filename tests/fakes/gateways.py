@@ -42,8 +42,10 @@ from examples.gateway.fronts.websocket import WebSocketFront
 from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 
 from . import gateways_gaps, ws_gateways
+from .args_gateways import ARGS_DEFECTS
 from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
+from .cut_gateways import CUT_DEFECTS
 from .history_gateways import HISTORY_DEFECTS
 from .isolation_gateways import ISOLATION_DEFECTS
 from .item_gateways import ITEM_DEFECTS
@@ -475,6 +477,8 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
     **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py
     **ITEM_STREAM_DEFECTS,  # Responses pass-through corrupting one streamed item field (RSP-ITEM-*): item_streams.py
+    **CUT_DEFECTS,  # an upstream disconnect relayed as a bare cut, no error event (lifecycle rules): cut_gateways.py
+    **ARGS_DEFECTS,  # a relay changing the bytes of arguments that are not JSON (GW-ARGS-001): args_gateways.py
     **SCHEMA_DEFECTS,  # tool schemas rewritten on the way upstream, by meaning or not (GW-REQ-002): schema_gateways.py
 }
 
