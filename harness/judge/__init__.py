@@ -24,6 +24,8 @@ from ._gateway import (
     has_fault_rules,
     read_answer,
 )
+from ._incomplete_error import reported_incomplete_as_error
+from ._inherited import INHERITED_NOTE, attribute_inherited
 from ._issued_ids import IssuedId, check_unique_ids, issued_ids
 from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules, items_skipped
 from ._judgeable import (
@@ -68,6 +70,7 @@ from ._websocket_front import WS_RULES, check_ws_failure, check_ws_in_flight, er
 
 __all__ = [
     "ATTRIBUTABLE",
+    "INHERITED_NOTE",
     "UPSTREAM_SECTION",
     "UNREPORTED_USAGE",
     "CANCEL_RULES",
@@ -98,6 +101,7 @@ __all__ = [
     "XmlCall",
     "adapter_problem",
     "answer_problem",
+    "attribute_inherited",
     "attribute_to_upstream",
     "check_arguments",
     "check_beside_malformed",
@@ -156,6 +160,7 @@ __all__ = [
     "refusable",
     "rejected_reason",
     "rejection_problem",
+    "reported_incomplete_as_error",
     "responses_call_item_ids",
     "responses_output",
     "spoken_dialect",

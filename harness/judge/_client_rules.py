@@ -21,6 +21,7 @@ from ._arguments import has_malformed_arguments, is_malformed
 from ._client_items import check_client_items
 from ._expected import call_value, expects_success
 from ._findings import Findings
+from ._incomplete_error import incomplete_as_error
 from ._usage import has_usage_rules
 
 __all__ = [
@@ -77,6 +78,8 @@ def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: 
     """CLI-006, CLI-002 and CLI-005: how the adapter reported the way the response ended."""
     if scenario.expect.may_fail:
         pass  # reporting an error and completing are both right; CLI-008 judges what was handed on
+    elif scenario.expect.status == "incomplete":
+        pass  # reported as an error, it is CLI-005's, below (docs/spec/verdicts.md §3)
     elif expects_success(scenario.expect.status):
         findings.check("CLI-006")
         if result.error is not None:
@@ -91,7 +94,10 @@ def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: 
                           Evidence(path="$.error", expected="a string", actual=None))
     if scenario.expect.status == "incomplete":
         findings.check("CLI-005")
-        if result.status != "incomplete":
+        if result.status == "error":
+            findings.fail("CLI-005", incomplete_as_error(wire, result), Evidence(path="$.error", expected=None,
+                                                                                 actual=result.error))
+        elif result.status != "incomplete":
             findings.fail("CLI-005", f"the response ended incomplete on the wire ({wire.terminal}, reason "
                           f"{shown(wire.incomplete_reason)}) but the adapter reported incomplete false",
                           Evidence(path="$.incomplete", expected=True, actual=False))

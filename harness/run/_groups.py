@@ -23,6 +23,7 @@ from callproof.harness.judge import (
     Findings,
     FrontAnswer,
     UpstreamView,
+    attribute_inherited,
     attribute_to_upstream,
     carried_expect,
     check_arguments,
@@ -49,6 +50,7 @@ from callproof.harness.judge import (
     has_usage_rules,
     items_skipped,
     policy_expect,
+    reported_incomplete_as_error,
     what_arrived,
 )
 from callproof.harness.request import front_request
@@ -191,8 +193,30 @@ def _stream_family(family: str) -> RuleGroup:
 def _expected(findings: Findings, judging: Judging) -> None:
     run = judging.run
     result = run.adapter_result if judging.config.mode == "client" else run.answer.result if run.answer else None
+    if judging.config.mode == "client" and reported_incomplete_as_error(judging.expect.status, result):
+        return  # CLI-005 alone judges it, what was lost with it included (docs/spec/verdicts.md §3)
     if result is not None:
         expected_outcome(findings, judging.expect, result)
+
+
+def _incomplete_as_error(run: ScenarioRun) -> str | None:
+    if not reported_incomplete_as_error(run.scenario.expect.status, run.adapter_result):
+        return None
+    return ("the adapter reported the incomplete response as an error: CLI-005 in the client group judges that, and "
+            "the text and calls lost with it (docs/spec/verdicts.md §3)")
+
+
+def _inherited(judge: Judge) -> Judge:
+    """Client mode: EXP-001 and CLI-004 findings that a stream breaking CHAT-TC-003 explains (a repeated name or id,
+    concatenated as the openai SDK does) are the stream's, shown, not failed (docs/spec/verdicts.md §4)."""
+
+    def inherited(judging: Judging, /) -> Sequence[RuleResult]:
+        results = judge(judging)
+        if judging.config.mode != "client":
+            return results
+        return attribute_inherited(results, judging.run.scenario, judging.config.client_dialect)
+
+    return inherited
 
 
 def _client(findings: Findings, judging: Judging) -> None:
@@ -330,7 +354,8 @@ _BOTH: frozenset[Mode] = frozenset({"gateway", "client"})
 GROUPS: tuple[RuleGroup, ...] = (
     *(_stream_family(family) for family in STREAM_FAMILIES),
     # not where a gateway's front cannot carry the scenario's items: its answer fails by design (GW-ITEM-001)
-    RuleGroup("expected", ("EXP-",), _BOTH, lambda s, d, /: not front_cannot_carry(s, d), _found(_expected)),
+    RuleGroup("expected", ("EXP-",), _BOTH, lambda s, d, /: not front_cannot_carry(s, d),
+              _inherited(_found(_expected)), _incomplete_as_error),
     # judged by the run's --policy xml-tool-text (GW-XML-001)
     RuleGroup("policy", ("GW-XML-",), _GATEWAY, lambda s, d, /: XML_TAG in s.tags, _found(_policy)),
     RuleGroup("translation", ("GW-REQ-",), _GATEWAY, _always, _found(_translation), judges_rejection=True),
@@ -352,7 +377,7 @@ GROUPS: tuple[RuleGroup, ...] = (
     # scenarios tagged `stateful`, a Responses front only: continuations, store, encrypted reasoning (GW-STATE-*)
     RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and d == "responses",
               _found(_stateful)),
-    RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _found(_client)),
+    RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _inherited(_found(_client))),
     # a gateway's Responses WebSocket front (GW-WS-*): planned by the harness over --front-transport websocket only
     RuleGroup("websocket", ("GW-WS-",), _GATEWAY, lambda s, d, /: False,
               lambda judging, /: websocket_judge(judging.run, judging.config), websocket_skipped),

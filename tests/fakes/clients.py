@@ -650,10 +650,11 @@ class _Client(Protocol):
 
 def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]]]:
     """Dialect -> (its reference client, its defects)."""
-    from . import anthropic_clients, chat_clients, framing_clients, seed_clients  # they import this module
+    from . import anthropic_clients, chat_clients, edge_clients, framing_clients, seed_clients  # they import this
 
     return {
-        "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS, **seed_clients.DEFECTS}),
+        "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS, **seed_clients.DEFECTS,
+                                        **edge_clients.DEFECTS}),
         "chat": (chat_clients.ChatReferenceClient,
                  {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS, **seed_clients.CHAT_DEFECTS}),
         "anthropic": (anthropic_clients.AnthropicReferenceClient,

@@ -1,0 +1,91 @@
+"""The edge-case judgements of docs/spec/verdicts.md, each on a correct and a broken client: real fakes (tests/fakes/)
+run through the harness against a real mock on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from callproof.harness._types import Dialect
+from callproof.harness.catalogue import RULES, Evidence, RuleResult, Violation
+from callproof.harness.judge import INHERITED_NOTE, CaseResult, CaseSpec, attribute_inherited
+from callproof.harness.run import Harness, RunConfig
+from callproof.mock_server import bundled_scenarios
+from tests import fakes
+
+
+@pytest.fixture(autouse=True)
+def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
+
+
+def _judge(defect: str | None, dialect: Dialect, cases: Sequence[str]) -> dict[str, CaseResult]:
+    command = f"{fakes.command('clients', defect)} --dialect {dialect}"
+    config = RunConfig(client_cmd=command, client_dialect=dialect, case_timeout=10.0)
+    with Harness(config) as harness:
+        results = [harness.judge(CaseSpec(*c.split("::"))) for c in cases]
+    return {r.spec.id: r for r in results}
+
+
+def _failed(result: CaseResult) -> list[str]:
+    return [r.rule.id for r in result.failed]
+
+
+def test_an_incomplete_response_reported_as_an_error_is_counted_once_by_cli_005() -> None:
+    """§3: the calls done before the cut are handed on (not a bug), the incomplete response is reported as an error:
+    CLI-005 alone fails; CLI-006 does not apply, and the expected group judges nothing (it says why)."""
+    cases = ["length_after_first_call::client", "length_after_first_call::expected"]
+    broken = _judge("errors_on_incomplete", "responses", cases)
+    client, expected = broken["length_after_first_call::client"], broken["length_after_first_call::expected"]
+    assert client.outcome == "failed" and _failed(client) == ["CLI-005"]
+    assert "reported it as error" in client.message and "1 call done before the cut" in client.message
+    assert "CLI-006" not in {r.rule.id for r in client.results if r.outcome != "not-applicable"}
+    assert expected.outcome == "skipped" and "CLI-005" in expected.message
+    correct = _judge(None, "responses", cases)
+    assert {k: r.outcome for k, r in correct.items()} == dict.fromkeys(cases, "passed")
+
+
+def test_an_incomplete_response_without_its_flag_still_fails_cli_005_and_the_expected_group() -> None:
+    """The one-owner rule covers an error report only: a client that says the cut turn completed is judged by
+    CLI-005 and by EXP-004 (it holds a wrong ending, not an error)."""
+    broken = _judge("ignores_incomplete", "responses", ["length_mid_text::client", "length_mid_text::expected"])
+    assert _failed(broken["length_mid_text::client"]) == ["CLI-005"]
+    assert "EXP-004" in _failed(broken["length_mid_text::expected"])
+
+
+def test_an_anthropic_stream_without_message_stop_may_be_finished_or_an_error() -> None:
+    """§1: the anthropic SDK returns the message when the stream ends after message_delta; the reference client
+    reports the missing message_stop as an error, and a client that does not stop on it holds the call: both pass."""
+    cases = ["anthropic_no_message_stop::client", "anthropic_no_message_stop::expected"]
+    for defect in (None, "swallows_error_event"):
+        results = _judge(defect, "anthropic", cases)
+        assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), defect
+
+
+def _result(rule: str, expected: object, actual: object) -> RuleResult:
+    violation = Violation(rule, f"{rule} finding", Evidence(path="$", expected=expected, actual=actual))  # type: ignore[arg-type]
+    return RuleResult(RULES[rule], "failed", (violation,), 1)
+
+
+def test_a_name_or_id_concatenated_as_the_sdk_does_is_the_streams_bug() -> None:
+    """§4: under a stream breaking CHAT-TC-003, a reported name or id that is the stream's repeated (the openai SDK's
+    accumulator) is `upstream`, shown, not failed; another value stays failed, and so does the same value under a
+    stream that repeats nothing."""
+    repeated, plain = bundled_scenarios()["name_repeated_on_later"], bundled_scenarios()["one_call"]
+    doubled = _result("EXP-001", ["get_weather"], ["get_weatherget_weather"])
+    ids = _result("CLI-004", "call_1", "call_1call_1call_1")
+    other = _result("EXP-001", ["get_weather"], ["get_time"])
+    got = attribute_inherited([doubled, ids, other], repeated, "chat")
+    assert [r.outcome for r in got] == ["upstream", "upstream", "failed"]
+    assert got[0].violations[0].message.endswith(INHERITED_NOTE)
+    assert [r.outcome for r in attribute_inherited([doubled], plain, "chat")] == ["failed"]
+    assert [r.outcome for r in attribute_inherited([doubled], repeated, "responses")] == ["failed"]
+
+
+def test_the_reference_chat_client_still_passes_the_repeated_name_and_id_streams() -> None:
+    """§4: de-duplicating is still right (the tolerant reading); nothing is failed or attributed for it."""
+    cases = ["name_repeated_on_later::client", "name_repeated_on_later::expected", "id_on_every_chunk::client",
+             "id_on_every_chunk::expected"]
+    results = _judge(None, "chat", cases)
+    assert {k: (r.outcome, r.message) for k, r in results.items()} == dict.fromkeys(cases, ("passed", ""))
