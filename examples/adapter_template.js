@@ -18,6 +18,12 @@
 
 const OpenAI = require('openai');
 
+// What the result reports (docs/adapters.md#layers): 'raw' while the template runs openai-node, which hands its caller
+// each call's `arguments` as the string the stream carried, never parsed. A client that hands on calls ready to run
+// (arguments parsed or checked) is 'parsed'; an agent runtime that runs them itself, 'executing'. The layer decides
+// what CLI-008 asks of a call whose arguments are not JSON: only a raw layer may hand it on, as it came.
+const LAYER = 'raw';
+
 // What openai-node hands its caller, as the result object: report it as it is, do not repair it.
 function fromResponse(response, error) {
   const calls = error ? [] : (response.output || [])
@@ -137,7 +143,7 @@ async function main() {
     const name = err && err.constructor ? err.constructor.name : 'Error';
     result = { text: '', tool_calls: [], error: `${name}: ${err && err.message ? err.message : err}`, incomplete: false };
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stdout.write(JSON.stringify({ layer: LAYER, ...result }) + '\n');
 }
 
 main();

@@ -17,6 +17,12 @@ import os
 import sys
 from typing import Any
 
+#: What the result reports (docs/adapters.md#layers): "parsed" when your client hands its caller calls ready to run
+#: (arguments parsed or checked), "raw" when it hands on each call's arguments as the string the stream carried,
+#: never parsed (as openai-python does), "executing" when it runs the tools itself. The layer decides what CLI-008
+#: asks of a call whose arguments are not JSON: only a raw layer may hand it on, as it came.
+LAYER = "parsed"
+
 
 def call_your_client(request: dict[str, Any], base_url: str, api_key: str, max_retries: int) -> dict[str, Any]:
     """Run your client on `request` against `base_url`; return what it produced:
@@ -68,7 +74,7 @@ def next_request(dialect: str, request: dict[str, Any], calls: list[dict[str, An
 
 def run_once(request: dict[str, Any], base_url: str) -> dict[str, Any]:
     """One request through your client: its result object."""
-    result: dict[str, Any] = {"text": "", "tool_calls": [], "error": None, "incomplete": False}
+    result: dict[str, Any] = {"layer": LAYER, "text": "", "tool_calls": [], "error": None, "incomplete": False}
     try:
         produced = call_your_client({**request, "stream": request.get("stream", True)}, base_url,
                                     os.environ.get("OPENAI_API_KEY", "callproof"),

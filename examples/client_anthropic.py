@@ -45,6 +45,7 @@ def _result(message: Message | None, error: str | None) -> dict[str, Any]:
     # a refusal the model gave says so in stop_details; a stop_reason refusal without it is a content filter's cut
     refused = message is not None and message.stop_reason == "refusal" and message.stop_details is not None
     return {
+        "layer": "parsed",  # the SDK's `input` is an object it parsed (docs/adapters.md#layers)
         "text": "" if refused else text,
         "refusal": text if refused else None,
         "tool_calls": calls,

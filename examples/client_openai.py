@@ -11,8 +11,9 @@ rely on for tool calls (`get_final_response()`), so a failing case points at the
 `output_text` and, unless the turn failed, the `function_call` items whose status is not "incomplete" and the
 `custom_tool_call` items (`{"type": "custom", "input"}`), the `refusal` parts of the messages and the reasoning
 items' `summary` parts (joined with a blank line), passed through as the SDK gives them: no normalisation, the
-adapter reports the SDK and not a repaired SDK. A request
-with `"stream": false` goes through `responses.create(...)`.
+adapter reports the SDK and not a repaired SDK. The SDK hands a call's `arguments` on as the string the stream
+carried, never parsed (for a tool without `strict`), so the result declares `"layer": "raw"`
+(docs/adapters.md#layers). A request with `"stream": false` goes through `responses.create(...)`.
 
 Every failure becomes the result's `error`, never a traceback: HTTP errors (`APIStatusError`), connection
 errors, parse errors the SDK raises, `response.failed`, an `error` event, and a stream that ends without a
@@ -45,6 +46,7 @@ def _result(response: Response | None, error: str | None) -> dict[str, Any]:
                 if part.type == "refusal"]
     summary = [part.text for item in output if item.type == "reasoning" for part in item.summary]
     return {
+        "layer": "raw",  # the SDK's `arguments: str`, never parsed (docs/adapters.md#layers)
         "text": response.output_text if response is not None else "",
         "tool_calls": calls,
         "error": error,

@@ -44,6 +44,7 @@ def _result(completion: ChatCompletion | None, error: str | None) -> dict[str, A
         elif call.type == "custom":  # a non-stream message's custom call: its raw input
             calls.append({"type": "custom", "call_id": call.id, "name": call.custom.name, "input": call.custom.input})
     return {
+        "layer": "raw",  # the SDK's `function.arguments: str`, never parsed (docs/adapters.md#layers)
         "text": (choice.message.content or "") if choice is not None else "",
         "tool_calls": calls,
         "error": error,

@@ -43,7 +43,8 @@ __all__ = ["main", "run"]
 
 
 def _result(text: str, calls: list[dict[str, Any]], error: str | None, incomplete: bool = False) -> dict[str, Any]:
-    return {"text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": incomplete}
+    return {"layer": "raw",  # the SDK's `arguments: str`, never parsed (docs/adapters.md#layers)
+            "text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": incomplete}
 
 
 def _calls(output: list[Any]) -> list[dict[str, Any]]:

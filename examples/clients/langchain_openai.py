@@ -39,7 +39,8 @@ def _result(message: AIMessage | None, error: str | None = None) -> dict[str, An
     refusals = [str(b.get("refusal", "")) for b in blocks if b.get("type") == "refusal"]
     summary = [str(part.get("text", "")) for b in blocks if b.get("type") == "reasoning"
                for part in b.get("summary") or [] if isinstance(part, dict)]
-    return {"text": message.text if message is not None else "", "tool_calls": calls, "error": error,
+    return {"layer": "parsed",  # `tool_calls` args are dicts LangChain parsed (docs/adapters.md#layers)
+            "text": message.text if message is not None else "", "tool_calls": calls, "error": error,
             "incomplete": message is not None and message.response_metadata.get("status") == "incomplete",
             "refusal": "".join(refusals) if refusals else None,
             "reasoning": "\n\n".join(summary) if message is not None else None}

@@ -51,7 +51,8 @@ def _result(response: Any, error: str | None = None) -> dict[str, Any]:
                 for part in _get(item, "content") or [] if _get(part, "type") == "refusal"]
     summary = [_get(part, "text") or "" for item in output if _get(item, "type") == "reasoning"
                for part in _get(item, "summary") or []]
-    return {"text": text, "tool_calls": [] if error else calls, "error": error,
+    return {"layer": "raw",  # the items' `arguments` strings, never parsed (docs/adapters.md#layers)
+            "text": text, "tool_calls": [] if error else calls, "error": error,
             "incomplete": _get(response, "status") == "incomplete" if response is not None else False,
             "refusal": "".join(refusals) if refusals else None,
             "reasoning": "\n\n".join(summary) if response is not None else None}

@@ -63,7 +63,8 @@ def _result(output: Sequence[Any], error: str | None = None) -> dict[str, Any]:
     if refusal and error is None and not calls:  # the Runner raises on a final message that is a refusal
         error = f"ModelRefusalError: {ModelRefusalError(refusal)}"
     summary = [part.text for item in output if item.type == "reasoning" for part in item.summary]
-    return {"text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": False,
+    return {"layer": "executing",  # the calls the Runner would run (docs/adapters.md#layers)
+            "text": text, "tool_calls": [] if error else calls, "error": error, "incomplete": False,
             "refusal": refusal, "reasoning": "\n\n".join(summary)}
 
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal, cast
 
 from callproof.harness._types import JSONData
 
-__all__ = ["AdapterRun", "protocol_problem"]
+__all__ = ["LAYERS", "AdapterRun", "Layer", "adapter_layer", "protocol_problem"]
+
+#: What an adapter reports (docs/adapters.md#layers): the calls as its library read them off the wire, arguments a
+#: string nobody parsed (`raw`), the calls its library hands a caller ready to run (`parsed`, the default), or the
+#: calls an agent runtime runs itself (`executing`).
+Layer = Literal["raw", "parsed", "executing"]
+LAYERS: Final[tuple[Layer, ...]] = ("raw", "parsed", "executing")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +47,9 @@ def protocol_problem(value: JSONData) -> str | None:
         return "`error` is neither null nor a string"
     if not isinstance(value.get("incomplete", False), bool):
         return "`incomplete` is not a boolean"
+    if "layer" in value and value["layer"] not in LAYERS:
+        return (f"`layer` is {json.dumps(value['layer'])}; use \"raw\", \"parsed\" or \"executing\", or leave it out "
+                "for \"parsed\" (docs/adapters.md#layers)")
     usage = value.get("usage")
     if usage is not None:
         if not isinstance(usage, dict):
@@ -48,6 +58,12 @@ def protocol_problem(value: JSONData) -> str | None:
             if key in usage and (not isinstance(usage[key], int) or isinstance(usage[key], bool)):
                 return f"`usage.{key}` is not an integer"
     return None
+
+
+def adapter_layer(result: Mapping[str, Any] | None) -> Layer:
+    """The layer a valid result object declares: its `layer`, "parsed" when it has none."""
+    layer = (result or {}).get("layer", "parsed")
+    return cast(Layer, layer) if layer in LAYERS else "parsed"
 
 
 def _call_problem(call: JSONData, where: str) -> str | None:

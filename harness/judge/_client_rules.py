@@ -16,7 +16,7 @@ from callproof.harness.check import short, shown
 from callproof.harness.outcome import Call, Result
 from callproof.harness.scenario import Scenario, framing_variant, is_framing
 
-from ._adapter import AdapterRun
+from ._adapter import AdapterRun, Layer, adapter_layer
 from ._arguments import has_malformed_arguments, is_malformed
 from ._client_items import check_client_items
 from ._expected import call_value, expects_success
@@ -68,7 +68,7 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
     if variants and success:
         _check_framing(findings, variants, result, wire, pairs)
     if has_malformed_arguments(scenario):
-        _check_malformed(findings, scenario, result)
+        _check_malformed(findings, scenario, result, adapter_layer(run.result))
     if has_usage_rules(scenario) and run.result is not None and run.result.get("usage") is not None:
         _check_usage(findings, scenario, run.result["usage"])
     check_client_items(findings, scenario, run.result, result, wire, dialect)
@@ -103,22 +103,42 @@ def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: 
                           Evidence(path="$.incomplete", expected=True, actual=False))
 
 
-def _check_malformed(findings: Findings, scenario: Scenario, result: Result) -> None:
-    """CLI-008: a call whose arguments are not JSON is reported as an error or left out, never handed on (as it
-    came, or repaired into some JSON the model never produced)."""
+def _check_malformed(findings: Findings, scenario: Scenario, result: Result, layer: Layer) -> None:
+    """CLI-008: a call whose arguments are not JSON is reported as an error or left out, never handed on as a call
+    to run: repaired into some JSON the model never produced, or (by a `parsed` or `executing` adapter) as it came.
+    A `raw` adapter reports its library's wire reading, arguments as strings it never parsed: it may hand the call
+    on as it came, byte for byte (docs/adapters.md#layers)."""
     findings.check("CLI-008")
     if result.error is not None:
         return
-    bad = {c.name for c in scenario.calls if is_malformed(c.arguments)}
+    bad = {c.name: c.arguments for c in scenario.calls if is_malformed(c.arguments)}
     good = [(c.name, call_value(Call(c.call_id, c.name, c.arguments or "{}"))) for c in scenario.calls
             if not is_malformed(c.arguments)]
     for index, call in enumerate(result.calls):
-        if call.name in bad and (call.name, call_value(call)) not in good:
-            how = "as it came" if is_malformed(call.arguments) else "repaired into JSON the model never produced"
-            findings.fail("CLI-008", f"the stream's call {call.name} has arguments that are not JSON; the adapter "
-                          f"reported it as call {index} with arguments {short(call.arguments)} ({how}) and no error",
-                          Evidence(path=f"$.tool_calls[{index}]", expected="an error, or the call left out",
-                                   actual=call.to_json()))
+        if call.name not in bad or (call.name, call_value(call)) in good:
+            continue
+        came = [c.arguments for c in scenario.calls if c.name == call.name and is_malformed(c.arguments)]
+        if layer == "raw" and call.arguments in came:
+            continue
+        what = (f"adapter layer {layer!r} handed on call {index} ({call.name}) with arguments {short(call.arguments)}")
+        if not is_malformed(call.arguments) or layer == "raw":
+            rest = (f", not the stream's {short(bad[call.name])} (not JSON): "
+                    + ("repaired into JSON the model never produced" if not is_malformed(call.arguments)
+                       else "changed") + ", and no error")
+        else:
+            rest = " that are not JSON, and no error"
+        findings.fail("CLI-008", f"{what}{rest}: {_LAYER_DUTY[layer]} (docs/adapters.md#layers)",
+                      Evidence(path=f"$.tool_calls[{index}]", expected="an error, or the call left out"
+                               + (", or its arguments as they came" if layer == "raw" else ""),
+                               actual=call.to_json()))
+
+
+#: What CLI-008 asks of each adapter layer (docs/adapters.md#layers).
+_LAYER_DUTY: dict[Layer, str] = {
+    "raw": "a raw layer hands such a call on as it came, byte for byte, or reports an error or leaves it out",
+    "parsed": "a parsed call must be reported as an error or left out; a raw layer may hand it on as it came",
+    "executing": "an executing layer must not run it: report an error or leave it out",
+}
 
 
 #: The adapter's `usage` fields (docs/adapters.md): OpenAI's counting, input tokens including the cached ones.

@@ -108,10 +108,14 @@ class AnthropicReferenceClient:
             self.fail(f"{type(exc).__name__}: {exc}")
         return self.result()
 
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        """Why the calls cannot be handed on (then the result is an error), or None."""
+        return unusable_call(calls)
+
     def result(self) -> dict[str, Any]:
         blocks = [(index, self.blocks[index]) for index in sorted(self.blocks)]
         calls = self.reported(blocks)
-        problem = unusable_call(calls)
+        problem = self.refuse(calls)
         if problem is not None:  # the error names the unusable call; the usable ones are still handed on
             self.fail(problem)
             calls = usable_calls(calls)

@@ -650,16 +650,24 @@ class _Client(Protocol):
 
 def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]]]:
     """Dialect -> (its reference client, its defects)."""
-    from . import anthropic_clients, chat_clients, edge_clients, framing_clients, seed_clients  # they import this
+    from . import (  # they import this module
+        anthropic_clients,
+        chat_clients,
+        edge_clients,
+        framing_clients,
+        layer_clients,
+        seed_clients,
+    )
 
     return {
         "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS, **seed_clients.DEFECTS,
-                                        **edge_clients.DEFECTS}),
+                                        **edge_clients.DEFECTS, **layer_clients.DEFECTS}),
         "chat": (chat_clients.ChatReferenceClient,
-                 {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS, **seed_clients.CHAT_DEFECTS}),
+                 {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS, **seed_clients.CHAT_DEFECTS,
+                  **layer_clients.CHAT_DEFECTS}),
         "anthropic": (anthropic_clients.AnthropicReferenceClient,
                       {**anthropic_clients.DEFECTS, **framing_clients.ANTHROPIC_DEFECTS,
-                       **seed_clients.ANTHROPIC_DEFECTS}),
+                       **seed_clients.ANTHROPIC_DEFECTS, **layer_clients.ANTHROPIC_DEFECTS}),
     }
 
 
