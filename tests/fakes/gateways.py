@@ -46,6 +46,7 @@ from .args_gateways import ARGS_DEFECTS
 from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .cut_gateways import CUT_DEFECTS
+from .edge_gateways import EDGE_DEFECTS
 from .history_gateways import HISTORY_DEFECTS
 from .isolation_gateways import ISOLATION_DEFECTS
 from .item_gateways import ITEM_DEFECTS
@@ -478,6 +479,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py
     **ITEM_STREAM_DEFECTS,  # Responses pass-through corrupting one streamed item field (RSP-ITEM-*): item_streams.py
     **CUT_DEFECTS,  # an upstream disconnect relayed as a bare cut, no error event (lifecycle rules): cut_gateways.py
+    **EDGE_DEFECTS,  # an HTTP 200 with an empty body, the upstream read (docs/spec/verdicts.md §2): edge_gateways.py
     **ARGS_DEFECTS,  # a relay changing the bytes of arguments that are not JSON (GW-ARGS-001): args_gateways.py
     **SCHEMA_DEFECTS,  # tool schemas rewritten on the way upstream, by meaning or not (GW-REQ-002): schema_gateways.py
 }

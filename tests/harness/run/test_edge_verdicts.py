@@ -57,7 +57,7 @@ def test_an_incomplete_response_without_its_flag_still_fails_cli_005_and_the_exp
 def test_an_anthropic_stream_without_message_stop_may_be_finished_or_an_error() -> None:
     """§1: the anthropic SDK returns the message when the stream ends after message_delta; the reference client
     reports the missing message_stop as an error, and a client that does not stop on it holds the call: both pass."""
-    cases = ["anthropic_no_message_stop::client", "anthropic_no_message_stop::expected"]
+    cases = ["raw_anthropic_no_message_stop::client", "raw_anthropic_no_message_stop::expected"]
     for defect in (None, "swallows_error_event"):
         results = _judge(defect, "anthropic", cases)
         assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), defect
@@ -89,3 +89,31 @@ def test_the_reference_chat_client_still_passes_the_repeated_name_and_id_streams
              "id_on_every_chunk::expected"]
     results = _judge(None, "chat", cases)
     assert {k: (r.outcome, r.message) for k, r in results.items()} == dict.fromkeys(cases, ("passed", ""))
+
+
+#: §2: per front, the rules that own the promise an empty HTTP 200 broke, by group (one_call); every other group
+#: is `error`, naming what arrived.
+EMPTY_OWNERS: dict[Dialect, dict[str, set[str]]] = {
+    "responses": {"lifecycle": {"RSP-LIFE-001", "RSP-LIFE-002"}, "expected": {"EXP-001", "EXP-004"}},
+    "chat": {"framing": {"CHAT-FRAME-001"}, "schema": {"CHAT-SCHEMA-001"}, "expected": {"EXP-001", "EXP-004"}},
+    "anthropic": {"lifecycle": {"ANT-LIFE-001", "ANT-LIFE-002"}, "expected": {"EXP-001", "EXP-004"}},
+}
+EMPTY = "no judgeable stream: HTTP 200 text/event-stream, 0 bytes, 0 events: nothing the stream rules can apply to"
+
+
+@pytest.mark.parametrize("front", list(EMPTY_OWNERS))
+def test_an_empty_http_200_is_failed_by_its_owners_and_an_error_elsewhere(front: Dialect) -> None:
+    """§2: a gateway that read its upstream and answered 200 with an empty body passes and skips nothing: the groups
+    whose rules own the promise fail (a MUST, then what arrived), every other group is an error saying what arrived;
+    the reference gateway passes them (test_mutations.py, test_the_reference_gateway_passes_every_case)."""
+    defect = "empty_200" if front == "responses" else f"{front}_empty_200"
+    config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect chat", front=front,
+                       upstream_dialect="chat", case_timeout=15)
+    with Harness(config) as harness:
+        results = [harness.judge(s) for s in harness.cases() if s.scenario == "one_call"]
+    assert results
+    failed = {r.spec.group: set(_failed(r)) for r in results if r.outcome == "failed"}
+    assert failed == EMPTY_OWNERS[front]
+    for result in results:
+        assert result.outcome in ("failed", "error"), (result.spec.id, result.outcome)
+        assert result.message.endswith(EMPTY), (result.spec.id, result.message)
