@@ -214,7 +214,8 @@ def _inherited(judge: Judge) -> Judge:
         results = judge(judging)
         if judging.config.mode != "client":
             return results
-        return attribute_inherited(results, judging.run.scenario, judging.config.client_dialect)
+        run = judging.run
+        return attribute_inherited(results, run.scenario, judging.config.client_dialect, run.adapter_result, run.wire)
 
     return inherited
 

@@ -2,14 +2,22 @@
 NAME`): each does what a real client or agent framework was seen to do, and names the one rule that owns it.
 
 - a response that ended incomplete (a length or content-filter cut) reported as an error, the calls that were
-  complete before the cut handed on (run) beside it (docs/spec/verdicts.md §3): CLI-005 alone.
+  complete before the cut handed on (run) beside it (docs/spec/verdicts.md §3): CLI-005 alone;
+- `sdk_chat` (not a defect): a Chat client that accumulates the stream with the openai SDK's own
+  `ChatCompletionStreamState`, so a name or id repeated on later chunks comes out concatenated, as the SDK makes it
+  (docs/spec/verdicts.md §4: the stream's bug, shown, not failed). `--client tests.fakes.edge_clients:sdk_chat`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import openai
+from openai.lib.streaming.chat import ChatCompletionStreamState
+
 from .clients import Item, ReferenceClient
 
-__all__ = ["DEFECTS"]
+__all__ = ["DEFECTS", "sdk_chat"]
 
 
 class ErrorsOnIncomplete(ReferenceClient):
@@ -28,3 +36,22 @@ class ErrorsOnIncomplete(ReferenceClient):
 DEFECTS: dict[str, type[ReferenceClient]] = {
     "errors_on_incomplete": ErrorsOnIncomplete,
 }
+
+
+def sdk_chat(request: dict[str, Any], base_url: str, dialect: str = "chat", tool_loop: bool = False,
+             max_retries: int = 0) -> dict[str, Any]:
+    """One Chat request streamed with the openai SDK and accumulated by its `ChatCompletionStreamState`: the calls
+    of the snapshot as the SDK built them (a repeated name or id concatenated), no error unless the SDK raised."""
+    assert dialect == "chat", "sdk_chat speaks Chat Completions only"
+    client = openai.OpenAI(base_url=base_url, api_key="callproof", max_retries=0)
+    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+    try:
+        for chunk in client.chat.completions.create(**{**request, "stream": True}):
+            state.handle_chunk(chunk)
+    except openai.OpenAIError as exc:
+        return {"text": "", "tool_calls": [], "error": f"{type(exc).__name__}: {exc}", "incomplete": False}
+    choice = state.current_completion_snapshot.choices[0]
+    calls = [{"call_id": c.id, "name": c.function.name, "arguments": c.function.arguments or "{}"}
+             for c in choice.message.tool_calls or [] if c.type == "function"]
+    return {"text": choice.message.content or "", "tool_calls": calls, "error": None,
+            "incomplete": choice.finish_reason in ("length", "content_filter")}

@@ -10,6 +10,7 @@ import pytest
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, Evidence, RuleResult, Violation
 from callproof.harness.judge import INHERITED_NOTE, CaseResult, CaseSpec, attribute_inherited
+from callproof.harness.outcome import Call, Result
 from callproof.harness.run import Harness, RunConfig
 from callproof.mock_server import bundled_scenarios
 from tests import fakes
@@ -63,24 +64,25 @@ def test_an_anthropic_stream_without_message_stop_may_be_finished_or_an_error() 
         assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), defect
 
 
-def _result(rule: str, expected: object, actual: object) -> RuleResult:
-    violation = Violation(rule, f"{rule} finding", Evidence(path="$", expected=expected, actual=actual))  # type: ignore[arg-type]
-    return RuleResult(RULES[rule], "failed", (violation,), 1)
+def _failing(rule: str) -> RuleResult:
+    return RuleResult(RULES[rule], "failed", (Violation(rule, f"{rule} finding", Evidence(path="$")),), 1)
 
 
 def test_a_name_or_id_concatenated_as_the_sdk_does_is_the_streams_bug() -> None:
-    """§4: under a stream breaking CHAT-TC-003, a reported name or id that is the stream's repeated (the openai SDK's
-    accumulator) is `upstream`, shown, not failed; another value stays failed, and so does the same value under a
-    stream that repeats nothing."""
+    """§4: under a stream breaking CHAT-TC-003, reported names and ids that are the expected ones repeated (the
+    openai SDK's accumulator) turn EXP-001 and CLI-004 to `upstream`, shown, not failed; another value stays failed,
+    and so does the same value under a stream that repeats nothing, or for a client of another dialect."""
     repeated, plain = bundled_scenarios()["name_repeated_on_later"], bundled_scenarios()["one_call"]
-    doubled = _result("EXP-001", ["get_weather"], ["get_weatherget_weather"])
-    ids = _result("CLI-004", "call_1", "call_1call_1call_1")
-    other = _result("EXP-001", ["get_weather"], ["get_time"])
-    got = attribute_inherited([doubled, ids, other], repeated, "chat")
-    assert [r.outcome for r in got] == ["upstream", "upstream", "failed"]
+    wire = Result("completed", "", (Call("call_1", "get_weather", "{}"),), "response.completed")
+    doubled = Result("completed", "", (Call("call_1call_1", "get_weatherget_weather", "{}"),), "adapter")
+    other = Result("completed", "", (Call("call_2", "get_time", "{}"),), "adapter")
+    results = [_failing("EXP-001"), _failing("CLI-004")]
+    got = attribute_inherited(results, repeated, "chat", doubled, wire)
+    assert [r.outcome for r in got] == ["upstream", "upstream"]
     assert got[0].violations[0].message.endswith(INHERITED_NOTE)
-    assert [r.outcome for r in attribute_inherited([doubled], plain, "chat")] == ["failed"]
-    assert [r.outcome for r in attribute_inherited([doubled], repeated, "responses")] == ["failed"]
+    assert [r.outcome for r in attribute_inherited(results, repeated, "chat", other, wire)] == ["failed", "failed"]
+    assert [r.outcome for r in attribute_inherited(results, plain, "chat", doubled, wire)] == ["failed", "failed"]
+    assert [r.outcome for r in attribute_inherited(results, repeated, "responses", doubled, wire)] == ["failed"] * 2
 
 
 def test_the_reference_chat_client_still_passes_the_repeated_name_and_id_streams() -> None:
@@ -117,3 +119,17 @@ def test_an_empty_http_200_is_failed_by_its_owners_and_an_error_elsewhere(front:
     for result in results:
         assert result.outcome in ("failed", "error"), (result.spec.id, result.outcome)
         assert result.message.endswith(EMPTY), (result.spec.id, result.message)
+
+
+def test_the_openai_sdks_own_accumulation_of_a_repeated_name_or_id_is_shown_not_failed() -> None:
+    """§4 end to end: the openai SDK's ChatCompletionStreamState doubles the name (`name_repeated_on_later`) and the
+    id (`id_on_every_chunk`); the cases pass, each naming the finding it attributes to the stream."""
+    config = RunConfig(client="tests.fakes.edge_clients:sdk_chat", client_dialect="chat", case_timeout=15)
+    cases = {"name_repeated_on_later::expected": "EXP-001", "id_on_every_chunk::client": "CLI-004"}
+    with Harness(config) as harness:
+        results = {c: harness.judge(CaseSpec(*c.split("::"))) for c in cases}
+    for case, rule in cases.items():
+        result = results[case]
+        assert result.outcome == "passed", (case, result.message)
+        assert [r.rule.id for r in result.results if r.outcome == "upstream"] == [rule]
+        assert result.message.startswith(f"{rule} MUST attributed to the upstream") and INHERITED_NOTE in result.message
