@@ -197,6 +197,8 @@ def _cases(view: _View) -> str:
         if len(message) > _TABLE_MESSAGE_CHARS:
             message = message[:_TABLE_MESSAGE_CHARS] + "…"
         mark = f' <span class="badge">baseline {e(case.baseline)}</span>' if case.baseline else ""
+        # a finding attributed to the upstream (docs/spec/contracts.md §7.8): passed, and the row shows it
+        mark += "".join(f' <span class="badge upstream">{e(r.rule)} upstream</span>' for r in case.attributed)
         has_detail = outcome != "passed" and bool(failed or case.message or case.timeline)
         link = f'<a href="#{anchor}-more">{e(case.id)}</a>' if has_detail else e(case.id)
         rows.append(f'<tr class="case" id="{anchor}" data-outcome="{outcome}" data-levels="{e(levels)}" '

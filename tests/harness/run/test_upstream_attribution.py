@@ -165,7 +165,10 @@ def test_every_format_shows_the_attributed_findings() -> None:
     assert "**Attributed to the upstream** (relayed byte for byte, not failed):" in markdown
     (line,) = [x for x in markdown.splitlines() if x.startswith("- `malformed_args_completed::reassembly` **")]
     assert "CHAT-TC-006" in line and "** MUST: tool call 0 arguments" in line and "relayed byte for byte" in line
-    assert '<li class="c-upstream nonzero"><b>2</b>upstream</li>' in render_html([report])
+    html = render_html([report])
+    assert '<li class="c-upstream nonzero"><b>2</b>upstream</li>' in html
+    assert html.count('<span class="badge upstream">CHAT-TC-006 upstream</span>') == 2
+    assert "CHAT-TC-006 MUST attributed to the upstream, not failed: tool call 0 arguments" in html
     junit = render_junit(report)
     assert "MUST finding attributed to the upstream (relayed byte for byte; not failed):" in junit
     assert "<failure" not in junit
