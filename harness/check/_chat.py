@@ -45,6 +45,8 @@ class ChatChecker:
         self._choices: dict[int, _Choice] = {}
         self._call_ids: dict[str, tuple[int, int]] = {}
         self._done: EventMeta | None = None
+        #: The first choice that had a finish_reason but no `index` (its chunk, JSON path and finish_reason).
+        self._unindexed_finish: tuple[EventMeta, str, str] | None = None
         self._error = False
         self._after_done_reported = False
 
@@ -79,9 +81,12 @@ class ChatChecker:
 
     def _choice(self, meta: EventMeta, position: int, raw: dict[str, Any]) -> None:
         index = as_int(raw.get("index"))
-        if index is None:
-            return
         path = f"$.choices[{position}]"
+        if index is None:  # CHAT-SCHEMA-001 reports the missing field; CHAT-FIN-001 names a finish_reason it hid
+            finish_reason = as_str(raw.get("finish_reason"))
+            if finish_reason is not None and self._unindexed_finish is None:
+                self._unindexed_finish = (meta, path, finish_reason)
+            return
         choice = self._choices.setdefault(index, _Choice())
         delta = raw.get("delta")
         finish = as_str(raw.get("finish_reason"))
@@ -173,7 +178,13 @@ class ChatChecker:
         if self._error:
             return
         for index, choice in sorted(self._choices.items()):
-            if choice.finish is None:
+            if choice.finish is None and self._unindexed_finish is not None:
+                meta, path, finish_reason = self._unindexed_finish
+                self._sink.add("CHAT-FIN-001", f"choice {index} gets no finish_reason of its own: chunk "
+                               f"#{meta.index} has finish_reason {finish_reason!r} at {path} but no `index`, so it "
+                               "belongs to no choice (CHAT-SCHEMA-001 reports the missing field): send `index` on "
+                               "every choice", meta.evidence(f"{path}.index", expected=index, actual=None))
+            elif choice.finish is None:
                 self._sink.add("CHAT-FIN-001", f"choice {index} never gets a finish_reason", evidence)
 
     def body(self, meta: EventMeta, payload: JSONData) -> None:

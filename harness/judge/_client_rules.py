@@ -8,6 +8,7 @@ may report."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,7 +43,7 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
         findings.fail("CLI-001", f"{run.problem}{stderr}", Evidence(path="adapter", actual=run.problem))
         return
     success = expects_success(scenario.expect.status)
-    _check_ending(findings, scenario, result, wire)
+    _check_ending(findings, scenario, result, wire, run.result is not None and run.result.get("incomplete") is True)
     if scenario.calls and scenario.expect.status != "completed":
         findings.check("CLI-003")
         complete = [_value(c) for c in wire.calls]
@@ -53,14 +54,7 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
                               Evidence(path=f"$.tool_calls[{index}]", expected="only calls done on the wire",
                                        actual=call.to_json()))
     pairs = _pair(result.calls, wire.calls)
-    if any(c.call_id for c in wire.calls) and result.calls:
-        findings.check("CLI-004")
-        for index, (call, match) in enumerate(zip(result.calls, pairs, strict=True)):
-            wanted = match.call_id if match is not None else None
-            if wanted and call.call_id != wanted:
-                findings.fail("CLI-004", f"call {index} ({call.name}) is reported with {_id_phrase(call.call_id)}; "
-                              f"the stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
-                                                                      expected=wanted, actual=call.call_id))
+    _check_ids(findings, result.calls, wire.calls, pairs)
     _check_idless(findings, result.calls, pairs)
     _check_fallback(findings, result.calls, wire.calls, pairs, item_ids)
     _check_order(findings, result.calls, wire.calls, pairs)
@@ -74,8 +68,9 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
     check_client_items(findings, scenario, run.result, result, wire, dialect)
 
 
-def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: Result) -> None:
-    """CLI-006, CLI-002 and CLI-005: how the adapter reported the way the response ended."""
+def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: Result, flagged: bool = False) -> None:
+    """CLI-006, CLI-002 and CLI-005: how the adapter reported the way the response ended (`flagged`: the adapter's
+    result said `incomplete: true`, whatever else it said)."""
     if scenario.expect.may_fail:
         pass  # reporting an error and completing are both right; CLI-008 judges what was handed on
     elif scenario.expect.status == "incomplete":
@@ -95,8 +90,8 @@ def _check_ending(findings: Findings, scenario: Scenario, result: Result, wire: 
     if scenario.expect.status == "incomplete":
         findings.check("CLI-005")
         if result.status == "error":
-            findings.fail("CLI-005", incomplete_as_error(wire, result), Evidence(path="$.error", expected=None,
-                                                                                 actual=result.error))
+            findings.fail("CLI-005", incomplete_as_error(wire, result, flagged=flagged),
+                          Evidence(path="$.error", expected=None, actual=result.error))
         elif result.status != "incomplete":
             findings.fail("CLI-005", f"the response ended incomplete on the wire ({wire.terminal}, reason "
                           f"{shown(wire.incomplete_reason)}) but the adapter reported incomplete false",
@@ -170,6 +165,35 @@ def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | Non
             unclaimed.remove(match)
         pairs.append(match)
     return pairs
+
+
+def _check_ids(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
+               pairs: list[Call | None]) -> None:
+    """CLI-004 (docs/spec/contracts.md §7.9, ids): a call the stream gave an id no other call had is reported with
+    that id, unchanged. An id the stream gave several calls is the upstream's fault: the client may keep it, or
+    give the call an id of its own (non-empty, no other reported call's); that the calls stay apart is EXP-001's."""
+    if not any(c.call_id for c in wire) or not reported:
+        return
+    findings.check("CLI-004")
+    sharing = Counter(c.call_id for c in wire if c.call_id)
+    for index, (call, match) in enumerate(zip(reported, pairs, strict=True)):
+        wanted = match.call_id if match is not None else None
+        if not wanted or call.call_id == wanted:
+            continue
+        if sharing[wanted] == 1:
+            findings.fail("CLI-004", f"call {index} ({call.name}) is reported with {_id_phrase(call.call_id)}; "
+                          f"the stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
+                                                                  expected=wanted, actual=call.call_id))
+            continue
+        others = [i for i, other in enumerate(reported) if i != index and other.call_id == call.call_id]
+        if call.call_id and not others:
+            continue  # an id of its own for a call whose id the upstream repeated
+        also = f", as is call {others[0]} ({reported[others[0]].name})" if others else ""
+        findings.fail("CLI-004", f"call {index} ({call.name}) had the id {wanted!r} that {sharing[wanted]} calls "
+                      f"share on the wire, and is reported with {_id_phrase(call.call_id)}"
+                      f"{also}: keep the stream's id, or give the call an id no other reported call has",
+                      Evidence(path=f"$.tool_calls[{index}].call_id",
+                               expected=f"{wanted!r}, or an id no other call has", actual=call.call_id))
 
 
 def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Call | None]) -> None:

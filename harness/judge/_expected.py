@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -84,8 +85,12 @@ def _calls(findings: Findings, expect: Expect, result: Result, where: str) -> No
     kinds: list[JSONValue] = [c.kind for c in result.calls]
     wanted_kinds: list[JSONValue] = [kind for _, kind in wanted]
     if names != wanted_names:
-        findings.fail("EXP-001", f"the completed tool calls are {names}, expected {wanted_names}",
-                      Evidence(path=f"{where}.tool_calls[*].name", expected=wanted_names, actual=names))
+        got = [_seen(c.name, c.kind, c.arguments) for c in result.calls]
+        demanded = [_seen(name, kind, arguments["$text"] if _is_text(arguments) else json.dumps(arguments))
+                    for (name, arguments), kind in wanted]
+        findings.fail("EXP-001", f"the completed tool calls are {_listed(got)}; expected {_listed(demanded)}",
+                      Evidence(path=f"{where}.tool_calls", expected=list[JSONValue](demanded),
+                               actual=list[JSONValue](got)))
     elif kinds != wanted_kinds:
         findings.fail("EXP-001", f"the completed tool calls {names} are of the kinds {kinds}, expected "
                       f"{wanted_kinds}: a custom tool's call must stay a custom call with its raw input, not become "
@@ -121,6 +126,27 @@ def _refusal(findings: Findings, refusal: str, result: Result, where: str) -> No
     else:
         message = f"the refusal is {short(result.refusal)}, expected {short(refusal)}"
     findings.fail("EXP-005", message, Evidence(path=f"{where}.refusal", expected=refusal, actual=result.refusal))
+
+
+#: The most calls an EXP-001 message lists, and the characters it shows of each call's arguments.
+_LISTED, _ARGUMENTS = 8, 60
+
+
+def _seen(name: str, kind: str, arguments: str) -> str:
+    """A call as EXP-001 lists it: `name(arguments)`, the arguments compact when they are JSON (a custom call:
+    `name[custom](input)`), cut to a few dozen characters."""
+    text = arguments
+    if kind != "custom":
+        with contextlib.suppress(ValueError):
+            text = json.dumps(json.loads(arguments), ensure_ascii=False, separators=(",", ":"))
+    text = text if len(text) <= _ARGUMENTS else text[: _ARGUMENTS - 3] + "..."
+    return f"{name}{'[custom]' if kind == 'custom' else ''}({text})"
+
+
+def _listed(calls: Sequence[str]) -> str:
+    """`N call(s): a(..), b(..)`: every call seen (up to `_LISTED`), so a name split into phantom calls shows."""
+    shown_calls = ", ".join(calls[:_LISTED]) + (f", ... ({len(calls) - _LISTED} more)" if len(calls) > _LISTED else "")
+    return f"{len(calls)} call{'' if len(calls) == 1 else 's'}" + (f": {shown_calls}" if calls else "")
 
 
 def _is_text(arguments: JSONValue) -> bool:

@@ -92,7 +92,9 @@ def read_answer(exchange: Exchange, profile: Profile, front: Dialect) -> FrontAn
 
 
 def check_ids(findings: Findings, scenario: Scenario, result: Result) -> None:
-    """GW-ID-001: the upstream's ids come through as call_ids; missing or repeated ones become unique ids."""
+    """GW-ID-001: an id the upstream gave one call only comes through as its call_id, unchanged; calls it gave no id
+    or an id it repeated (its fault) get ids unique in the answer, and one of them may keep the repeated id
+    (docs/spec/contracts.md §7.8, ids)."""
     wanted = expected_calls(scenario.expect.tool_calls)
     if not wanted or not expects_success(scenario.expect.status) or not result.calls:
         return
@@ -101,7 +103,7 @@ def check_ids(findings: Findings, scenario: Scenario, result: Result) -> None:
     seen: set[str] = set()
     for index, call in enumerate(result.calls[: len(upstream_ids)]):
         upstream = upstream_ids[index]
-        repeated = upstream is not None and upstream in upstream_ids[:index]
+        repeated = upstream is not None and upstream_ids.count(upstream) > 1
         evidence = Evidence(path=f"$.response.output[?(@.type=='function_call')][{index}].call_id",
                             expected=upstream if upstream and not repeated else "a unique non-empty id",
                             actual=call.call_id)

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from callproof.harness._types import Dialect
+from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import shown
 from callproof.harness.scenario import Scenario
@@ -95,14 +95,27 @@ def _flat(usage: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> None:
+def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer, upstream_dialect: Dialect | None = None,
+                upstream_request: JSONValue = None) -> None:
     """GW-USAGE-001: every usage field of the front's shape holds the upstream's count (a missing cached count
-    counts as 0)."""
+    counts as 0). A streaming Chat upstream sends usage only when the request asks for it
+    (`stream_options.include_usage`): where the gateway's upstream request (`upstream_request`, the first one the
+    mock received) did not, the finding is that request field, not the counts the upstream never sent."""
     if answer.result.status not in ("completed", "incomplete"):
         return  # the expected and fault rules judge a response that did not succeed
     findings.check("GW-USAGE-001")
     wanted = wanted_usage(scenario, answer.front)
     got, where = front_usage(answer)
+    asked = _usage_not_asked(scenario, upstream_dialect, upstream_request)
+    if asked is not None:
+        front = "none" if got is None else \
+            f"usage it cannot have had: {_show({k: got[k] for k in wanted if k in got})}"
+        findings.fail("GW-USAGE-001", f"the gateway's upstream request has {asked}, so the upstream sent no usage "
+                      f"(the front reported {front}): a streaming Chat upstream sends usage only when asked; send "
+                      '"stream_options": {"include_usage": true} upstream',
+                      Evidence(path="$.stream_options.include_usage", expected=True,
+                               actual=_include_usage(upstream_request)))
+        return
     if got is None:
         findings.fail("GW-USAGE-001", f"the upstream reported usage {_show(wanted)}; the front reported none "
                       f"({where})", Evidence(path=where, expected=_show(wanted), actual=None))
@@ -112,6 +125,27 @@ def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> 
         if actual != value:
             findings.fail("GW-USAGE-001", f"usage.{key} is {shown(actual)} at the front; the upstream's usage makes it "
                           f"{value} ({where})", Evidence(path=f"usage.{key}", expected=value, actual=actual))
+
+
+def _include_usage(request: JSONValue) -> JSONValue:
+    options = request.get("stream_options") if isinstance(request, Mapping) else None
+    return options.get("include_usage") if isinstance(options, Mapping) else None
+
+
+def _usage_not_asked(scenario: Scenario, upstream_dialect: Dialect | None, request: JSONValue) -> str | None:
+    """What the gateway's streaming Chat upstream request says instead of `stream_options.include_usage: true`
+    ("no stream_options.include_usage", or the value it has), when the mock therefore sent no usage (a scenario
+    whose `chat.usage` places usage sends it whatever the request says); None otherwise."""
+    if upstream_dialect != "chat" or scenario.chat.usage is not None or not isinstance(request, Mapping):
+        return None
+    if request.get("stream") is not True:
+        return None  # a non-stream body carries usage unasked
+    value = _include_usage(request)
+    if value is True:
+        return None
+    if value is None:
+        return "no stream_options.include_usage"
+    return f"stream_options.include_usage {shown(value)}"
 
 
 def _show(usage: Mapping[str, int]) -> str:

@@ -289,8 +289,9 @@ def _arguments(findings: Findings, judging: Judging) -> None:
 
 
 def _usage(findings: Findings, judging: Judging) -> None:
-    answer, _ = judging.sandwich()
-    check_usage(findings, judging.run.scenario, answer)
+    answer, upstream = judging.sandwich()
+    check_usage(findings, judging.run.scenario, answer, judging.config.upstream_dialect,
+                upstream.bodies[0] if upstream.bodies else None)
 
 
 def _loop(findings: Findings, judging: Judging) -> None:

@@ -655,13 +655,14 @@ def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]
         chat_clients,
         edge_clients,
         framing_clients,
+        id_clients,
         layer_clients,
         seed_clients,
     )
 
     return {
         "responses": (ReferenceClient, {**DEFECTS, **framing_clients.DEFECTS, **seed_clients.DEFECTS,
-                                        **edge_clients.DEFECTS, **layer_clients.DEFECTS}),
+                                        **edge_clients.DEFECTS, **layer_clients.DEFECTS, **id_clients.DEFECTS}),
         "chat": (chat_clients.ChatReferenceClient,
                  {**chat_clients.DEFECTS, **framing_clients.CHAT_DEFECTS, **seed_clients.CHAT_DEFECTS,
                   **layer_clients.CHAT_DEFECTS}),

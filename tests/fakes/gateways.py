@@ -47,6 +47,7 @@ from .cancel_gateways import CANCEL_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .cut_gateways import CUT_DEFECTS
 from .edge_gateways import EDGE_DEFECTS
+from .evidence_gateways import EVIDENCE_DEFECTS
 from .history_gateways import HISTORY_DEFECTS
 from .isolation_gateways import ISOLATION_DEFECTS
 from .item_gateways import ITEM_DEFECTS
@@ -471,6 +472,7 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **STATEFUL_DEFECTS,  # previous_response_id, store, encrypted reasoning: stateful_gateways.py
     **LOOP_DEFECTS,
     **CANCEL_DEFECTS,  # what a gateway does after its client went away: cancel_gateways.py
+    **EVIDENCE_DEFECTS,  # findings easy to misreport (GW-USAGE-001 names the request field): evidence_gateways.py
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
     **LEAK_DEFECTS,  # an error path that echoes the upstream key (GW-FAULT-005): leak_gateways.py

@@ -56,3 +56,21 @@ def test_body_rules_only_apply_to_bodies() -> None:
     assert report.kind == "json" and report.failed_rules == ()
     applied = {r.rule.id for r in report.results if r.outcome != "not-applicable"}
     assert "CHAT-SCHEMA-002" in applied and not applied & {"CHAT-FRAME-001", "CHAT-FIN-001", "CHAT-SCHEMA-001"}
+
+
+def test_a_finish_reason_without_index_is_named_where_it_is() -> None:
+    """CHAT-FIN-001 names the chunk whose finish_reason has no `index` (and so belongs to no choice), not a choice
+    that "never gets" one; CHAT-SCHEMA-001 reports the missing field itself."""
+    events = copy.deepcopy(decoded(PARALLEL.read_bytes()))
+    finish = next(i for i, e in enumerate(events) if e["choices"] and e["choices"][0].get("finish_reason"))
+    del events[finish]["choices"][0]["index"]
+    report = check_events(events, front="chat")
+    assert set(report.failed_rules) == {"CHAT-FIN-001", "CHAT-SCHEMA-001"}
+    (violation,) = next(r for r in report.failed if r.rule.id == "CHAT-FIN-001").violations
+    assert violation.message == (
+        f"choice 0 gets no finish_reason of its own: chunk #{finish} has finish_reason 'tool_calls' at "
+        "$.choices[0] but no `index`, so it belongs to no choice (CHAT-SCHEMA-001 reports the missing field): send "
+        "`index` on every choice")
+    assert (violation.evidence.event_index, violation.evidence.path) == (finish, "$.choices[0].index")
+    schema = next(r for r in report.failed if r.rule.id == "CHAT-SCHEMA-001").violations
+    assert any(v.evidence.event_index == finish for v in schema)

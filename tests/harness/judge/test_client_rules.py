@@ -1,14 +1,15 @@
 """Client rules on hand-made results: CLI-004 pairs each reported call with one wire call, so two identical calls
-keep their own ids (found by callproof fuzz); CLI-007 wants parallel calls streamed without an id reported with
-distinct ones; CLI-010 the wire's result under a framing fault, naming the framing; CLI-011 calls in output order;
-CLI-012 concurrent runs equal to the runs alone, with nothing of each other's; CLI-013 the item id as fallback."""
+keep their own ids (found by callproof fuzz), and lets an id the stream repeated be kept or made unique; CLI-007
+wants parallel calls streamed without an id reported with distinct ones; CLI-010 the wire's result under a framing
+fault, naming the framing; CLI-011 calls in output order; CLI-012 concurrent runs equal to the runs alone, with
+nothing of each other's; CLI-013 the item id as fallback."""
 
 from __future__ import annotations
 
-from callproof.harness.judge import AdapterRun
+from callproof.harness.judge import AdapterRun, expected_outcome
 from callproof.harness.judge._client_rules import check_client, check_client_isolation, framing_variants
 from callproof.harness.judge._findings import Findings
-from callproof.harness.outcome import Call, Result
+from callproof.harness.outcome import Call, Result, result_of_adapter
 from callproof.mock_server import bundled_scenarios
 
 SCENARIO = bundled_scenarios()["parallel_two_calls"]
@@ -122,3 +123,84 @@ def test_a_chaos_framing_fault_counts_only_when_the_mock_applied_it() -> None:
     named = framing_variants(chaos, ("keepalive", "stall"))
     assert named == ["keepalive (a `:` comment after every 2 event(s))"]
     assert [v.split(" ")[0] for v in framing_variants(SCENARIOS["framing_no_space"])] == ["no_space"]
+
+
+DUPLICATE = SCENARIOS["duplicate_call_ids"]
+PARIS, MADRID = '{"city":"Paris"}', '{"city":"Madrid"}'
+#: What the mock streams for duplicate_call_ids: two calls that share the id call_0 (the upstream's fault).
+SHARED = Result("completed", "", (Call("call_0", "get_weather", PARIS), Call("call_0", "get_weather", MADRID)),
+                "response.completed")
+
+
+def _judged(reported: tuple[Call, ...], wire: Result = SHARED) -> dict[str, list[str]]:
+    """CLI-* and EXP-* violation messages for `reported` on duplicate_call_ids (its wire: `wire`)."""
+    findings = Findings()
+    result = Result("completed", "", reported, "adapter")
+    check_client(findings, DUPLICATE, RUN, result, wire)
+    expected_outcome(findings, DUPLICATE.expect, result)
+    return {r.rule.id: [v.message for v in r.violations] for r in findings.results() if r.outcome == "failed"}
+
+
+def test_a_repeated_id_may_be_kept_or_made_unique_cli_004() -> None:
+    """docs/spec/contracts.md §7.9 (ids): the upstream repeated the id; keeping it and renaming a call both pass."""
+    assert _judged(SHARED.calls) == {}
+    assert _judged((Call("call_0", "get_weather", PARIS), Call("call_0_1", "get_weather", MADRID))) == {}
+    assert _judged((Call("call_a", "get_weather", PARIS), Call("call_b", "get_weather", MADRID))) == {}
+
+
+def test_a_repeated_id_lost_or_given_to_another_call_fails_cli_004() -> None:
+    assert _judged((Call("call_0", "get_weather", PARIS), Call("", "get_weather", MADRID))) == {"CLI-004": [
+        "call 1 (get_weather) had the id 'call_0' that 2 calls share on the wire, and is reported with call_id '': "
+        "keep the stream's id, or give the call an id no other reported call has"]}
+    renamed = (Call("fresh", "get_weather", PARIS), Call("fresh", "get_weather", MADRID))
+    assert _judged(renamed) == {"CLI-004": [
+        "call 0 (get_weather) had the id 'call_0' that 2 calls share on the wire, and is reported with call_id "
+        "'fresh', as is call 1 (get_weather): keep the stream's id, or give the call an id no other reported call "
+        "has",
+        "call 1 (get_weather) had the id 'call_0' that 2 calls share on the wire, and is reported with call_id "
+        "'fresh', as is call 0 (get_weather): keep the stream's id, or give the call an id no other reported call "
+        "has"]}
+
+
+def test_calls_that_share_an_id_dropped_or_merged_fail_exp_001() -> None:
+    """Keeping the calls apart is the expected outcome's business (EXP-001), whatever the ids."""
+    assert set(_judged(SHARED.calls[:1])) == {"EXP-001"}
+    merged = (Call("call_0", "get_weather", PARIS + MADRID),)  # one call, arguments of both: EXP-002 as well
+    assert set(_judged(merged)) == {"EXP-001", "EXP-002"}
+
+
+def test_an_id_unique_on_the_wire_is_kept_unchanged_beside_a_repeated_one_cli_004() -> None:
+    wire = Result("completed", "", (*SHARED.calls, Call("call_9", "get_weather", '{"city":"Rome"}')), "r.completed")
+    kept = (*SHARED.calls, Call("call_9", "get_weather", '{"city":"Rome"}'))
+    failed = _judged((*SHARED.calls, Call("call_9_new", "get_weather", '{"city":"Rome"}')), wire)
+    assert "CLI-004" not in _judged(kept, wire)
+    assert failed["CLI-004"] == ["call 2 (get_weather) is reported with call_id 'call_9_new'; the stream gave it "
+                                 "'call_9'"]
+
+
+CUT = Result("incomplete", "Hel", (), "response.incomplete", incomplete_reason="max_output_tokens")
+
+
+def _cli_005(printed: dict[str, object]) -> list[str]:
+    """CLI-005's messages for the adapter result `printed` on length_mid_text (its wire: CUT)."""
+    findings = Findings()
+    check_client(findings, SCENARIOS["length_mid_text"], AdapterRun(printed, None, "", 0.1),
+                 result_of_adapter(printed), CUT)
+    return [v.message for r in findings.results() if r.rule.id == "CLI-005" for v in r.violations]
+
+
+def test_cli_005_says_what_the_adapter_reported() -> None:
+    """An adapter that set `incomplete: true` beside an error is told so, not that it reported incomplete false;
+    the error still fails CLI-005 (docs/spec/verdicts.md §3: the result is an error)."""
+    base = {"text": "Hel", "tool_calls": [], "error": "cut by the limit"}
+    assert _cli_005({**base, "error": None, "incomplete": True}) == []
+    head = "the response ended incomplete on the wire (response.incomplete, reason 'max_output_tokens') "
+    tail = ("; the stream held text \"Hel\", part of an incomplete result: report incomplete: true with what arrived, ")
+    source = " (this finding stands for the lost text and calls too: docs/spec/verdicts.md §3)"
+    assert _cli_005({**base, "incomplete": True}) == [
+        f"{head}and the adapter reported incomplete: true, but together with error \"cut by the limit\", which makes "
+        f"the result an error{tail}and error null{source}"]
+    assert _cli_005({**base, "incomplete": False}) == [
+        f"{head}but the adapter reported it as error \"cut by the limit\"{tail}not an error{source}"]
+    assert _cli_005({**base, "error": None, "incomplete": False}) == [
+        f"{head}but the adapter reported incomplete false"]
