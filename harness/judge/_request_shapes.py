@@ -6,8 +6,9 @@ defines) and every message, whatever its form (GW-REQ-009).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
@@ -18,8 +19,8 @@ from ._findings import Findings
 from ._schema_meaning import json_difference
 
 __all__ = [
-    "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output", "system_prompts",
-    "upstream_system",
+    "BUILTIN_EQUIVALENTS", "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output",
+    "system_prompts", "upstream_system",
 ]
 
 
@@ -41,12 +42,28 @@ def _texts(content: JSONData) -> list[str] | None:
     return None
 
 
+def _parsed(text: str) -> tuple[bool, JSONData]:
+    """(True, the value) for a JSON text (NaN and Infinity are not JSON), else (False, None)."""
+    def refuse(name: str) -> NoReturn:
+        raise ValueError(name)
+    try:
+        return True, json.loads(text, parse_constant=refuse)
+    except ValueError:
+        return False, None
+
+
 def same_output(wanted: JSONValue, content: JSONValue) -> bool:
     """Whether an upstream tool result carries the front's output: a string output the same string (or text parts
-    joining to it); an output of text parts the same texts in order, as parts or as one string where they are
-    joined by whitespace only (never a serialisation of the parts list)."""
+    joining to it), or, when both parse as JSON, the same JSON value by meaning (re-serialised: whitespace, key
+    order and `1.0` for `1` change nothing, docs/spec/schema-comparison.md §3); an output of text parts the same
+    texts in order, as parts or as one string where they are joined by whitespace only (never a serialisation of
+    the parts list)."""
     if isinstance(wanted, str):
-        return text_of(content) == wanted
+        got = text_of(content)
+        if got == wanted:
+            return True
+        (one, expected), (other, actual) = _parsed(wanted), _parsed(got)
+        return one and other and json_difference(expected, actual) is None
     texts = _texts(content)
     if texts is None:
         return False
@@ -79,6 +96,35 @@ def upstream_system(dialect: str, body: Mapping[str, Any]) -> list[str]:
                     and m.get("role") in ("system", "developer")] if isinstance(messages, list) else texts
 
 
+#: Built-in tools that are one tool in several dialects: each row a tool (its Anthropic server-tool `name`), with
+#: the `type`s each dialect's SDK defines for it (openai.types.responses WebSearchToolParam,
+#: WebSearchPreviewToolParam, tool_param.CodeInterpreter; anthropic.types WebSearchTool20250305Param ...
+#: CodeExecutionTool20260521Param). A gateway may send the front's tool as any type of its row in the upstream's
+#: dialect (docs/spec/schema-comparison.md §5); Chat Completions has no built-in tool types.
+BUILTIN_EQUIVALENTS: Mapping[str, Mapping[str, frozenset[str]]] = {
+    "web_search": {
+        "responses": frozenset({"web_search", "web_search_2025_08_26", "web_search_preview",
+                                "web_search_preview_2025_03_11"}),
+        "anthropic": frozenset({"web_search_20250305", "web_search_20260209", "web_search_20260318"}),
+    },
+    "code_execution": {
+        "responses": frozenset({"code_interpreter"}),
+        "anthropic": frozenset({"code_execution_20250522", "code_execution_20250825", "code_execution_20260120",
+                                "code_execution_20260521"}),
+    },
+}
+
+
+def _builtin_row(kind: JSONValue) -> str | None:
+    """The row of BUILTIN_EQUIVALENTS a built-in tool type is in, in any dialect (None: in none)."""
+    return next((row for row, types in BUILTIN_EQUIVALENTS.items() if any(kind in t for t in types.values())), None)
+
+
+def _options(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """A built-in tool's options: every field but its `type`."""
+    return {k: v for k, v in tool.items() if k != "type"}
+
+
 def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
     """What is wrong with one upstream tool entry where the front request had built-in tools, or None: each entry
     is one of the front's function tools in the upstream's shape, or a built-in tool in a form the upstream dialect
@@ -95,9 +141,10 @@ def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: 
                     else f"no `{kind}` object")
         name, table = inner.get("name"), functions if kind == "function" else custom
     elif dialect == "anthropic":
-        if isinstance(kind, str) and kind.startswith("web_search_"):
-            return None if "web_search" in kinds and tool.get("name") == "web_search" else (
-                "a web_search server tool the front did not ask for, or not named `web_search`")
+        row = _builtin_row(kind)
+        if row is not None and kind in BUILTIN_EQUIVALENTS[row]["anthropic"]:
+            return None if any(_builtin_row(k) == row for k in kinds) and tool.get("name") == row else (
+                f"a {row} server tool the front did not ask for, or not named `{row}`")
         if kind != "custom":
             return f"{kind!r} is not a tool type the front's built-in tools can become in Anthropic Messages"
         if not isinstance(tool.get("input_schema"), Mapping):
@@ -107,6 +154,15 @@ def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: 
         if kind in kinds and kind != "function":
             same = any(json_difference(t, tool) is None for t in builtins)  # by meaning: 1 is 1.0, never true
             return None if same else "a built-in tool changed on the way"
+        row = _builtin_row(kind)
+        peers = [t for t in builtins if row is not None and _builtin_row(t.get("type")) == row]
+        if peers and kind in BUILTIN_EQUIVALENTS[str(row)].get("responses", ()):
+            found = [d for t in peers if (d := json_difference(_options(t), _options(tool))) is not None]
+            if len(found) < len(peers):
+                return None  # the same options as one of the front's tools of its row
+            return (f"a built-in tool changed on the way: sent as {kind!r} for the front's "
+                    f"{peers[0].get('type')!r} (an equivalent type, docs/spec/schema-comparison.md §5), its options "
+                    f"differ at {found[0].says()}")
         if kind != "function":
             return f"{kind!r} is not one of the front's tools"
         name, table = tool.get("name"), functions

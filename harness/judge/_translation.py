@@ -32,6 +32,10 @@ from ._schema_meaning import json_difference, schema_difference
 __all__ = ["check_translation"]
 
 
+#: A GW-REQ-006 problem: its message, and the upstream JSON path (or the evidence, when it names both values).
+_Problem = tuple[str, str | Evidence]
+
+
 def _where(path: str) -> Evidence:
     return Evidence(path=f"upstream request {path}")
 
@@ -168,9 +172,18 @@ def _instructions(findings: Findings, dialect: str, front: Mapping[str, Any], bo
                           f"(it has {short(system)})", Evidence(path=f"upstream request {path}", expected=wanted))
 
 
-def _chat_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _output_problem(what: str, item: Mapping[str, Any], got: JSONValue, path: str) -> _Problem:
+    """A tool output that does not reach the upstream as given: both values and the JSON path, in every dialect."""
+    wanted = item["output"]
+    return (f"the {what} for {item['call_id']!r} at {path} is {short(got)}, expected {short(wanted)}"
+            f"{'' if isinstance(wanted, str) else ' (the texts of its parts)'} (a JSON output is compared by "
+            "meaning, any other byte for byte: docs/spec/schema-comparison.md §3)",
+            Evidence(path=f"upstream request {path}", expected=wanted, actual=got))
+
+
+def _chat_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[_Problem]:
     messages = [m for m in body.get("messages") or () if isinstance(m, Mapping)]
-    problems: list[tuple[str, str]] = []
+    problems: list[_Problem] = []
     for item in front_items:
         if item["type"] == "function_call":
             hits = [
@@ -190,20 +203,22 @@ def _chat_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any])
             if not tools:
                 problems.append((f"no tool message with tool_call_id {item['call_id']!r}", "$.messages"))
             elif not same_output(item["output"], tools[0][1].get("content")):
-                problems.append((f"the tool result for {item['call_id']!r} is "
-                                 f"{short(tools[0][1].get('content'))}, expected {short(item['output'])}"
-                                 f"{'' if isinstance(item['output'], str) else ' (the texts of its parts)'}",
-                                 f"$.messages[{tools[0][0]}].content"))
+                problems.append(_output_problem("tool result", item, tools[0][1].get("content"),
+                                                f"$.messages[{tools[0][0]}].content"))
     return problems
 
 
-def _anthropic_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _anthropic_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[_Problem]:
     blocks: list[tuple[int, Mapping[str, Any]]] = []
+    places: dict[int, str] = {}  # id(block) -> its JSON path
     for index, message in enumerate(body.get("messages") or ()):
         content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, list):
-            blocks += [(index, b) for b in content if isinstance(b, Mapping)]
-    problems: list[tuple[str, str]] = []
+            for at, block in enumerate(content):
+                if isinstance(block, Mapping):
+                    blocks.append((index, block))
+                    places[id(block)] = f"$.messages[{index}].content[{at}]"
+    problems: list[_Problem] = []
     for item in front_items:
         if item["type"] == "function_call":
             uses = [(i, b) for i, b in blocks if b.get("type") == "tool_use" and b.get("id") == item["call_id"]]
@@ -219,20 +234,21 @@ def _anthropic_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
             if not results:
                 problems.append((f"no tool_result block with tool_use_id {item['call_id']!r}", "$.messages"))
             elif not same_output(item["output"], results[0][1].get("content")):
-                problems.append((f"the tool_result for {item['call_id']!r} is "
-                                 f"{short(results[0][1].get('content'))}", f"$.messages[{results[0][0]}].content"))
+                problems.append(_output_problem("tool_result", item, results[0][1].get("content"),
+                                                f"{places[id(results[0][1])]}.content"))
     return problems
 
 
-def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, Any]) -> list[_Problem]:
     items = [i for i in body.get("input") or () if isinstance(i, Mapping)]
-    problems: list[tuple[str, str]] = []
+    problems: list[_Problem] = []
     for item in front_items:
         same = [i for i in items if i.get("type") == item["type"] and i.get("call_id") == item["call_id"]]
         if not same:
             problems.append((f"no {item['type']} item with call_id {item['call_id']!r}", "$.input"))
         elif item["type"] == "function_call_output" and not same_output(item["output"], same[0].get("output")):
-            problems.append((f"the output for {item['call_id']!r} is {short(same[0].get('output'))}", "$.input"))
+            problems.append(_output_problem("output", item, same[0].get("output"),
+                                            f"$.input[{next(n for n, i in enumerate(items) if i is same[0])}].output"))
         elif item["type"] == "function_call" and (
             same[0].get("name") != item["name"] or not _json_equal(same[0].get("arguments"),
                                                                    json.loads(item["arguments"]))):
@@ -247,8 +263,8 @@ def _history(findings: Findings, dialect: str, front: Mapping[str, Any], body: M
         return
     findings.check("GW-REQ-006")
     check = {"chat": _chat_history, "anthropic": _anthropic_history}.get(dialect, _responses_history)
-    for message, path in check(items, body):
-        findings.fail("GW-REQ-006", message, _where(path))
+    for message, where in check(items, body):
+        findings.fail("GW-REQ-006", message, where if isinstance(where, Evidence) else _where(where))
 
 
 def _max_tokens(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:

@@ -65,3 +65,37 @@ def test_sets_compare_as_sets_whatever_the_repetition() -> None:
     assert schema_difference({"required": ["a", "b"]}, {"required": ["b", "a", "a"]}) is None
     found = schema_difference({"required": ["a", "b"]}, {"required": ["a"]})
     assert found == Difference("$.required", ["a", "b"], ["a"])
+
+
+ADDRESS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+
+
+def test_local_refs_are_inlined_and_their_definitions_dropped() -> None:
+    """docs/spec/schema-comparison.md §2.1: `#/$defs/X`, `#/definitions/X` and any local pointer (~0, ~1) inlined."""
+    front = {"type": "object", "properties": {"to": {"$ref": "#/$defs/Add~1ress"}}, "$defs": {"Add/ress": ADDRESS}}
+    assert schema_normal_form(front) == schema_normal_form({"type": "object", "properties": {"to": ADDRESS}})
+    assert "$defs" not in schema_normal_form(front)
+
+
+def test_an_inlined_target_that_changed_is_named_where_it_is_used() -> None:
+    front = {"properties": {"to": {"$ref": "#/$defs/Address"}}, "$defs": {"Address": ADDRESS}}
+    found = schema_difference(front, {"properties": {"to": {**ADDRESS, "required": []}}})
+    assert found is not None
+    assert found.says() == '$.properties.to.required: [] upstream, expected ["city"]'
+
+
+def test_a_recursive_ref_is_kept_and_an_unrolled_one_differs() -> None:
+    node = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+    front = {"properties": {"tree": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": node}}
+    assert schema_normal_form(front)["properties"]["tree"] == {"$ref": "#/$defs/Node"}
+    found = schema_difference(front, {"properties": {"tree": node}, "$defs": {"Node": node}})
+    assert found is not None
+    assert found.says().startswith('$.properties.tree.$ref: absent upstream, expected "#/$defs/Node"')
+
+
+def test_a_property_named_ref_is_never_a_reference() -> None:
+    """A gateway that strips `$ref` by key name deletes a parameter (llm-rosetta 0.13 does): still a failure."""
+    front = {"type": "object", "properties": {"$ref": {"type": "string"}, "sha": {"type": "string"}}}
+    found = schema_difference(front, {"type": "object", "properties": {"sha": {"type": "string"}}})
+    assert found is not None
+    assert found.says() == '$.properties.$ref: absent upstream, expected {"type": ["string"]}'

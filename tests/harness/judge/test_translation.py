@@ -97,3 +97,72 @@ def test_a_schema_difference_is_named_by_its_json_path() -> None:
         "schema unchanged")
     assert (violation.evidence.path, violation.evidence.expected, violation.evidence.actual) == (
         "upstream request $.tools[0].input_schema.properties.city.type", ["string"], ["integer"])
+
+
+def _failures(dialect: str, front: dict[str, Any], body: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    findings = Findings()
+    check_translation(findings, dialect, front, "[callproof:case=t1]", [body])
+    return [(r.rule.id, v.message, v.evidence) for r in findings.results() for v in r.violations]
+
+
+@pytest.mark.parametrize(("case", "message", "path", "actual"), [
+    ("chat_tool_output_json_value_changed",
+     "the tool result for 'call_tr_1' at $.messages[3].content is \"{\\\"temperature_c\\\": 19}\", expected "
+     "\"{\\\"temperature_c\\\":18}\"", "$.messages[3].content", '{"temperature_c": 19}'),
+    ("anthropic_tool_output_as_python_repr",
+     "the tool_result for 'call_tr_1' at $.messages[2].content[0].content is \"{'temperature_c': 18}\", expected "
+     "\"{\\\"temperature_c\\\":18}\"", "$.messages[2].content[0].content", "{'temperature_c': 18}"),
+    ("responses_output_json_value_changed",
+     "the output for 'call_tr_1' at $.input[2].output is \"{\\\"temperature_c\\\": \\\"18\\\"}\", expected "
+     "\"{\\\"temperature_c\\\":18}\"", "$.input[2].output", '{"temperature_c": "18"}'),
+])
+def test_a_changed_tool_output_names_both_values_and_the_path_in_every_dialect(
+    case: str, message: str, path: str, actual: str,
+) -> None:
+    """docs/spec/schema-comparison.md §3: a JSON output compares by meaning; the message says what was expected."""
+    scenario = SCENARIOS[CASES[case]["scenario"]]
+    front = front_request(scenario.id, scenario.request, case="t1", dialect="responses")
+    (found,) = _failures(CASES[case]["dialect"], front, upstream_body(CASES[case]))
+    assert found[:2] == ("GW-REQ-006", message + " (a JSON output is compared by meaning, any other byte for byte: "
+                         "docs/spec/schema-comparison.md §3)")
+    assert (found[2].path, found[2].expected, found[2].actual) == (
+        f"upstream request {path}", '{"temperature_c":18}', actual)
+
+
+def _builtin_tools_case() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scenario builtin_tools_in_request (scenarios/request_shapes.json) and an upstream Responses body that
+    sends its web_search as web_search_preview and drops its custom tool, as LiteLLM does at an Anthropic front."""
+    (scenario,) = [s for s in load_scenarios([Path(__file__).parents[3] / "scenarios" / "request_shapes.json"]
+                                             ).values() if s.id == "builtin_tools_in_request"]
+    front = front_request(scenario.id, scenario.request, case="t1", dialect="responses")
+    weather = next(t for t in front["tools"] if t.get("name") == "get_weather")
+    body = {"model": "callproof-model", "stream": True, "input": front["input"], "tools": [
+        {"type": "web_search_preview"}, {"type": "file_search", "vector_store_ids": ["vs_callproof_1"]},
+        {**weather, "type": "function"}]}
+    return front, body
+
+
+def test_builtin_tools_in_request_sent_as_an_equivalent_builtin_type_passes() -> None:
+    """docs/spec/schema-comparison.md §5: web_search as web_search_preview (Responses) or web_search_20260318
+    (Anthropic) is the front's tool in a form the upstream's dialect defines."""
+    front, body = _builtin_tools_case()
+    assert [f for f in _failures("responses", front, body) if f[0] == "GW-REQ-008"] == []
+    anthropic = {"model": "callproof-model", "max_tokens": 1024, "messages": [
+        {"role": "user", "content": front["input"][0]["content"][0]["text"]}], "tools": [
+        {"type": "web_search_20260318", "name": "web_search"},
+        {"name": "get_weather", "description": "Current weather for a city.",
+         "input_schema": front["tools"][3]["parameters"]}]}
+    assert [f for f in _failures("anthropic", front, anthropic) if f[0] == "GW-REQ-008"] == []
+
+
+def test_an_equivalent_builtin_type_with_other_options_fails_naming_the_option() -> None:
+    front, body = _builtin_tools_case()
+    body["tools"][0] = {"type": "web_search_preview", "search_context_size": "low"}
+    (found,) = [f for f in _failures("responses", front, body) if f[0] == "GW-REQ-008"]
+    assert found[1] == (
+        "upstream tool {\"type\": \"web_search_preview\", \"search_context_size\": \"low\"}: a built-in tool changed "
+        "on the way: sent as 'web_search_preview' for the front's 'web_search' (an equivalent type, "
+        "docs/spec/schema-comparison.md §5), its options differ at $.search_context_size: \"low\" upstream, "
+        "expected absent; the front's built-in tools ['custom', 'file_search', 'web_search'] must be dropped (or "
+        "sent in a form the responses dialect defines), never forwarded as a malformed entry")
+    assert found[2].path == "upstream request $.tools[0]"

@@ -1,6 +1,7 @@
 """Tool schemas compared by meaning in a real run (docs/spec/schema-comparison.md, GW-REQ-002): a gateway that adds
 `"$defs": {}` and `"required": []` to every tool schema changes nothing a model or validator sees and passes every
-translation case; one that drops a property named `title` fails GW-REQ-002 at `$.properties.title`. The fakes
+translation case, and so does one that inlines every `$ref`, re-serialises JSON tool outputs and sends `web_search` as
+`web_search_preview`; one that drops a property named `title` fails GW-REQ-002 at `$.properties.title`. The fakes
 (tests/fakes/schema_gateways.py) run as real processes in front of a real mock on 127.0.0.1."""
 
 from __future__ import annotations
@@ -32,6 +33,19 @@ def test_empty_schema_keywords_added_pass_every_translation_case(upstream: Diale
     assert [(r.spec.id, r.message) for r in results if r.outcome not in ("passed", "skipped")] == []
     judged = {r.spec.scenario for r in results for rule in r.results if rule.rule.id == "GW-REQ-002"}
     assert {"one_call", "schema_keyword_named_properties", "schema_defs_and_refs"} <= judged
+
+
+@pytest.mark.parametrize("upstream", ["responses", "anthropic"])
+def test_refs_inlined_outputs_reserialised_and_an_equivalent_builtin_pass(upstream: Dialect) -> None:
+    """docs/spec/schema-comparison.md §2.1 (GW-REQ-002), §3 (GW-REQ-006), §5 (GW-REQ-008)."""
+    with Harness(_config("rewrites_by_meaning", upstream)) as harness:
+        specs = [s for s in harness.cases() if s.group == "translation"]
+        results = [harness.judge(s) for s in specs]
+    assert [(r.spec.id, r.message) for r in results if r.outcome not in ("passed", "skipped")] == []
+    judged = {(r.spec.scenario, rule.rule.id) for r in results for rule in r.results if rule.outcome == "passed"}
+    assert {("schema_defs_and_refs", "GW-REQ-002"), ("multi_turn_tool_result", "GW-REQ-006")} <= judged
+    if upstream == "responses":
+        assert ("builtin_tools_in_request", "GW-REQ-008") in judged
 
 
 @pytest.mark.parametrize(("upstream", "where"), [("chat", "$.tools[0].function.parameters"),
