@@ -26,7 +26,7 @@ from ._gateway import (
 )
 from ._incomplete_error import reported_incomplete_as_error
 from ._inherited import INHERITED_NOTE, attribute_inherited
-from ._issued_ids import IssuedId, check_unique_ids, issued_ids
+from ._issued_ids import IdsOfAnswer, IssuedId, answer_ids, check_unique_ids, given_ids
 from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules, items_skipped
 from ._judgeable import (
     NO_RESULT,
@@ -91,6 +91,7 @@ __all__ = [
     "EarlierTurn",
     "Findings",
     "FrontAnswer",
+    "IdsOfAnswer",
     "IssuedId",
     "LoopCallResult",
     "Refusal",
@@ -100,6 +101,7 @@ __all__ = [
     "WebSocketTurn",
     "XmlCall",
     "adapter_problem",
+    "answer_ids",
     "answer_problem",
     "attribute_inherited",
     "attribute_to_upstream",
@@ -140,6 +142,7 @@ __all__ = [
     "excerpts",
     "expected_calls",
     "expected_outcome",
+    "given_ids",
     "expects_success",
     "forwarding_latency",
     "framing_variants",
@@ -153,7 +156,6 @@ __all__ = [
     "has_usage_rules",
     "history_problems",
     "is_rejection",
-    "issued_ids",
     "policy_expect",
     "protocol_problem",
     "read_answer",

@@ -1,17 +1,16 @@
 """GW-ID-002: the ids a gateway issues (its response ids, output item ids and call ids, in whatever front) are unique
 across the responses of one run (docs/spec/contracts.md §7.8), judged on the isolation case's answers.
 
-Two things keep a correct gateway from failing it on the mock's ids. An id that holds a string the gateway was given
-for the case (the upstream's answer, the request; 5 characters or more) is passed through or derived from it, not
-issued: the mock scripts the same call ids (`call_1`) in many scenarios. And only answers to different scenarios are
-compared: the mock answers a scenario with the same bytes every time (its ids derive from the scenario), so a
-gateway that derives its ids from the upstream's (an encoding, a prefix) rightly gives two plays of one scenario the
-same ones."""
+The mock is not a real upstream: it scripts the same call ids (`call_1`) in many scenarios, and answers a scenario
+with the same ids every time (they derive from the scenario). So an id two answers share is not held against the
+gateway when it holds (as a substring: passed through, or derived like `fc_<call_id>`) an id the upstream played, or
+the request carried, in both of those answers: the repeat is the script's. And only answers to different scenarios
+are compared: a gateway that encodes the upstream's ids (base64, a hash) rightly gives two plays of one scenario the
+same ones. An id made from the clock or a per-process counter still repeats across scenarios."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,11 +20,14 @@ from callproof.harness.check import SSEEvent
 
 from ._findings import Findings
 
-__all__ = ["MIN_GIVEN", "IssuedId", "check_unique_ids", "given_strings", "issued_ids"]
+__all__ = ["MIN_ID", "IdsOfAnswer", "IssuedId", "answer_ids", "check_unique_ids", "given_ids"]
 
 #: The keys whose string values are ids a front issues: `id` (a Responses response or item, a Chat chunk or tool
 #: call, an Anthropic message or tool_use block) and `call_id` (a Responses call).
 _ID_KEYS = ("id", "call_id")
+#: The shortest id of the upstream's or the request's that an issued id counts as derived from (shorter ones, if a
+#: scenario scripted them, would be found inside any id).
+MIN_ID = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,70 +39,86 @@ class IssuedId:
     path: str
 
 
-def issued_ids(events: Sequence[SSEEvent], given: Sequence[bytes]) -> dict[str, IssuedId]:
-    """The ids the answer's events carry that hold no string of `given` (the upstream's answer for the case, the
-    request the gateway got): the ones the gateway made up, each with where it first appeared."""
-    strings = given_strings(given)
+@dataclass(frozen=True, slots=True)
+class IdsOfAnswer:
+    """One answer of the run as GW-ID-002 sees it: its scenario, its name in messages (`one_call alone`), the ids
+    its events carry (each with where it first appeared) and the ids it was given (`given_ids`)."""
+
+    scenario: str
+    name: str
+    ids: Mapping[str, IssuedId]
+    given: frozenset[str]
+
+    def issues(self, value: str) -> bool:
+        """Whether the answer issued `value` itself: it carries it, and it is not an id it was given."""
+        return value in self.ids and value not in self.given
+
+
+def answer_ids(events: Sequence[SSEEvent]) -> dict[str, IssuedId]:
+    """Every id (`id`, `call_id`) the answer's events carry, with where it first appeared."""
     found: dict[str, IssuedId] = {}
     for index, event in enumerate(events):
-        try:
-            payload = json.loads(event.data)
-        except ValueError:
-            continue
-        for value, path in _ids(payload, "$"):
-            if value not in found and not any(s in value for s in strings):
-                found[value] = IssuedId(index, event.type, path)
+        payload = _json(event.data)
+        for value, path in _ids(payload, "$", _ID_KEYS):
+            found.setdefault(value, IssuedId(index, event.type, path))
     return found
 
 
-#: A JSON string literal in raw bytes (an SSE stream, a JSON body, JSON lines).
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-#: The shortest string of the given inputs an id counts as derived from.
-MIN_GIVEN = 5
-
-
-def given_strings(given: Sequence[bytes]) -> frozenset[str]:
-    """Every JSON string (a value or a key) of 5 characters or more in `given`, decoded."""
+def given_ids(given: Sequence[bytes]) -> frozenset[str]:
+    """The ids in what the gateway was given for one answer (the upstream's answers, as SSE, JSON lines or a JSON
+    body; the request): the string values of every `id` or `..._id` key, of `MIN_ID` characters or more."""
     found: set[str] = set()
     for data in given:
-        for literal in _STRING.findall(data):
-            try:
-                value = json.loads(literal)
-            except ValueError:
-                continue
-            if isinstance(value, str) and len(value) >= MIN_GIVEN:
-                found.add(value)
+        text = data.decode("utf-8", "replace")
+        whole = _json(text)
+        lines = [whole] if whole is not None else [_json(line.removeprefix("data:")) for line in text.splitlines()]
+        for payload in lines:
+            found.update(value for value, _ in _ids(payload, "$", None) if len(value) >= MIN_ID)
     return frozenset(found)
 
 
-def _ids(value: Any, path: str) -> Iterator[tuple[str, str]]:
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _ids(value: Any, path: str, keys: tuple[str, ...] | None) -> Iterator[tuple[str, str]]:
+    """(id, JSON path) of each string under one of `keys` (None: `id` or a key ending in `_id`)."""
     if isinstance(value, Mapping):
         for key, inner in value.items():
             where = f"{path}.{key}"
-            if key in _ID_KEYS and isinstance(inner, str) and inner:
+            named = key in keys if keys is not None else isinstance(key, str) and (key == "id" or key.endswith("_id"))
+            if named and isinstance(inner, str) and inner:
                 yield inner, where
             else:
-                yield from _ids(inner, where)
+                yield from _ids(inner, where, keys)
     elif isinstance(value, list):
         for index, inner in enumerate(value):
-            yield from _ids(inner, f"{path}[{index}]")
+            yield from _ids(inner, f"{path}[{index}]", keys)
 
 
-def check_unique_ids(findings: Findings, answers: Sequence[tuple[str, str, Mapping[str, IssuedId]]]) -> None:
-    """GW-ID-002 on the answers of one run, each (its scenario, its name such as `one_call alone`, the ids it
-    issued): an id issued in answers to two or more scenarios fails, once per id, naming every answer that carried
-    it."""
+def _inherited(value: str, one: IdsOfAnswer, other: IdsOfAnswer) -> bool:
+    """Whether `value` holds an id both answers were given: a repeat the script made."""
+    return any(given in value for given in one.given & other.given)
+
+
+def check_unique_ids(findings: Findings, answers: Sequence[IdsOfAnswer]) -> None:
+    """GW-ID-002 on the answers of one run: an id two answers to different scenarios issued, not inherited from an
+    id both were given, fails, once per id, naming every answer that issued it."""
     findings.check("GW-ID-002")
-    carriers: dict[str, list[tuple[str, str, IssuedId]]] = {}
-    for scenario, name, ids in answers:
-        for value, where in ids.items():
-            carriers.setdefault(value, []).append((scenario, name, where))
-    for value, seen in carriers.items():
-        if len({scenario for scenario, _, _ in seen}) < 2:
+    values = list(dict.fromkeys(v for answer in answers for v in answer.ids))
+    for value in values:
+        carriers = [a for a in answers if a.issues(value)]
+        clash = [a for a in carriers if any(b.scenario != a.scenario and not _inherited(value, a, b)
+                                            for b in carriers)]
+        if len(clash) < 2:
             continue
-        first = seen[0][2]
-        named = "; ".join(f"{name} (event #{w.event_index} {w.event_type!r}, {w.path})" for _, name, w in seen)
-        findings.fail("GW-ID-002", f"the id {value!r} was issued in {len(seen)} responses of this run: {named}; "
+        first = clash[0].ids[value]
+        named = "; ".join(f"{a.name} (event #{a.ids[value].event_index} {a.ids[value].event_type!r}, "
+                          f"{a.ids[value].path})" for a in clash)
+        findings.fail("GW-ID-002", f"the id {value!r} was issued in {len(clash)} responses of this run: {named}; "
                       "an id made from the clock or a per-process counter repeats", Evidence(
                           event_index=first.event_index, event_type=first.event_type, path=first.path,
                           expected="an id no response to another scenario carries", actual=value))

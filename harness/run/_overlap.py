@@ -16,10 +16,12 @@ from callproof.harness.judge import (
     CaseSpec,
     Findings,
     FrontAnswer,
+    IdsOfAnswer,
+    answer_ids,
     answer_problem,
     check_isolation,
     check_unique_ids,
-    issued_ids,
+    given_ids,
 )
 from callproof.harness.scenario import Scenario
 from callproof.mock_server import Journal, JournalEnd, JournalRequest
@@ -73,7 +75,7 @@ def not_overlapping(count: int, overlapped: int, held: float, what: str) -> str 
 class Answered:
     """One answer of the isolation case: its scenario, the front's answer (None: `problem` says why, or why it is
     not judgeable), and what the gateway was given for it (the upstream's answer for its case, the request it got):
-    an id found there is passed through, not issued (GW-ID-002)."""
+    the ids there are passed through, not issued (GW-ID-002)."""
 
     scenario: Scenario
     answer: FrontAnswer | None
@@ -108,7 +110,8 @@ def isolation_verdict(spec: CaseSpec, solo: Sequence[Answered], answers: Sequenc
     pairs = [(a.scenario, a.answer.result, s.answer.result) for a, s in zip(answers, solo, strict=True)
              if a.answer is not None and s.answer is not None]
     check_isolation(findings, pairs)
-    check_unique_ids(findings, [(a.scenario.id, f"{a.scenario.id} {when}", issued_ids(a.answer.events, a.given))
+    check_unique_ids(findings, [IdsOfAnswer(a.scenario.id, f"{a.scenario.id} {when}", answer_ids(a.answer.events),
+                                            given_ids(a.given))
                                 for when, group in (("alone", solo), ("concurrent", answers)) for a in group
                                 if a.answer is not None])
     results = findings.results()

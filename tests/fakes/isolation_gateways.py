@@ -1,17 +1,25 @@
 """Gateway fakes for what the isolation case judges beside GW-ISO-001 (tests/fakes/concurrency.py has the shared-state
 one): a gateway whose one bug has nothing to do with concurrency, which the isolation case must not blame, and one
-whose ids come from the clock (GW-ID-002). gateways.py lists them in its `DEFECTS`."""
+whose ids come from the clock (GW-ID-002). gateways.py lists them in its `DEFECTS`.
+
+Run as a program, it is a correct gateway whose item ids derive from the upstream's call ids (`fc_<call_id>`, as
+LiteLLM's do): the mock repeats its scripted call ids, so those item ids repeat too, and GW-ID-002 must pass it.
+
+    python -m tests.fakes.isolation_gateways --upstream http://127.0.0.1:PORT/v1 --port N
+"""
 
 from __future__ import annotations
 
+import sys
 import time
 import weakref
+from collections.abc import Sequence
 
-from examples.gateway import Json, Request, ResponsesFront
+from examples.gateway import Json, Request, ResponsesFront, create_app, parser, serve
 from examples.gateway.fronts.responses import Item, Turn
 from examples.gateway.model import ArgumentsDelta, CallDone, CallStart, Event
 
-__all__ = ["ISOLATION_DEFECTS", "ClockIds", "DropsSecondCall"]
+__all__ = ["ISOLATION_DEFECTS", "ClockIds", "DerivedItemIds", "DropsSecondCall", "main"]
 
 
 class DropsSecondCall(ResponsesFront):
@@ -58,3 +66,24 @@ ISOLATION_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_second_call": DropsSecondCall,
     "clock_ids": ClockIds,
 }
+
+
+class DerivedItemIds(ResponsesFront):
+    """derived_item_ids (correct, not a defect): a call item's id is `fc_<call_id>` (or `ctc_<call_id>`), derived
+    from the call id the upstream gave; unique wherever the upstream's call ids are."""
+
+    def add(self, turn: Turn, item: Item, fields: Json) -> None:
+        if item.call_id:
+            item.id = f"{item.id.split('_', 1)[0]}_{item.call_id}"
+        super().add(turn, item, fields)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the reference gateway with `DerivedItemIds` as its Responses front."""
+    args = parser().parse_args(argv)
+    serve(create_app(args.upstream, dialect=args.upstream_dialect, fronts=[DerivedItemIds]), args.host, args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

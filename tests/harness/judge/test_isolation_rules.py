@@ -1,7 +1,7 @@
 """The isolation case's gateway rules on hand-made answers: GW-ISO-001 compares each concurrent answer with the same
 gateway's answer alone (calls by name and parsed arguments, never by id; text; ending), not with the scenario's
 expectation; GW-ID-002 fails an id issued in answers to two scenarios, and leaves alone the ids the gateway was given
-(passed through, or derived from one) and the same ids in two plays of one scenario."""
+(passed through), ids derived from an id both answers were given, and the same ids in two plays of one scenario."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import json
 from typing import Any
 
 from callproof.harness.check import parse_sse
-from callproof.harness.judge import Findings, check_isolation, check_unique_ids, issued_ids
-from callproof.harness.judge._issued_ids import given_strings
+from callproof.harness.judge import Findings, IdsOfAnswer, answer_ids, check_isolation, check_unique_ids, given_ids
 from callproof.harness.outcome import Call, Result
 from callproof.mock_server import bundled_scenarios
 
@@ -73,37 +72,49 @@ def _answer(response_id: str, item_id: str, call_id: str) -> Any:
 
 
 UPSTREAM = b'data: {"id":"chatcmpl-abc123","choices":[{"delta":{"tool_calls":[{"id":"call_1","index":0}]}}]}\n\n'
+OTHER = b'data: {"id":"chatcmpl-def456","choices":[{"delta":{"tool_calls":[{"id":"call_1","index":0}]}}]}\n\n'
 
 
-def test_issued_ids_are_the_ones_the_gateway_was_not_given_with_where_each_first_appeared() -> None:
-    ids = issued_ids(_answer("resp_9f2c", "fc_call_1", "call_1"), [UPSTREAM, b'{"input": "hi"}'])
+def test_the_ids_an_answer_carries_and_the_ids_it_was_given() -> None:
+    ids = answer_ids(_answer("resp_9f2c", "fc_call_1", "call_1"))
     assert {value: (w.event_index, w.event_type, w.path) for value, w in ids.items()} == {
-        "resp_9f2c": (0, "response.created", "$.response.id")}  # call_1 passed through, fc_call_1 made from it
-    # every JSON string of 5 characters or more, keys included
-    assert given_strings([UPSTREAM]) == {"chatcmpl-abc123", "choices", "delta", "tool_calls", "call_1", "index"}
+        "resp_9f2c": (0, "response.created", "$.response.id"),
+        "fc_call_1": (1, "response.output_item.done", "$.item.id"),
+        "call_1": (1, "response.output_item.done", "$.item.call_id")}
+    request = b'{"input": [{"type": "function_call_output", "call_id": "call_prev", "output": "ok"}], "model": "m"}'
+    # `id` and `..._id` keys, 4 characters or more, in SSE data lines, JSON lines or a JSON body
+    assert given_ids([UPSTREAM, request, b'{"id": "ab"}']) == {"chatcmpl-abc123", "call_1", "call_prev"}
 
 
-def _unique(*answers: tuple[str, str, Any]) -> dict[str, list[str]]:
+def _unique(*answers: tuple[str, str, Any, bytes]) -> dict[str, list[str]]:
     findings = Findings()
-    check_unique_ids(findings, [(scenario, name, issued_ids(events, [UPSTREAM])) for scenario, name, events in answers])
+    check_unique_ids(findings, [IdsOfAnswer(scenario, name, answer_ids(events), given_ids([given]))
+                                for scenario, name, events, given in answers])
     return _failed(findings)
 
 
 def test_random_ids_and_passed_through_ones_pass_gw_id_002() -> None:
-    assert _unique(("one_call", "one_call alone", _answer("resp_1a", "fc_1a", "call_1")),
-                   ("text_only", "text_only alone", _answer("resp_2b", "fc_2b", "call_1")),
-                   ("text_only", "text_only concurrent", _answer("resp_3c", "fc_3c", "call_1"))) == {}
+    assert _unique(("one_call", "one_call alone", _answer("resp_1a", "fc_1a", "call_1"), UPSTREAM),
+                   ("text_only", "text_only alone", _answer("resp_2b", "fc_2b", "call_1"), OTHER),
+                   ("text_only", "text_only concurrent", _answer("resp_3c", "fc_3c", "call_1"), OTHER)) == {}
+
+
+def test_an_id_derived_from_an_id_both_answers_were_given_is_the_scripts_repeat() -> None:
+    """Two scenarios script call_1: item ids made from it (`fc_call_1`) repeat because the script does."""
+    assert _unique(("one_call", "one_call alone", _answer("resp_1a", "fc_call_1", "call_1"), UPSTREAM),
+                   ("text_only", "text_only alone", _answer("resp_2b", "fc_call_1", "call_1"), OTHER)) == {}
 
 
 def test_the_same_ids_in_two_plays_of_one_scenario_are_not_counted() -> None:
-    """The mock answers a scenario with the same ids every time: ids derived from them repeat, rightly."""
-    assert _unique(("one_call", "one_call alone", _answer("resp_x", "fc_x", "call_1")),
-                   ("one_call", "one_call concurrent", _answer("resp_x", "fc_x", "call_1"))) == {}
+    """The mock answers a scenario with the same ids every time: ids encoded from them repeat, rightly."""
+    assert _unique(("one_call", "one_call alone", _answer("resp_x", "fc_x", "call_1"), UPSTREAM),
+                   ("one_call", "one_call concurrent", _answer("resp_x", "fc_x", "call_1"), UPSTREAM)) == {}
 
 
 def test_ids_from_the_clock_fail_gw_id_002_once_per_id_naming_every_answer() -> None:
-    failed = _unique(("one_call", "one_call concurrent", _answer("resp_1764331234", "fc_1764331234_0", "call_1")),
-                     ("text_only", "text_only concurrent", _answer("resp_1764331234", "fc_1764331234_0", "call_1")))
+    failed = _unique(
+        ("one_call", "one_call concurrent", _answer("resp_1764331234", "fc_1764331234_0", "call_1"), UPSTREAM),
+        ("text_only", "text_only concurrent", _answer("resp_1764331234", "fc_1764331234_0", "call_1"), OTHER))
     assert failed == {"GW-ID-002": [
         "the id 'resp_1764331234' was issued in 2 responses of this run: one_call concurrent (event #0 "
         "'response.created', $.response.id); text_only concurrent (event #0 'response.created', $.response.id); an "
@@ -111,3 +122,10 @@ def test_ids_from_the_clock_fail_gw_id_002_once_per_id_naming_every_answer() -> 
         "the id 'fc_1764331234_0' was issued in 2 responses of this run: one_call concurrent (event #1 "
         "'response.output_item.done', $.item.id); text_only concurrent (event #1 'response.output_item.done', "
         "$.item.id); an id made from the clock or a per-process counter repeats"]}
+
+
+def test_an_id_holding_one_only_one_answer_was_given_still_counts() -> None:
+    """`fc_chatcmpl-abc123` holds an id one_call's upstream played, not text_only's: a leak, not the script."""
+    failed = _unique(("one_call", "one_call concurrent", _answer("resp_1a", "fc_chatcmpl-abc123", "call_1"), UPSTREAM),
+                     ("text_only", "text_only concurrent", _answer("resp_2b", "fc_chatcmpl-abc123", "call_1"), OTHER))
+    assert list(failed) == ["GW-ID-002"] and "'fc_chatcmpl-abc123' was issued in 2 responses" in failed["GW-ID-002"][0]

@@ -4,6 +4,7 @@ gateway's ids are judged unique across all those answers (GW-ID-002); no answer 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -66,6 +67,16 @@ def test_the_reference_gateway_issues_ids_unique_across_the_run_at_every_front(f
     """The mock scripts the same call ids in many scenarios and answers a scenario with the same ids every time:
     passed through, they fail nothing."""
     (result,) = _gateway(None, ISOLATION, front=front, upstream=upstream)
+    assert (result.outcome, result.message) == ("passed", "")
+    assert _rules(result) == {"GW-ISO-001": "passed", "GW-ID-002": "passed"}
+
+
+def test_item_ids_derived_from_the_upstream_call_ids_pass_gw_id_002() -> None:
+    """`fc_<call_id>`, as LiteLLM makes them: the mock replays a scenario's call ids in its solo and concurrent plays,
+    so those item ids repeat, and the repeat is the script's."""
+    launch = f"{sys.executable} -m tests.fakes.isolation_gateways --upstream {{upstream}} --port {{port}}"
+    with Harness(RunConfig(launch=launch, case_timeout=10)) as harness:
+        result = harness.judge(ISOLATION)
     assert (result.outcome, result.message) == ("passed", "")
     assert _rules(result) == {"GW-ISO-001": "passed", "GW-ID-002": "passed"}
 
