@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import SSEEvent
 
@@ -77,14 +77,14 @@ def given_ids(given: Sequence[bytes]) -> frozenset[str]:
     return frozenset(found)
 
 
-def _json(text: str) -> Any:
+def _json(text: str) -> JSONData:
     try:
         return json.loads(text)
     except ValueError:
         return None
 
 
-def _ids(value: Any, path: str, keys: tuple[str, ...] | None) -> Iterator[tuple[str, str]]:
+def _ids(value: JSONData, path: str, keys: tuple[str, ...] | None) -> Iterator[tuple[str, str]]:
     """(id, JSON path) of each string under one of `keys` (None: `id` or a key ending in `_id`)."""
     if isinstance(value, Mapping):
         for key, inner in value.items():

@@ -480,10 +480,10 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
     **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py
     **ITEM_STREAM_DEFECTS,  # Responses pass-through corrupting one streamed item field (RSP-ITEM-*): item_streams.py
+    **SCHEMA_DEFECTS,  # tool schemas rewritten on the way upstream, by meaning or not (GW-REQ-002): schema_gateways.py
     **CUT_DEFECTS,  # an upstream disconnect relayed as a bare cut, no error event (lifecycle rules): cut_gateways.py
     **EDGE_DEFECTS,  # an HTTP 200 with an empty body, the upstream read (docs/spec/verdicts.md §2): edge_gateways.py
     **ARGS_DEFECTS,  # a relay changing the bytes of arguments that are not JSON (GW-ARGS-001): args_gateways.py
-    **SCHEMA_DEFECTS,  # tool schemas rewritten on the way upstream, by meaning or not (GW-REQ-002): schema_gateways.py
 }
 
 
