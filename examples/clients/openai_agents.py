@@ -66,9 +66,12 @@ async def _never(_context: Any, _arguments: str) -> str:
 async def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str, Any]:
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
-                        for t in request.get("tools", []) if t.get("type", "function") == "function"]
+                        for t in request.get("tools", []) if t.get("type", "function") == "function" and "name" in t]
+    # a tool without a name has no form in the library (FunctionTool(name=...) is required): the agent is declared
+    # without it, as its user would have to
     tools += [CustomTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
-                         format=t.get("format")) for t in request.get("tools", []) if t.get("type") == "custom"]
+                         format=t.get("format"))
+              for t in request.get("tools", []) if t.get("type") == "custom" and "name" in t]
     # built-in tools (web_search, file_search) are left out: the scenarios that carry them judge gateways
     choice = request.get("tool_choice")
     settings = ModelSettings(tool_choice=choice["name"] if isinstance(choice, dict) else choice,

@@ -101,9 +101,12 @@ async def _call(request: dict[str, Any], base_url: str, ws_url: str | None, tool
                 max_turns: int) -> dict[str, Any]:
     tools: list[Any] = [FunctionTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
                                      params_json_schema=t.get("parameters", {}), strict_json_schema=False)
-                        for t in request.get("tools", []) if t.get("type", "function") == "function"]
+                        for t in request.get("tools", []) if t.get("type", "function") == "function" and "name" in t]
+    # a tool without a name has no form in the library (FunctionTool(name=...) is required): the agent is declared
+    # without it, as its user would have to
     tools += [CustomTool(name=t["name"], description=t.get("description", ""), on_invoke_tool=_never,
-                         format=t.get("format")) for t in request.get("tools", []) if t.get("type") == "custom"]
+                         format=t.get("format"))
+              for t in request.get("tools", []) if t.get("type") == "custom" and "name" in t]
     choice = request.get("tool_choice")
     settings = ModelSettings(tool_choice=choice["name"] if isinstance(choice, dict) else choice,
                              parallel_tool_calls=request.get("parallel_tool_calls"),
