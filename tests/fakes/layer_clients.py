@@ -13,13 +13,12 @@ Each client is a reference client of tests/fakes/clients.py, chat_clients.py or 
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from .anthropic_clients import AnthropicReferenceClient
 from .chat_clients import ChatReferenceClient
-from .clients import Driver, ReferenceClient, unusable_call
+from .clients import Driver, ReferenceClient, _parses, unusable_call
 
 __all__ = ["ANTHROPIC_DEFECTS", "CHAT_DEFECTS", "DEFECTS", "RAW_CLIENTS", "run"]
 
@@ -44,14 +43,6 @@ def _nameless(calls: list[dict[str, Any]]) -> str | None:
     """A raw layer still cannot hand on a call without a name (there is no tool to name): the reference clients'
     error for it; arguments are not checked."""
     return unusable_call([c for c in calls if not c["name"]])
-
-
-def _parses(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
 
 
 class RawClient(ReferenceClient):
