@@ -141,7 +141,9 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 #: What differs between two runs of the same cases: timings, timestamps, how many of the isolation case's concurrent
 #: streams were in flight at the same moment (`overlapped`: timing, measured), where the run wrote its report and
 #: the free ports it picked (the front URL's port in the cases' details).
-_TIMING = {"duration_s", "started_at", "t_ms", "seconds", "latency_ms", "cpu_wait_ms", "overlapped"}
+#: What differs between two runs of the same cases: timings, and the isolation case's `solo` (each scenario's case tag
+#: alone, drawn afresh by each run).
+_TIMING = {"duration_s", "started_at", "t_ms", "seconds", "latency_ms", "cpu_wait_ms", "overlapped", "solo"}
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 _OUTPUT = ("--report", "--shard-durations")
 
