@@ -145,6 +145,26 @@ def _payload(data: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _at_once(scenarios: Sequence[Scenario], tags: Sequence[str], adapter: ClientAdapter, base_url: str,
+             timeout: float, request: Callable[[Scenario, str], dict[str, Any]]) -> list[AdapterRun | None]:
+    """The adapter run for every scenario at once, each with its case tag, started together (a barrier): each run,
+    or None where it did not happen."""
+    runs: list[AdapterRun | None] = [None] * len(scenarios)
+    barrier = threading.Barrier(len(scenarios))
+
+    def one(index: int) -> None:
+        body = request(scenarios[index], tags[index])
+        barrier.wait(timeout=timeout)
+        runs[index] = adapter.run(body, base_url, timeout)
+
+    threads = [threading.Thread(target=one, args=(i,), name=f"callproof-client-iso-{i}") for i in range(len(runs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return runs
+
+
 def judge_client_isolation(
     spec: CaseSpec, scenarios: Sequence[Scenario], adapter: ClientAdapter, mock: MockServer, dialect: Dialect,
     timeout: float, request: Callable[[Scenario, str], dict[str, Any]],
@@ -167,20 +187,7 @@ def judge_client_isolation(
     tags = [new_case_tag() for _ in scenarios]
     held = hold_seconds(timeout)
     mock.hold(tags, held)  # the streams overlap at the mock, however slowly the adapter processes start
-    runs: list[AdapterRun | None] = [None] * len(scenarios)
-    barrier = threading.Barrier(len(scenarios))
-    base_url = str(mock.url)
-
-    def one(index: int) -> None:
-        body = request(scenarios[index], tags[index])
-        barrier.wait(timeout=timeout)
-        runs[index] = adapter.run(body, base_url, timeout)
-
-    threads = [threading.Thread(target=one, args=(i,), name=f"callproof-client-iso-{i}") for i in range(len(runs))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    runs = _at_once(scenarios, tags, adapter, str(mock.url), timeout, request)
     judged: list[tuple[Scenario, Result, Result, Result]] = []
     problems: list[str] = []
     for (scenario, result_alone, _), tag, run in zip(solo, tags, runs, strict=True):
