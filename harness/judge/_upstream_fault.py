@@ -46,8 +46,10 @@ def upstream_note(arguments: str) -> str:
 def attribute_to_upstream(results: Sequence[RuleResult], scenario: Scenario, front: Dialect,
                           answer: Result | None) -> tuple[RuleResult, ...]:
     """`results` (a front stream's or body's), with the finding of `ATTRIBUTABLE[front]` turned to `upstream` when
-    the front relayed the scenario's own non-JSON arguments unchanged (the module's conditions); others as given."""
+    the front relayed the scenario's own non-JSON arguments unchanged (the module's conditions); others as given, but
+    without the checker's capture caveat, which a run against the mock does not need."""
     rule = ATTRIBUTABLE[front]
+    results = [_judged_by_run(r) if r.rule.id == rule else r for r in results]
     if answer is None or rule not in scenario.breaks.get(front, ()) or not has_malformed_arguments(scenario):
         return tuple(results)
     played = {c.arguments for c in scenario.calls if is_malformed(c.arguments)}
@@ -64,6 +66,15 @@ def _attributed(result: RuleResult, played: set[str]) -> RuleResult:
              for v in result.violations]
     if not texts or result.count != len(result.violations) or any(t is None for t in texts):
         return result
-    violations = tuple(Violation(v.rule, f"{v.message.removesuffix(RELAY_CAVEAT)}; {upstream_note(t)}", v.evidence)
+    violations = tuple(Violation(v.rule, f"{v.message}; {upstream_note(t)}", v.evidence)
                        for v, t in zip(result.violations, texts, strict=True) if t is not None)
     return RuleResult(result.rule, "upstream", violations, result.count)
+
+
+def _judged_by_run(result: RuleResult) -> RuleResult:
+    """The result without the checker's capture caveat (RELAY_CAVEAT: "a capture cannot tell whose fault it is"):
+    a run against the mock can tell, and says so by attributing the finding or leaving it the gateway's."""
+    if not any(v.message.endswith(RELAY_CAVEAT) for v in result.violations):
+        return result
+    violations = tuple(Violation(v.rule, v.message.removesuffix(RELAY_CAVEAT), v.evidence) for v in result.violations)
+    return RuleResult(result.rule, result.outcome, violations, result.count)

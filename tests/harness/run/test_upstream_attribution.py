@@ -92,8 +92,13 @@ def test_the_reference_gateway_failing_the_response_passes_with_nothing_attribut
 def test_a_gateway_changing_the_bytes_is_the_gateway_s_fault() -> None:
     results = {r.spec.id: r for r in _run(fakes.launch("gateways", "mangles_malformed_arguments"), "chat")}
     assert [r.rule.id for r in results["malformed_args_completed::arguments"].failed] == ["GW-ARGS-001"]
-    assert [r.rule.id for r in results["malformed_args_completed::reassembly"].failed] == ["CHAT-TC-006"]
+    (reassembly,) = results["malformed_args_completed::reassembly"].failed
+    assert reassembly.rule.id == "CHAT-TC-006"
     assert not [r for c in results.values() for r in c.results if r.outcome == "upstream"]
+    # a run can tell whose fault it is: the capture caveat of `callproof check` (RELAY_CAVEAT) is not in its message
+    assert [v.message for v in reassembly.violations] == [
+        'tool call 0 arguments "{\\"city\\": \\"Pais" are not valid JSON '
+        '(Unterminated string starting at: line 1 column 10 (char 9))']
 
 
 # -- the conditions, one at a time ------------------------------------------------------------------------------
