@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from callproof.harness._types import Dialect
-from callproof.harness.catalogue import RuleResult, Violation
+from callproof.harness.catalogue import RuleResult
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
+
+from ._upstream_fault import as_upstream
 
 __all__ = ["INHERITED_NOTE", "attribute_inherited"]
 
@@ -41,8 +43,7 @@ def attribute_inherited(results: Sequence[RuleResult], scenario: Scenario, diale
 
 
 def _inherited(result: RuleResult) -> RuleResult:
-    violations = tuple(Violation(v.rule, f"{v.message}; {INHERITED_NOTE}", v.evidence) for v in result.violations)
-    return RuleResult(result.rule, "upstream", violations, result.count)
+    return as_upstream(result, [INHERITED_NOTE] * len(result.violations))
 
 
 def _repeated(value: str, reported: str) -> bool:

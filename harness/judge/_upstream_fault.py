@@ -29,7 +29,7 @@ from callproof.harness.scenario import Scenario
 
 from ._arguments import has_malformed_arguments, is_malformed
 
-__all__ = ["ATTRIBUTABLE", "UPSTREAM_SECTION", "attribute_to_upstream", "upstream_note"]
+__all__ = ["ATTRIBUTABLE", "UPSTREAM_SECTION", "as_upstream", "attribute_to_upstream", "upstream_note"]
 
 #: The rule of each front that a relayed non-JSON argument text fails.
 ATTRIBUTABLE: dict[Dialect, str] = {"responses": "RSP-ARGS-004", "chat": "CHAT-TC-006", "anthropic": "ANT-TOOL-002"}
@@ -66,8 +66,14 @@ def _attributed(result: RuleResult, played: set[str]) -> RuleResult:
              for v in result.violations]
     if not texts or result.count != len(result.violations) or any(t is None for t in texts):
         return result
-    violations = tuple(Violation(v.rule, f"{v.message}; {upstream_note(t)}", v.evidence)
-                       for v, t in zip(result.violations, texts, strict=True) if t is not None)
+    return as_upstream(result, [upstream_note(t) for t in texts if t is not None])
+
+
+def as_upstream(result: RuleResult, notes: Sequence[str]) -> RuleResult:
+    """`result` with the outcome `upstream` (shown, never a failure), each violation's message followed by its note:
+    whose fault it is and why (one note per violation)."""
+    violations = tuple(Violation(v.rule, f"{v.message}; {note}", v.evidence)
+                       for v, note in zip(result.violations, notes, strict=True))
     return RuleResult(result.rule, "upstream", violations, result.count)
 
 
