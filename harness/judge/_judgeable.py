@@ -76,7 +76,9 @@ def answer_problem(answer: FrontAnswer, scenario: Scenario, *, upstream_called: 
     no stream rule can certify it); an HTTP error where the scenario expects success, or where the IUT never
     called its upstream (`upstream_called`: the mock received no request for the case) — where the scenario
     expects the upstream to fail and it was called, an HTTP error is a legitimate way to pass the failure on,
-    judged by the expected and fault rules; for a stream request, a body that is not `text/event-stream` or an
+    judged by the expected and fault rules, and so is a refusal where the scenario allows failing the response
+    (`may_fail`: a call whose arguments are not JSON, which a non-stream Chat front can only refuse with an HTTP
+    error, docs/spec/contracts.md §7.8); for a stream request, a body that is not `text/event-stream` or an
     event stream with no event; for a non-stream request, a body that is not a JSON object."""
     exchange = answer.exchange
     streamed = scenario.request.get("stream", True) is not False
@@ -86,7 +88,7 @@ def answer_problem(answer: FrontAnswer, scenario: Scenario, *, upstream_called: 
         return f"{head}: {exchange.error or 'the case timed out'}; {what_arrived(answer)} had arrived"
     status = exchange.status or 0
     if status >= 400:
-        if not expects_success(scenario.expect.status):
+        if not expects_success(scenario.expect.status) or scenario.expect.may_fail:
             if upstream_called:
                 return None
             return f"{head}: {what_arrived(answer)}, an HTTP error without a request to the upstream"

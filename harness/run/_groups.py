@@ -184,8 +184,9 @@ def _stream_family(family: str) -> RuleGroup:
     def skipped(run: ScenarioRun) -> str | None:
         if run.answer is None or run.answer.report is not None:
             return None
-        return (f"the IUT answered {what_arrived(run.answer)} before streaming, a way to fail that this scenario "
-                f"allows: there is no stream for the {family} rules")
+        noun = "stream" if _streamed(run.scenario) else "body"
+        return (f"the IUT answered {what_arrived(run.answer)} instead of a {noun}, a way to fail that this scenario "
+                f"allows: there is no {noun} for the {family} rules")
 
     return RuleGroup(family, ("RSP-", "CHAT-", "ANT-", "SSE-"), frozenset({"gateway"}), applies, judge, skipped)
 

@@ -65,6 +65,20 @@ def test_an_http_error_is_a_legitimate_failure_only_after_the_upstream_was_calle
         "upstream")
 
 
+def test_an_http_error_refusing_arguments_that_are_not_json_is_judgeable() -> None:
+    """A non-stream Chat front can refuse a call whose arguments are not JSON only with an HTTP error: the scenario
+    allows failing the response (`may_fail`, docs/spec/contracts.md §7.8), so the answer is judged, not an error."""
+    refusal = answer(502, {"content-type": "application/json"}, b'{"error": {"message": "get_weather: not JSON"}}')
+    assert SCENARIOS["non_stream_malformed_beside_valid"].expect.may_fail
+    assert answer_problem(refusal, SCENARIOS["non_stream_malformed_beside_valid"]) is None
+    assert answer_problem(refusal, SCENARIOS["non_stream_malformed_beside_valid"], upstream_called=False) == (
+        "no judgeable body: HTTP 502 application/json, 47 bytes, 0 events, an HTTP error without a request to the "
+        "upstream")
+    assert answer_problem(refusal, SCENARIOS["non_stream_parallel_calls"]) == (
+        "no judgeable body: HTTP 502 application/json, 47 bytes, 0 events, an HTTP error where the scenario expects a "
+        "completed body")
+
+
 def test_an_adapter_run_without_a_result_is_not_judgeable() -> None:
     assert adapter_problem(AdapterRun({"text": "hi"}, None, "", 0.1)) is None
     assert adapter_problem(AdapterRun(None, "the adapter exited with status 1", "boom", 0.1)) == (

@@ -60,7 +60,8 @@ def test_a_skip_says_why_the_group_does_not_apply_to_this_iut() -> None:
     failing_upstream = _run("fault_stream_error", answer=read_answer(exchange, "openai", "responses"))
     skipped = verdict(CaseSpec("fault_stream_error", "framing"), failing_upstream, (), 0.1, {})
     assert (skipped.outcome, skipped.message) == ("skipped", "the IUT answered HTTP 502 application/json, 13 bytes, "
-                                                  "0 events before streaming, a way to fail that this scenario allows: "
+                                                  "0 events instead of a stream, a way to fail that this scenario "
+                                                  "allows: "
                                                   "there is no stream for the framing rules")
     no_calls = Exchange("http://127.0.0.1:1/v1/responses", {}, 0.0, 200, {"content-type": "text/event-stream"},
                         (Chunk(0.1, b'data: {"type": "response.created"}\n\n'),))
