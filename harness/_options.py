@@ -307,8 +307,9 @@ OPTIONS: tuple[Option, ...] = (
             "each naming the baseline file and line", _RUN_PYTEST, kind="true", default=False, field=None),
     Option("write_baseline", "write this run's failures as a baseline file (to adopt callproof on a gateway with "
            "bugs)", _RUN, metavar="FILE", type=Path),
-    _option("report", "write the JSON report here (OUT.jsonl beside it is written as cases finish); `callproof run` "
-            "writes report.json unless told", _RUN_PYTEST, metavar="OUT.json", type=Path, default=Path("report.json"),
+    _option("report", "write the JSON report here (OUT.jsonl beside it is written as cases finish, and removed "
+            "once the report is; an interrupted run keeps it); `callproof run` writes report.json unless told",
+            _RUN_PYTEST, metavar="OUT.json", type=Path, default=Path("report.json"),
             field=None, pytest_default=None),
     *format_options(REPORT_FORMATS),  # --md OUT.md, ...: one per format of the registry that `run` writes
     Option("verbose", "one line per case", _RUN, kind="true", default=False, flags=("-v", "--verbose")),

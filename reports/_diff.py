@@ -54,8 +54,8 @@ class ReportDiff:
     stale_baseline: tuple[str, ...]
     #: Why the comparison may mislead: different targets, scenario sets, profiles or policies, an incomplete run.
     notes: tuple[str, ...] = ()
-    #: How the two runs' targets differ (what each tested: mode, command or URL, dialects), in one phrase; None
-    #: when they tested the same thing. Then the cases compare different implementations: the outputs warn.
+    #: How the two runs' targets differ, aspect by aspect (mode, implementation, dialects, transports), in one
+    #: phrase; None when they tested the same thing. Then the cases compare different setups: the outputs warn.
     targets: str | None = None
 
     @property
@@ -63,7 +63,8 @@ class ReportDiff:
         """The one-line warning when the runs tested different targets."""
         if self.targets is None:
             return None
-        return f"the runs tested different targets ({self.targets}): the diff compares two implementations"
+        return (f"the runs tested different targets ({self.targets}): the diff compares two setups, not one "
+                "implementation's change")
 
     @property
     def regression(self) -> bool:
@@ -85,18 +86,34 @@ def _change(case_id: str, base: Case | None, head: Case | None) -> CaseChange:
                       tuple(sorted(after - before)), tuple(sorted(before - after)))
 
 
-def _described(target: Target) -> str:
-    named = target.named
-    shown = f" {named[:77] + '...' if len(named) > 80 else named!r}" if named else ""
-    return f"{target.kind}{shown}" + (f" ({target.dialects})" if target.dialects else "")
+def _shown(name: str, value: str, other: str) -> str:
+    """An aspect's value as the warning shows it: the implementation quoted, cut unless that hides how it differs
+    from the `other`; any other aspect as it is."""
+    if name != "implementation":
+        return value
+    cut = value[:77] + "..." if len(value) > 80 else value
+    return repr(cut if cut != (other[:77] + "..." if len(other) > 80 else other) else value)
+
+
+def _aspects(target: Target) -> dict[str, str]:
+    """What a target is, aspect by aspect: mode, implementation (the command, URL, app or client), dialects and
+    transports (`http` where an older report does not say)."""
+    out = {"mode": target.kind, "implementation": target.named or target.how}
+    if target.kind == "gateway":
+        out |= {"front": target.front or "responses", "upstream": target.upstream_dialect or "chat"}
+    elif target.kind == "client":
+        out |= {"client dialect": target.client_dialect or "responses"}
+    return out | {key.replace("_", " "): value for key, value in target.transports.items()}
 
 
 def _targets(base: Report, head: Report) -> str | None:
-    """How the targets differ (mode, what was named, dialects), or None."""
-    one, other = base.target, head.target
-    if (one.kind, one.named, one.dialects) == (other.kind, other.named, other.dialects):
-        return None
-    return f"base {_described(one)}, head {_described(other)}"
+    """What differs between the targets, aspect by aspect (`front transport: base http, head websocket`), or None.
+    Runs of different modes name only the mode and the implementation: their other aspects do not compare."""
+    one, other = _aspects(base.target), _aspects(head.target)
+    names = ("mode", "implementation") if one["mode"] != other["mode"] else tuple(one)
+    differ = [f"{name}: base {_shown(name, one[name], other[name])}, head {_shown(name, other[name], one[name])}"
+              for name in names if one[name] != other[name]]
+    return "; ".join(differ) or None
 
 
 def _notes(base: Report, head: Report) -> tuple[str, ...]:

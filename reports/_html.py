@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 
-from callproof.harness.report_model import Case, Report
+from callproof.harness.report_model import TALLIES, Case, Report, tally
 
 from ._html_case import case_detail, first_to_open
 from ._text import LEVELS, ReportLike, as_report, e, must_failures, plural, rule_chips, slug
@@ -36,8 +36,8 @@ _SEVERITY = {"skipped": 0, "passed": 1, "xfailed": 2, "flaky": 3, "failed": 4, "
 _CELL_TEXT = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "xfailed": "xfail", "skipped": "skip",
               "flaky": "FLAKY"}
 _TABLE_MESSAGE_CHARS = 240
-_COUNTS = ("cases", "passed", "failed", "flaky", "error", "xfailed", "skipped", "must_failed", "should_failed",
-           "stale_baseline", "upstream")
+#: The counted words shown even at 0 (the others only where a case is).
+_ALWAYS = ("failed", "passed", "skipped", "xfailed", "error")
 
 
 @cache
@@ -139,11 +139,17 @@ def _header(view: _View, numbered: bool) -> list[str]:
         out.append(f'<div class="banner incomplete-banner" role="alert">Incomplete run: it was cut off before every '
                    f'case ran; {plural(len(view.cases), "case")} {"is" if len(view.cases) == 1 else "are"} '
                    'reported. Cases that did not run are missing from this report and from its counts.</div>')
-    # flaky: only with --repeat; upstream: only where a finding was attributed to the upstream (contracts §7.8)
-    shown = [name for name in _COUNTS if name not in ("flaky", "upstream") or summary.get(name)]
+    # the words of the terminal and pytest's last line (report_model.tally); SHOULD-failed and flaky (--repeat) only
+    # where a case is; upstream only where a finding was attributed to the upstream (contracts §7.8)
+    words = dict.fromkeys(TALLIES, 0)
+    for case in report.cases:
+        words[tally(case)] += 1
+    counts = [("cases", summary["cases"]), *((w, n) for w, n in words.items() if n or w in _ALWAYS),
+              ("stale_baseline", summary["stale_baseline"])]
+    counts += [("upstream", summary["upstream"])] if summary.get("upstream") else []
     out.append('<ul class="counts">' + "".join(
-        f'<li class="c-{name}{" nonzero" if summary[name] else ""}"><b>{e(summary[name])}</b>'
-        f'{e(name.replace("_", " "))}</li>' for name in shown) + "</ul>")
+        f'<li class="c-{name}{" nonzero" if n else ""}"><b>{e(n)}</b>{e(name.replace("_", " "))}</li>'
+        for name, n in counts) + "</ul>")
     rows = [
         ("target", f"{e(target.kind)} via <code>{e(target.how)}</code>"
          + (f", {e(target.dialects)}" if target.dialects else "")),

@@ -137,6 +137,7 @@ def render_junit(report: ReportLike) -> str:
     for name, value in (("callproof_version", report.callproof_version), ("profile", report.profile),
                         ("target", report.target.named or report.target.kind),
                         *((("dialects", report.target.dialects),) if report.target.dialects else ()),
+                        *report.target.transports.items(),  # `http` for a report from before they were recorded
                         *((("policy", report.target.policies),) if report.target.policies else ()),
                         ("scenario_set", report.scenario_set), ("complete", str(report.complete).lower())):
         _element(properties, "property", name=name, value=value)

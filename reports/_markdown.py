@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from callproof.harness import JSONValue
-from callproof.harness.report_model import Case, Report, ReportEvidence, Target
+from callproof.harness.report_model import Case, Report, ReportEvidence, Target, tally, tally_line
 
 from ._badge import pass_counts
 from ._text import (
@@ -89,7 +89,6 @@ def _rule_rows(cases: Sequence[Case]) -> list[_RuleRow]:
 
 def _verdict(report: Report) -> list[str]:
     cases, summary = report.cases, report.summary
-    must = sum(fails_run(c) for c in cases if c.outcome == "failed")  # flaky cases are counted apart
     errors = summary.error
     failures = must_failures(cases)
     problems = [failures] if failures else []
@@ -116,23 +115,19 @@ def _verdict(report: Report) -> list[str]:
     if report.stopped is not None:
         lines[-1:-1] = [">", f"> **Stopped early**: {escape(report.stopped)}. The cases it did not reach are left "
                         "out, never counted as passed."]
-    should_only = summary.failed - must
-    counts = [f"{summary.passed} passed"]
-    counts += [f"{summary.failed} failed" + (f" ({should_only} SHOULD only)" if should_only else "")]
-    counts += [f"{summary.flaky} flaky (verdicts differed between repeats)"] if summary.flaky else []
-    counts += [plural(errors, "error")] if errors else []
-    counts += [f"{summary.skipped} skipped"] if summary.skipped else []
-    counts += [f"{plural(summary.xfailed, 'known failure')} (baseline)"] if summary.xfailed else []
-    # findings the gateway relayed byte for byte from the scenario's upstream: passed, yet shown (contracts §7.8)
-    counts += [f"{plural(summary.upstream, 'case')} with a finding attributed to the upstream"] \
-        if summary.upstream else []
-    line = f"{plural(summary.cases, 'case')}: {', '.join(counts)}."
+    words = {tally(c) for c in cases}
+    # the words of the terminal and pytest's last line (report_model.tally), so every count of a run agrees
+    line = f"{plural(summary.cases, 'case')}: {escape(tally_line(cases))}."
     stale = summary.stale_baseline
     if stale:
         line += (f" {plural(stale, 'baseline entry', 'baseline entries')} now {'passes' if stale == 1 else 'pass'}: "
                  f"delete {'it' if stale == 1 else 'them'} from the baseline.")
-    if should_only:
+    if "SHOULD-failed" in words:
         line += " SHOULD failures are reported but do not fail the run."
+    if "xfailed" in words:
+        line += " xfailed: known failures the baseline lists."
+    if "flaky" in words:
+        line += " flaky: the verdicts differed between repeats."
     skips = skip_reasons(cases)
     if skips:
         line += " Skipped: " + "; ".join(f"{escape(reason)} ({count})" for reason, count in skips) + "."

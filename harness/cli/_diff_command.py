@@ -29,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"callproof diff: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     emit(diff_markdown(changes) if args.format == "md" else diff_text(changes), args.output)
-    if changes.warning and args.output is not None:  # on the terminal, the output's own second line says it
+    if changes.warning:  # also in the output; on stderr too, for a diff written to a file or a pipe
         print(f"callproof diff: warning: {changes.warning}", file=sys.stderr)
     return ExitCode.FAILED if changes.regression else ExitCode.OK

@@ -31,6 +31,7 @@ from callproof.harness.report_model import (
     load_baseline,
     nothing_judged,
     stale_entries,
+    tally_line,
 )
 from callproof.harness.run import (
     ConfigError,
@@ -173,11 +174,10 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
         flaky = {c["id"] for c in cases if c["outcome"] == "flaky"}
         args.write_baseline.write_text(format_baseline(failures, flaky=flaky), encoding="utf-8")
         print(f"callproof run: wrote {len(failures)} known failures to {args.write_baseline}")
-    counts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "flaky", "error", "xfailed", "skipped")
-                       if summary.get(k))
-    if summary.get("upstream"):  # passed or not, shown: docs/spec/contracts.md §7.8
-        counts += f" ({summary['upstream']} with a finding attributed to the upstream)"
-    print(f"callproof run: {summary['cases']} cases: {counts}; report: {args.report}")
+    judged = [Case.from_json(c) for c in cases]
+    # in the words of pytest's last line and the callproof section above it (report_model.tally)
+    many = "" if summary["cases"] == 1 else "s"
+    print(f"callproof run: {summary['cases']} case{many}: {tally_line(judged)}; report: {args.report}")
     if report.get("stopped"):
         print(f"callproof run: stopped early: {report['stopped']}; the cases it did not reach are not in the report",
               file=sys.stderr)
@@ -187,7 +187,6 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
         first = setup[0]["message"].splitlines()[0]
         print(f"callproof run: setup error in {len(setup)} case(s): {first}", file=sys.stderr)
         return ExitCode.USAGE
-    judged = [Case.from_json(c) for c in cases]
     nothing = nothing_judged(judged)
     if nothing is not None:
         print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)

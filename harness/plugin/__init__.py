@@ -1,7 +1,7 @@
 """callproof's pytest plugin, registered once through the `pytest11` entry point: its hooks and fixtures, each
 delegating: options and ini settings to `_settings` (the pytest view of the option table), the bundled suite to
 `_suite`, stream assertions to `_assertions`, scenario cases to `_scenario_case`, interrupted tracebacks to
-`_tracebacks` and the mock fixture's plumbing to the mock's pytest support API
+`_tracebacks`, how pytest counts a case to `_status`, and the mock fixture's plumbing to the mock's pytest support API
 (`callproof.mock_server.start_fixture_server`, `begin_fixture_test`, `end_fixture_test`)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ._assertions import StreamAssertion
 from ._scenario_case import ScenarioCase, scenario_case
 from ._settings import add_options, profile, run_config
 from ._shard import select_shard
+from ._status import case_status
 from ._suite import (
     PROPERTY,
     Judged,
@@ -110,6 +111,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("callproof_case", [
         pytest.param(s, id=s.id, marks=pytest.mark.xdist_group(s.scenario)) for s in specs
     ])
+
+
+def pytest_report_teststatus(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    """A suite case is counted in callproof's words (`error`, `SHOULD-failed`, `flaky`...), so pytest's last
+    line agrees with the callproof section and the report."""
+    return case_status(report)
 
 
 @pytest.hookimpl(trylast=True)  # after -k: a shard is a slice of the cases -k chose (docs/ci.md#shards)

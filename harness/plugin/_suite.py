@@ -29,9 +29,11 @@ from callproof.harness.report_model import (
     Case,
     Report,
     Shard,
+    Target,
     load_baseline,
     nothing_judged,
     stale_entries,
+    tally_line,
     write_jsonl_case,
     write_jsonl_footer,
     write_jsonl_header,
@@ -56,6 +58,7 @@ from callproof.reports import skip_reasons
 
 from ._progress import Progress, isatty
 from ._shard import shard_record
+from ._status import PROPERTY
 from ._watch import RunWatch
 
 __all__ = [
@@ -70,8 +73,6 @@ __all__ = [
     "verdict",
 ]
 
-#: The user_properties key carrying a case's JSON from the process that ran it to the controller.
-PROPERTY = "callproof_case"
 #: The harness the preflight started, for the cases when they run in the controller's process (no xdist workers).
 _PREPARED = pytest.StashKey[Harness]()
 
@@ -246,7 +247,8 @@ class Collector:
 
     @property
     def lines_path(self) -> Path | None:
-        """The JSON Lines report written as cases finish: a killed run still leaves it."""
+        """The JSON Lines report written as cases finish: a killed run still leaves it; removed once a run that
+        ended wrote its JSON report."""
         return None if self.path is None else self.path.with_suffix(".jsonl")
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -302,6 +304,8 @@ class Collector:
             self._lines = None
         if self.path is not None:
             self.write(self.path, complete=complete)
+            if complete and self.lines_path is not None:  # the JSON report holds it all now; an interrupted run,
+                self.lines_path.unlink(missing_ok=True)   # or one whose JSON could not be written, keeps it
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.cases:
@@ -338,17 +342,18 @@ class Collector:
         return report
 
     def summary_lines(self) -> list[str]:
-        """The terminal summary: counts, SHOULD failures (which do not fail pytest), stale baseline entries."""
-        counts: dict[str, int] = {}
-        for case in self.cases.values():
-            counts[case.outcome] = counts.get(case.outcome, 0) + 1
-        lines = ["cases: " + ", ".join(f"{counts[k]} {k}" for k in sorted(counts))]
+        """The terminal summary: the target, the counts (in the words pytest's last line uses, `_status`), the
+        failures pytest shows no details of (SHOULD rules, which do not fail the run, and flaky cases' rules), stale
+        baseline entries."""
+        target = Target.from_json(self.config.target_json())
+        lines = [f"target: {target.kind}" + (f", {target.dialects}" if target.dialects else ""),
+                 f"cases: {tally_line(self.cases.values())}"]
         nothing = nothing_judged(self.cases.values())
         lines += [f"no case was judged: {nothing}"] if nothing else []
         lines += [f"stopped early: {self.stopped}"] if self.stopped else []
         lines += [f"skipped {count}: {reason}" for reason, count in skip_reasons(self.cases.values())]
         for case in sorted(self.cases.values(), key=lambda c: c.id):
-            should = [r for r in case.failed if r.level != "MUST"]
+            should = [r for r in case.failed if r.level != "MUST" or case.outcome == "flaky"]
             if should and case.outcome != "xfailed":
                 lines += [f"{r.level} {r.rule} {'flaky' if r.outcome == 'flaky' else 'failed'} in {case.id}: "
                           f"{r.message}" for r in should]

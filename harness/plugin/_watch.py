@@ -20,7 +20,7 @@ from collections.abc import Generator
 
 import pytest
 
-from callproof.harness.report_model import Case
+from callproof.harness.report_model import Case, tally
 from callproof.harness.run import NO_ANSWER, request_stop
 
 from ._progress import Progress
@@ -71,7 +71,7 @@ class RunWatch:
 
     def case(self, case: Case) -> None:
         """A case arrived: the progress line moves; the streak grows, or breaks, and may stop the run."""
-        self.progress.count(case.outcome)
+        self.progress.count(tally(case))
         if case.details.get(NO_ANSWER):
             if case.scenario not in self._streak:
                 self._streak.append(case.scenario)

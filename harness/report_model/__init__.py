@@ -26,6 +26,7 @@ from ._model import (
     nothing_judged,
 )
 from ._shard import MergeError, Shard, unsharded_command
+from ._tally import TALLIES, Tally, tally, tally_line
 from ._validate import ReportError
 
 #: The report's evidence of a violation (named apart from the catalogue's `Evidence`, which the checkers produce).
@@ -35,6 +36,7 @@ __all__ = [
     "ABSENT",
     "OUTCOMES",
     "REPORT_FORMAT",
+    "TALLIES",
     "Absent",
     "Baseline",
     "BaselineError",
@@ -52,6 +54,7 @@ __all__ = [
     "RuleOutcome",
     "Shard",
     "Summary",
+    "Tally",
     "Target",
     "TimelineEvent",
     "format_baseline",
@@ -60,6 +63,8 @@ __all__ = [
     "nothing_judged",
     "read_report",
     "stale_entries",
+    "tally",
+    "tally_line",
     "unsharded_command",
     "write_jsonl_case",
     "write_jsonl_footer",

@@ -20,7 +20,13 @@ def _extra(data: Mapping[str, Any], known: Iterable[str]) -> dict[str, JSONValue
     return {k: v for k, v in data.items() if k not in names}
 
 
-_TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_dialect", "client_dialect", "policy")
+_TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_dialect", "client_dialect",
+           "front_transport", "upstream_transport", "client_transport", "policy")
+#: The transports a target may name, by the key it is named with: the run's `--front-transport`,
+#: `--upstream-transport` (gateway runs) and `--client-transport` (client runs).
+_TRANSPORTS = {"gateway": ("front_transport", "upstream_transport"), "client": ("client_transport",)}
+#: How a transport reads in a phrase: HTTP (SSE for a stream) is the default and goes unsaid.
+_SAID = {"websocket": " over WebSocket"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +45,11 @@ class Target:
     front: Dialect | None = None
     client_dialect: Dialect | None = None
     extra: Mapping[str, JSONValue] | None = None
+    #: How the harness reached the gateway's front, the gateway the mock (gateway runs), and the client the mock
+    #: (client runs): `http` or `websocket`. None in reports from before they were recorded: read as `http`.
+    front_transport: str | None = None
+    upstream_transport: str | None = None
+    client_transport: str | None = None
     #: The run policies (`--policy KEY=VALUE`, docs/cli.md#policies), every key with its value; None in reports
     #: from before they were recorded.
     policy: Mapping[str, str] | None = None
@@ -48,7 +59,8 @@ class Target:
         policy = data.get("policy")
         return cls(data["kind"], data["how"], data.get("command"), data.get("url"), data.get("app"),
                    data.get("client"), data.get("upstream_dialect"), data.get("front"), data.get("client_dialect"),
-                   _extra(data, _TARGET) or None, dict(policy) if isinstance(policy, Mapping) else None)
+                   _extra(data, _TARGET) or None, data.get("front_transport"), data.get("upstream_transport"),
+                   data.get("client_transport"), dict(policy) if isinstance(policy, Mapping) else None)
 
     def to_json(self) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {k: getattr(self, k) for k in _TARGET if getattr(self, k) is not None}
@@ -64,13 +76,22 @@ class Target:
         return ", ".join(f"{key}={value}" for key, value in sorted(self.policy.items()))
 
     @property
+    def transports(self) -> dict[str, str]:
+        """The transports of the run by key: `front_transport` and `upstream_transport` (a gateway),
+        `client_transport` (a client), `http` where the report does not say (it predates them); {} for a capture."""
+        return {key: getattr(self, key) or "http" for key in _TRANSPORTS.get(self.kind, ())}
+
+    @property
     def dialects(self) -> str | None:
-        """The dialects of the run in a few words: `chat front, responses upstream` (a gateway), `chat client`;
-        None for a capture, or a report from before these were recorded."""
+        """The dialects of the run in a few words, with the transport where it is not HTTP: `chat front, responses
+        upstream` (a gateway), `responses front over WebSocket, chat upstream`, `chat client`; None for a capture,
+        or a report from before these were recorded."""
+        said = {key: _SAID.get(value, "") for key, value in self.transports.items()}
         if self.kind == "gateway" and (self.front or self.upstream_dialect):
-            return f"{self.front or 'responses'} front, {self.upstream_dialect or 'chat'} upstream"
+            return (f"{self.front or 'responses'} front{said['front_transport']}, "
+                    f"{self.upstream_dialect or 'chat'} upstream{said['upstream_transport']}")
         if self.kind == "client":
-            return f"{self.client_dialect or 'responses'} client"
+            return f"{self.client_dialect or 'responses'} client{said['client_transport']}"
         return None
 
     @property

@@ -232,7 +232,10 @@ class RunConfig:
         if kind == "gateway":
             out["front"] = self.front
             out["upstream_dialect"] = self.upstream_dialect
+            out["front_transport"] = self.front_transport
+            out["upstream_transport"] = self.upstream_transport
         else:
             out["client_dialect"] = self.client_dialect
+            out["client_transport"] = self.client_transport
         out["policy"] = self.policies
         return out

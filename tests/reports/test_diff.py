@@ -100,21 +100,42 @@ def test_notes_on_runs_that_do_not_compare_cleanly(failing: dict[str, Any], inco
     )
 
 
-def test_a_warning_when_the_runs_tested_different_targets(failing: dict[str, Any]) -> None:
-    """A different mode, implementation or dialect: the cases compare two implementations, not a change."""
+def test_a_warning_names_what_differs_between_the_targets(failing: dict[str, Any]) -> None:
+    """A different mode, implementation, dialect or transport: the cases compare two setups, not a change. The
+    warning names each aspect that differs, base then head."""
+    command = failing["target"]["command"]
     client = {"kind": "client", "how": "client", "client": "python my_client.py", "client_dialect": "chat"}
-    chat_front = {**failing["target"], "front": "chat"}
     assert diff_reports(failing, failing).warning is None
-    for head, differs in ((client, "head client 'python my_client.py' (chat client)"),
-                          (chat_front, "head gateway '.venv/bin/python tests/fakes/passthrough.py --upstream "
-                                       "{upstream} --port {port}' (chat front, responses upstream)")):
+    for head, differs in (
+        (client, f"mode: base gateway, head client; implementation: base {command!r}, head 'python my_client.py'"),
+        ({**failing["target"], "front": "chat"}, "front: base responses, head chat"),
+        ({**failing["target"], "front_transport": "websocket"}, "front transport: base http, head websocket"),
+        ({**failing["target"], "upstream_transport": "websocket", "command": "gw --ws"},
+         f"implementation: base {command!r}, head 'gw --ws'; upstream transport: base http, head websocket"),
+    ):
         diff = diff_reports(failing, {**failing, "target": head})
-        assert diff.warning is not None and differs in diff.warning and diff.notes == ()
-        assert diff.warning.startswith("the runs tested different targets (base gateway '.venv/bin/python tests/")
+        assert diff.warning == (f"the runs tested different targets ({differs}): the diff compares two setups, not "
+                                "one implementation's change") and diff.notes == ()
         assert diff_text(diff).splitlines()[1] == f"warning: {diff.warning}"
         markdown = diff_markdown(diff)
-        assert "> [!WARNING]\n> the runs tested different targets (base gateway" in markdown
+        assert "> [!WARNING]\n> the runs tested different targets (" in markdown
         assert not diff.regression  # a warning, not a verdict
+
+
+def test_long_commands_are_cut_unless_that_hides_the_difference(failing: dict[str, Any]) -> None:
+    long = "gateway " + "x" * 100
+    for one, other, shown in ((long + " a", "other", f"base {long[:77] + '...'!r}, head 'other'"),
+                              (long + " a", long + " b", f"base {long + ' a'!r}, head {long + ' b'!r}")):
+        diff = diff_reports({**failing, "target": {**failing["target"], "command": one}},
+                            {**failing, "target": {**failing["target"], "command": other}})
+        assert f"(implementation: {shown})" in (diff.warning or "")
+
+
+def test_a_report_without_transports_compares_as_http(failing: dict[str, Any]) -> None:
+    """Reports from before the transports were recorded ran over HTTP: no warning against an HTTP run's."""
+    http = {**failing["target"], "front_transport": "http", "upstream_transport": "http"}
+    assert "front_transport" not in failing["target"]
+    assert diff_reports(failing, {**failing, "target": http}).warning is None
 
 
 def test_the_diff_is_a_frozen_value(failing: dict[str, Any]) -> None:

@@ -273,6 +273,29 @@ def test_the_matrix_names_each_columns_dialects(passing: dict[str, Any]) -> None
     assert [f"{f} front, {u} upstream" in h for h, (f, u) in zip(heads, combos, strict=True)] == [True] * 3
 
 
+def test_the_counts_are_the_terminal_s(failing: dict[str, Any]) -> None:
+    """The header counts cases in the words of the terminal and pytest's last line (docs/report.md#counts)."""
+    page = render_html([failing])
+    [counts] = re.findall(r'<ul class="counts">.*?</ul>', page)
+    chips = re.findall(r'<li class="c-[^"]*"><b>(\d+)</b>([^<]+)</li>', counts)
+    assert [(word, int(n)) for n, word in chips] == [
+        ("cases", 24), ("failed", 16), ("passed", 4), ("skipped", 1), ("xfailed", 1), ("error", 1),
+        ("SHOULD-failed", 1), ("stale baseline", 1)]
+
+
+def test_the_matrix_and_the_header_name_a_websocket_transport(passing: dict[str, Any]) -> None:
+    """An HTTP run and a WebSocket run of one gateway: the columns and the headers tell them apart; a report from
+    before the transports were recorded reads as HTTP, which goes unsaid."""
+    ws = {**passing, "target": {**passing["target"], "front": "responses", "upstream_dialect": "responses",
+                                "front_transport": "websocket", "upstream_transport": "websocket"}}
+    page = render_html([passing, ws])
+    heads = re.findall(r'<th scope="col" class="impl".*?</th>', page, re.DOTALL)
+    assert "WebSocket" not in heads[0] and "responses front, chat upstream" in heads[0]
+    phrase = "responses front over WebSocket, responses upstream over WebSocket"
+    assert phrase in heads[1]
+    assert f"<code>launch</code>, {phrase}</dd>" in page
+
+
 def test_the_run_policies_are_shown_beside_the_profile(failing: dict[str, Any]) -> None:
     assert "<dt>policy</dt>" not in render_html([failing])
     failing["target"]["policy"] = {"xml-tool-text": "convert"}

@@ -138,3 +138,20 @@ def test_the_run_policies_are_a_suite_property(failing: dict[str, Any]) -> None:
     assert "policy" not in properties()
     failing["target"]["policy"] = {"xml-tool-text": "passthrough"}
     assert properties()["policy"] == "xml-tool-text=passthrough"
+
+
+def test_the_transports_are_suite_properties(passing: dict[str, Any]) -> None:
+    """Always named (`http` for a report from before they were recorded), for a gateway its front's and its
+    upstream's, for a client its own."""
+    def properties(report: dict[str, Any]) -> dict[str | None, str | None]:
+        root = ET.fromstring(render_junit(report))
+        return {p.get("name"): p.get("value") for p in root.findall("properties/property")}
+
+    got = properties(passing)
+    assert (got["front_transport"], got["upstream_transport"], "client_transport" in got) == ("http", "http", False)
+    ws = properties({**passing, "target": {**passing["target"], "front_transport": "websocket"}})
+    assert ws["front_transport"] == "websocket" and ws["dialects"] == "responses front over WebSocket, chat upstream"
+    client = properties({**passing, "target": {"kind": "client", "how": "client", "client": "m:f",
+                                               "client_transport": "websocket"}})
+    assert client["client_transport"] == "websocket" and "front_transport" not in client
+    assert client["dialects"] == "responses client over WebSocket"

@@ -59,7 +59,9 @@ def test_diff_of_runs_of_different_targets_warns_in_one_line(tmp_path: Path, cap
                                                              ) -> None:
     assert main(["diff", str(FAILING), str(PASSING)]) == 0  # the passthrough fake, then the reference gateway
     out, err = capsys.readouterr()
-    assert err == "" and out.splitlines()[1].startswith("warning: the runs tested different targets (base gateway")
+    warning = "the runs tested different targets (implementation: base '.venv/bin/python tests/fakes/passthrough"
+    assert out.splitlines()[1].startswith(f"warning: {warning}")  # in the diff, and on stderr for a pipe's sake
+    assert err.startswith(f"callproof diff: warning: {warning}") and err.count("\n") == 1
     assert main(["diff", str(FAILING), str(PASSING), "-o", str(tmp_path / "diff.txt")]) == 0
     err = capsys.readouterr().err
     assert err.startswith("callproof diff: warning: the runs tested different targets (") and err.count("\n") == 1

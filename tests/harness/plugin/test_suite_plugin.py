@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from callproof.harness.report_model import read_report
 from tests import fakes
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -62,9 +63,11 @@ def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pyt
     report = report_of(pytester.path / "out" / "report.json")
     assert report["summary"]["cases"] == 14 and report["summary"]["passed"] == 14 and report["complete"]
     assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "front": "responses",
-                                "upstream_dialect": "chat",
+                                "upstream_dialect": "chat", "front_transport": "http", "upstream_transport": "http",
                                 "policy": {"xml-tool-text": "passthrough", "stateful": "either",
                                            "custom-tools": "refuse"}}
+    result.stdout.fnmatch_lines(["target: gateway, responses front, chat upstream", "cases: 14 passed"])
+    assert not (pytester.path / "out" / "report.jsonl").exists()  # the JSON report holds it all now
     case = by_id(report)["fault_http_429::faults"]
     assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002"}
     assert case["repro"] == f"callproof run --launch '{gateway()}' -k 'fault_http_429::faults'"
@@ -87,14 +90,37 @@ def test_a_broken_gateway_fails_with_evidence_and_the_fix(pytester: pytest.Pytes
         ("GW-FAULT-002", {"path": "header retry-after", "expected": "2"})]
 
 
-def test_should_failures_pass_in_pytest_but_show_in_the_report_and_summary(pytester: pytest.Pytester) -> None:
+def _counts(line: str) -> dict[str, int]:
+    """The counts of pytest's last line (`=== 3 passed, 9 deselected, 1 SHOULD-failed in 2.1s ===`) or of the
+    callproof section's (`cases: 3 passed, 1 SHOULD-failed`), by word, leaving out pytest's own `deselected`."""
+    line = re.sub(r" in [\d.]+s( \(.*\))?$", "", line.strip("= ").removeprefix("cases: "))
+    pairs = (part.split(" ", 1) for part in line.split(", "))
+    return {word: int(n) for n, word in pairs if word not in ("deselected", "warning", "warnings")}
+
+
+def _last_line(result: pytest.RunResult) -> str:
+    return next(x for x in reversed(result.stdout.lines) if re.search(r" in [\d.]+s", x))
+
+
+def test_should_failures_pass_in_pytest_and_every_count_says_so(pytester: pytest.Pytester) -> None:
+    """A case whose only failures are SHOULD rules passes in pytest (the run exits 0) and is counted as
+    `SHOULD-failed` by pytest's last line, its letters and the callproof section alike."""
     result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("drops_parallel_flag"),
-                                "--callproof-report", "report.json", "-k", "parallel_calls_disabled and translation")
-    result.assert_outcomes(passed=1)
+                                "--callproof-report", "report.json", "-k", "parallel_calls_disabled")
+    assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*SHOULD GW-REQ-004 failed in parallel_calls_disabled::translation*"])
     report = report_of(pytester.path / "report.json")
     assert report["summary"]["failed"] == 1 and report["summary"]["should_failed"] == 1
     assert report["summary"]["must_failed"] == 0
+    cases = next(x for x in result.stdout.lines if x.startswith("cases: "))
+    passed = report["summary"]["passed"]
+    assert _counts(cases) == _counts(_last_line(result)) == {"passed": passed, "SHOULD-failed": 1}
+    outcomes = result.parseoutcomes()
+    assert (outcomes["passed"], outcomes["SHOULD"], "failed" in outcomes) == (passed, 1, False)  # not one more failed
+    assert "S" in next(x for x in result.stdout.lines if x.startswith("test_conformance.py "))
+    verbose = pytester.runpytest(*SUITE, "--callproof-launch", gateway("drops_parallel_flag"), "-v",
+                                 "-k", "parallel_calls_disabled::translation")
+    verbose.stdout.fnmatch_lines(["*test_conformance?parallel_calls_disabled::translation? SHOULD-FAILED*"])
 
 
 def test_baseline_covers_known_failures_and_reports_stale_entries(pytester: pytest.Pytester) -> None:
@@ -222,11 +248,15 @@ def test_a_run_that_judged_nothing_fails(pytester: pytest.Pytester) -> None:
 def test_an_unjudgeable_answer_fails_in_pytest_naming_what_arrived(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(*SUITE, "--callproof-launch", fakes.launch("hollow", "html200"),
                                 "-k", "one_call::identity")
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)  # pytest counts it as callproof does: an error, not a failure
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
         "*one_call::identity: not judged: no judgeable stream: a stream request was answered with HTTP 200 "
         "text/html, 157 bytes, 0 events, not text/event-stream*",
-        "no case was judged: 1 case: 1 error; one_call::identity: no judgeable stream: *"])
+        "cases: 1 error",
+        "no case was judged: 1 case: 1 error; one_call::identity: no judgeable stream: *",
+        "ERROR test_conformance.py::test_conformance?one_call::identity?*"])
+    assert _counts(_last_line(result)) == {"error": 1}
 
 
 def test_strict_baseline_fails_the_session_on_stale_entries(pytester: pytest.Pytester) -> None:
@@ -289,6 +319,46 @@ def test_an_iut_that_cannot_start_is_one_usage_error_before_any_case(pytester: p
     assert result.stderr.lines == [
         "ERROR: --callproof-front-url 'http://127.0.0.1:{prot}/v1/responses' has an unknown placeholder {prot}; the "
         "placeholders are {upstream}, {upstream_root} and {port}; write {{ and }} for a literal brace", ""]
+
+
+INTERRUPTS = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logfinish(nodeid, location):
+    raise KeyboardInterrupt  # as Ctrl-C does, once the first case is in the report
+"""
+
+BREAKS_THE_REPORT = """
+from pathlib import Path
+
+def pytest_runtest_logfinish(nodeid, location):
+    Path("report.json").mkdir(exist_ok=True)  # a directory now: the JSON report cannot be written there
+"""
+
+
+def test_the_json_lines_file_is_kept_when_the_run_is_interrupted(pytester: pytest.Pytester) -> None:
+    """A run cut off keeps report.jsonl (its purpose: a killed run leaves a readable partial report) beside the
+    incomplete JSON report."""
+    pytester.makepyfile(interrupts=INTERRUPTS)
+    pytester.syspathinsert()
+    result = pytester.runpytest_inprocess(*SUITE, "-p", "interrupts", "--callproof-launch", gateway(),
+                                          "--callproof-report", "report.json", "-k", "one_call",
+                                          no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert report_of(pytester.path / "report.json")["complete"] is False
+    lines = read_report(pytester.path / "report.jsonl")
+    assert not lines.complete and len(lines.cases) == 1
+
+
+def test_the_json_lines_file_is_kept_when_the_json_report_cannot_be_written(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(breaks=BREAKS_THE_REPORT)
+    pytester.syspathinsert()
+    result = pytester.runpytest(*SUITE, "-p", "breaks", "--callproof-launch", gateway(),
+                                "--callproof-report", "report.json", "-k", "one_call::expected")
+    assert result.ret != pytest.ExitCode.OK and (pytester.path / "report.json").is_dir()
+    lines = read_report(pytester.path / "report.jsonl")
+    assert lines.complete and [c.id for c in lines.cases] == ["one_call::expected"]
 
 
 def test_the_plugin_stops_a_run_whose_gateway_stops_answering(pytester: pytest.Pytester) -> None:

@@ -185,3 +185,16 @@ def test_write_jsonl_accepts_json_too() -> None:
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     assert lines[0]["profile"] == data["profile"] and "cases" not in lines[0]
     assert lines[1] == {"kind": "case", **data["cases"][0]}
+
+
+def test_the_target_keeps_its_transports_and_an_older_report_reads_as_http() -> None:
+    data = {"kind": "gateway", "how": "launch", "command": "gw", "front": "responses", "upstream_dialect": "responses",
+            "front_transport": "websocket", "upstream_transport": "http"}
+    target = Target.from_json(data)
+    assert target.to_json() == data and target.transports == {"front_transport": "websocket",
+                                                                "upstream_transport": "http"}
+    assert target.dialects == "responses front over WebSocket, responses upstream"
+    older = Target.from_json({"kind": "client", "how": "client", "client": "m:f", "client_dialect": "chat"})
+    assert older.transports == {"client_transport": "http"} and older.dialects == "chat client"
+    assert "client_transport" not in older.to_json()  # what the report held, given back as it was
+    assert Target.from_json({"kind": "capture", "how": "target"}).transports == {}

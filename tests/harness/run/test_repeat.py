@@ -89,7 +89,7 @@ def test_every_format_shows_a_flaky_case() -> None:
     flaky = _case(combine_repeats([_result(), _result("GW-STREAM-001"), _result()]))
     report = _report(flaky)
     markdown = render_markdown(report)
-    assert "1 case: 0 passed, 0 failed, 1 flaky (verdicts differed between repeats)." in markdown
+    assert "1 case: 1 flaky. flaky: the verdicts differed between repeats." in markdown
     assert "**Flaky**: the repeats disagree:" in markdown and "- repeat 2: failed (GW-STREAM-001)" in markdown
     assert "(flaky: failed in some repeats)" in markdown
     html = render_html([report])

@@ -166,7 +166,7 @@ def test_every_format_shows_the_attributed_findings() -> None:
     results = _run(FORWARDING, "chat")
     report = _report(results, "chat")
     markdown = render_markdown(report)
-    assert "2 cases with a finding attributed to the upstream" in markdown
+    assert "; 2 cases have a finding attributed to the upstream." in markdown
     assert "**Attributed to the upstream** (relayed byte for byte, not failed):" in markdown
     (line,) = [x for x in markdown.splitlines() if x.startswith("- `malformed_args_completed::reassembly` **")]
     assert "CHAT-TC-006" in line and "** MUST: tool call 0 arguments" in line and "relayed byte for byte" in line
@@ -184,8 +184,9 @@ def test_callproof_run_exits_0_and_says_how_many_cases_have_an_attributed_findin
                            "chat", "-k", "malformed_args_completed", "--report", "r.json"], cwd=tmp_path,
                           capture_output=True, text=True, env=fakes.env(), timeout=300, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert ("callproof run: 9 cases: 9 passed (1 with a finding attributed to the upstream); report: r.json"
+    assert ("callproof run: 9 cases: 9 passed; 1 case has a finding attributed to the upstream; report: r.json"
             in done.stdout)
+    assert "cases: 9 passed; 1 case has a finding attributed to the upstream" in done.stdout.splitlines()
     assert ("MUST CHAT-TC-006 attributed to the upstream in malformed_args_completed::reassembly (not failed): "
             "tool call 0 arguments") in done.stdout
     summary = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["summary"]

@@ -116,9 +116,19 @@ def _merge(first: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
     return report
 
 
-def _cut(jsonl: Path) -> bytes:
-    """The JSON Lines report as a run killed mid-write leaves it: no footer, the last case line cut in half."""
-    lines = [line for line in jsonl.read_bytes().splitlines() if b'"kind":"footer"' not in line]
+def _cut(report: Path) -> bytes:
+    """The JSON Lines report of a run as a run killed mid-write leaves it: no footer, the last case line cut in half.
+    Written by the harness's own writers from the run's JSON report (a run that ends removes its .jsonl)."""
+    import io
+
+    from callproof.harness.report_model import write_jsonl_case, write_jsonl_header
+
+    data = json.loads(report.read_text(encoding="utf-8"))
+    out = io.StringIO()
+    write_jsonl_header(out, data)
+    for case in data["cases"]:
+        write_jsonl_case(out, case)
+    lines = out.getvalue().encode("utf-8").splitlines()
     return b"\n".join([*lines[:-1], lines[-1][: len(lines[-1]) // 2]])
 
 
@@ -135,7 +145,7 @@ def make() -> None:
         _write(HERE / "failing.json", _merge(reports[0], cases))
         passing = _run(PASSING, workdir, "passing")
         _write(HERE / "passing.json", _merge(passing, _cases(passing, PASSING.cases)))
-        (HERE / "incomplete.jsonl").write_bytes(_cut(reports[0].with_suffix(".jsonl")))
+        (HERE / "incomplete.jsonl").write_bytes(_cut(reports[0]))
         print("make_fixtures: wrote tests/reports/data/incomplete.jsonl")
 
 
