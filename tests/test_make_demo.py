@@ -61,4 +61,5 @@ def test_make_demo_exits_0_and_writes_every_report_it_announces() -> None:
     for path in reports:
         summary = json.loads(path.read_text(encoding="utf-8"))["summary"]
         assert summary["passed"] > 0 and summary["failed"] == summary["error"] == 0, (path.name, summary)
+        assert not path.with_suffix(".jsonl").exists(), f"{path.name}: the partial JSON Lines report was left behind"
     assert "Traceback" not in done.stdout + done.stderr
