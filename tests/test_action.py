@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from callproof.harness.cli import ExitCode
 from tests import fakes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,3 +110,17 @@ def test_the_example_workflow_uses_the_action_inputs() -> None:
     steps = workflow["jobs"]["conformance"]["steps"]
     uses = next(s for s in steps if re.fullmatch(r"<owner>/callproof@<ref>", str(s.get("uses", ""))))
     assert set(uses["with"]) <= set(ACTION["inputs"])
+
+
+def test_the_exit_code_output_and_docs_ci_md_name_every_exit_code() -> None:
+    """What each exit code of `callproof run` means, in the action's `exit-code` output and in docs/ci.md: the
+    same codes as docs/cli.md#exit-codes (3: interrupted, e.g. a cancelled job)."""
+    codes = sorted(str(int(code)) for code in ExitCode)
+    ci = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    output = re.search(r"Outputs: `exit-code`\s+\(the exit code of `callproof run`: ([^)]*)\)", ci)
+    listed = re.search(r"The exit codes are the ones of \[`callproof run`\]\(cli.md#exit-codes\): (.*?)\n\n", ci,
+                       re.DOTALL)
+    assert output is not None and listed is not None, "docs/ci.md names the exit codes of `callproof run`"
+    for where, text in [("action.yml's exit-code output", ACTION["outputs"]["exit-code"]["description"]),
+                        ("docs/ci.md's outputs", output.group(1)), ("docs/ci.md's exit codes", listed.group(1))]:
+        assert sorted(re.findall(r"(?<![\w.])(\d) [a-z]", text)) == codes, f"{where}: {text}"
