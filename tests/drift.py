@@ -156,7 +156,7 @@ def _run(command: Sequence[str], timeout: float, env: Mapping[str, str] | None =
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return None, ""
-    except BaseException:  # Ctrl-C: stop what it started
+    except BaseException:  # Ctrl-C, SIGTERM (`_terminated`): stop what it started
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         raise
@@ -294,6 +294,12 @@ def _report(rows: Sequence[tuple[str, str, str]], held: Mapping[str, list[str]],
     return passed
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (and SIGINT, also where the shell started this in the background with it ignored) ends the run
+    through `_run`'s handler, which kills the step's process group: a pytest session is not left behind."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.drift", description=__doc__.splitlines()[0])
     parser.add_argument("--venv", type=Path, default=ROOT / "out" / "drift-venv", help="the scratch venv, made anew")
@@ -310,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = sorted({r.name + (f"[{','.join(sorted(r.extras))}]" if r.extras else "")
                     for r in requirements(pyproject())})
     OUT.mkdir(parents=True, exist_ok=True)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _terminated)
     began = time.monotonic()
     print(f"== make drift: a fresh {venv} with the newest release of {len(names)} dependencies: {' '.join(names)}",
           flush=True)

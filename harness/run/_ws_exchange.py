@@ -108,7 +108,7 @@ class Socket:
     pending: list[Message] = field(default_factory=list)
     #: The connection entered as the context manager websockets documents (a bare `connect()` warns since 17.1);
     #: `close` exits it.
-    _stack: contextlib.ExitStack[bool | None] = field(default_factory=contextlib.ExitStack, repr=False)
+    _stack: contextlib.ExitStack[bool | None] = field(default_factory=contextlib.ExitStack, init=False, repr=False)
 
     def open(self) -> bool:
         try:
