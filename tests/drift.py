@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -311,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     venv = options.venv if options.venv.is_absolute() else ROOT / options.venv
     python = venv / "bin" / "python"
+    base = shutil.which(options.python) or options.python  # found before the venv's bin/ leads PATH
     env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     names = sorted({r.name + (f"[{','.join(sorted(r.extras))}]" if r.extras else "")
@@ -321,7 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     began = time.monotonic()
     print(f"== make drift: a fresh {venv} with the newest release of {len(names)} dependencies: {' '.join(names)}",
           flush=True)
-    for step in ([options.python, "-m", "venv", "--clear", str(venv)],
+    if venv.exists() and not (venv / "pyvenv.cfg").is_file() and any(venv.iterdir()):
+        print(f"make drift: {venv} is not a venv: give the scratch venv another path (--venv)", file=sys.stderr)
+        return 2
+    shutil.rmtree(venv, ignore_errors=True)  # anew: nothing of an earlier run (or a broken one) stays
+    for step in ([base, "-m", "venv", str(venv)],
                  [str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
                  [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", "."],
                  [str(python), "-m", "pip", "install", "--quiet", "--upgrade", *names]):
