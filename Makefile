@@ -11,15 +11,19 @@ PYTEST_ARGS ?=
 INTEROP_STAMP := $(VENV)/.interop-installed
 INTEROP_OUT   := out/interop
 
-.PHONY: venv test check test-under-load lint typecheck pytest demo matrix bench docs clean drift browser dist node
+# The lock: the exact versions .venv gets (so `make test`, `make demo` and CI's .ci/run, and the GitHub Action's
+# install), as pip's constraints file; `make lock` writes it from pyproject.toml, whose ranges stay open for users.
+LOCK := constraints.txt
+
+.PHONY: venv test check test-under-load lint typecheck pytest demo matrix bench docs clean drift lock browser dist node
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "callproof needs Python >= 3.11; run make PYTHON=python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --upgrade -c $(LOCK) pip
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
 	@# mypy cannot follow the editable-install import hook: give it the package layout as symlinks.
 	@rm -rf $(MYPY_SRC) && mkdir -p $(MYPY_SRC)
 	@for p in $(PACKAGES); do ln -s ../../../$$p $(MYPY_SRC)/$$p; done
@@ -187,29 +191,41 @@ dist: venv
 	@ls -1 $(DIST)/*
 	@rm -rf build callproof.egg-info
 
-# `make drift`: the newest releases in a scratch venv, against what this repository pins. The openai and anthropic
-# SDKs validate the mock's events and bodies with their own pydantic types (tests/mock_server/dialects/
-# test_sdk_types.py) and parse them with their stream helpers; openai-agents, langchain-openai and litellm run their
-# adapters against the baselines recorded with the pinned `interop` extra (tests/examples/test_interop.py). Separate
-# from `make test`, whose versions are pinned: this target notices an upstream release the day it ships, lists what
-# changed (a case that now passes, or fails other rules) and exits 1 if anything did.
-DRIFT_VENV := out/drift-venv
-DRIFT_LIBS := openai anthropic openai-agents langchain-openai langchain-core litellm
+# `make lock`: constraints.txt anew from pyproject.toml's ranges (the base dependencies, the dev and the interop
+# extras) by pip-compile (pip-tools, at the lock's own pin, in a venv of its own: out/lock-venv), for Python 3.11, with
+# no index, find-links or path of this machine in it. By default every package moves to its newest release within the
+# ranges; LOCK_ARGS='--upgrade-package NAME' moves one, LOCK_ARGS= only re-resolves after a pyproject.toml change.
+# Run `make drift` first: it shows what the newest releases change. tests/test_lock.py holds the lock to pyproject.toml.
+LOCK_VENV := out/lock-venv
+LOCK_ARGS ?= --upgrade
 
-drift:
-	@test -x $(DRIFT_VENV)/bin/python || $(PYTHON) -m venv $(DRIFT_VENV)
-	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(DRIFT_VENV)/bin/python -m pip install --quiet -e '.[dev,interop]'
-	$(DRIFT_VENV)/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager $(DRIFT_LIBS)
-	@$(DRIFT_VENV)/bin/python -c 'import sys; from importlib.metadata import version; pins = dict(r.split("==") for r in sys.argv[2:]); print("make drift:", ", ".join(f"{n} {version(n)}" + (f" (pinned {pins[n]})" if pins.get(n, version(n)) != version(n) else "") for n in sys.argv[1].split()))' \
-		'$(DRIFT_LIBS)' $$($(DRIFT_VENV)/bin/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["interop"])' | sed 's/ *#.*//')
-	@failed=""; \
-	$(DRIFT_VENV)/bin/python -m pytest -n 2 -q -p no:cacheprovider tests/mock_server/dialects/test_sdk_types.py \
-		tests/mock_server/test_sdk_clients.py || failed="$$failed sdk-types"; \
-	$(DRIFT_VENV)/bin/python -m pytest -n 2 -q -p no:cacheprovider tests/examples/test_interop.py \
-		-k behaves_as_recorded || failed="$$failed interop-baselines"; \
-	if [ -n "$$failed" ]; then echo "make drift: upstream changed:$$failed (see above; bump the pins and baselines deliberately)"; exit 1; fi; \
-	echo "make drift: the newest releases behave as the pinned ones"
+lock:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "make lock resolves for Python 3.11; run make lock PYTHON=python3.11")'
+	@test -x $(LOCK_VENV)/bin/python || $(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade $$(test -f $(LOCK) && echo -c $(LOCK)) pip pip-tools
+	$(LOCK_VENV)/bin/pip-compile --quiet --no-header --extra dev --extra interop --strip-extras --allow-unsafe \
+		--no-emit-index-url --no-emit-find-links --no-emit-trusted-host $(LOCK_ARGS) --output-file $(LOCK) pyproject.toml
+	@{ printf '%s\n' \
+		'# The lock: the versions this repository installs and tests (make venv, so make test, make demo and CI; the' \
+		'# GitHub Action), as a pip constraints file (pip install -c constraints.txt ...). Written by make lock:' \
+		'# pip-compile (pip-tools) for Python 3.11 from the ranges of pyproject.toml, the base dependencies and the dev' \
+		'# and interop extras; those ranges stay open for users. Do not edit it: to bump, run make drift (the newest' \
+		'# releases, the suite, what moved), then make lock (every package to its newest release within the ranges).' \
+		'#'; cat $(LOCK); } > $(LOCK).new && mv $(LOCK).new $(LOCK)
+	@echo "make lock: $(LOCK) written ($$(grep -c '==' $(LOCK)) pins); make venv installs them"
+
+# `make drift`: the newest release of every runtime and test dependency (pyproject.toml's base, dev and interop
+# requirements, by name, with no constraint) in a fresh scratch venv, out/drift-venv, then what `make test` checks
+# there (ruff, lint-imports, mypy, the whole pytest suite with -n auto), then a table of what moved against the lock
+# (package, locked, newest), which newest release could not be installed and why, and what failed; a held-back
+# WebSocket library also runs the WebSocket tests at its newest release alone (python -m tests.drift --help).
+# Separate from `make test`, whose versions are the lock's: this notices an upstream release the day it ships. Exits
+# 1 when a check failed; when only versions moved, bump them on purpose with `make lock`.
+DRIFT_VENV := out/drift-venv
+DRIFT_ARGS ?=
+
+drift: venv
+	$(BIN)/python -m tests.drift --venv $(DRIFT_VENV) --python $(PYTHON) $(DRIFT_ARGS)
 
 clean:
 	rm -rf $(VENV) examples/node_modules build dist *.egg-info demo-out out reports/demo reports/interop .pytest_cache .mypy_cache .ruff_cache .hypothesis
@@ -235,8 +251,8 @@ interop-gateways: venv
 # running in its thread.
 .PHONY: interop
 
-$(INTEROP_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[dev,interop]'
+$(INTEROP_STAMP): $(STAMP) pyproject.toml $(LOCK)
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev,interop]'
 	@touch $@
 
 interop: venv $(INTEROP_STAMP)

@@ -6,6 +6,7 @@ other steps then run: no package index has callproof."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,9 +17,12 @@ from typing import Any
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from callproof.harness.cli import ExitCode
 from tests import fakes
+from tests.lockfile import LOCK, pins, pyproject
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
@@ -78,6 +82,17 @@ def _version() -> str:
     import tomllib
 
     return str(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
+
+
+def test_the_install_step_installs_the_versions_of_the_lock(installed: Path) -> None:
+    """The default install takes callproof's dependencies at the action's lock (constraints.txt), the versions its
+    ref was tested with, not whatever is newest on the day of the run."""
+    locked = pins(LOCK.read_text(encoding="utf-8"))
+    names = sorted({canonicalize_name(Requirement(r).name) for r in pyproject()["project"]["dependencies"]})
+    done = subprocess.run([str(installed / "python"), "-c", "import json, sys, importlib.metadata as m; "
+                           "print(json.dumps({n: m.version(n) for n in sys.argv[1:]}))", *names],
+                          capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(done.stdout) == {name: locked[name] for name in names}
 
 
 def test_the_action_runs_the_suite_and_posts_the_summary(tmp_path: Path, installed: Path) -> None:

@@ -64,9 +64,11 @@ def _call(request: dict[str, Any], base_url: str, retries: int = 0) -> dict[str,
     streaming = body.pop("stream", True) is not False
     litellm.register_model({f"openai/{model}": {"litellm_provider": "openai", "mode": "responses",
                                                 "supports_native_streaming": True}})
-    answer = litellm.responses(model=f"openai/{model}", **body, stream=streaming, api_base=base_url,
-                               api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
-                               num_retries=retries)
+    # read duck-typed, as the adapter reads every object LiteLLM gives: its declared return type is a union that
+    # changes between releases (1.110.2 adds a coroutine and an iterator base class without __iter__ to it)
+    answer: Any = litellm.responses(model=f"openai/{model}", **body, stream=streaming, api_base=base_url,
+                                    api_key=os.environ.get("OPENAI_API_KEY", "callproof"),
+                                    num_retries=retries)
     if not streaming:
         failed = _get(answer, "status") == "failed"
         return _result(answer, f"response.failed: {_get(answer, 'error')}" if failed else None)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
+from websockets.sync.connection import Connection
 
 from callproof.harness._types import JSONValue
 from callproof.harness.outcome import Chunk, Exchange
@@ -101,15 +102,19 @@ class Socket:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = 30.0
     limits: Limits = field(default_factory=Limits)
-    connection: ClientConnection | None = None
+    connection: Connection | None = None
     error: str | None = None
     #: Messages read past a turn's end (a late answer to an earlier create), kept for the next read.
     pending: list[Message] = field(default_factory=list)
+    #: The connection entered as the context manager websockets documents (a bare `connect()` warns since 17.1);
+    #: `close` exits it.
+    _stack: contextlib.ExitStack[bool | None] = field(default_factory=contextlib.ExitStack, init=False, repr=False)
 
     def open(self) -> bool:
         try:
-            self.connection = connect(self.url, additional_headers=dict(self.headers) or None,
-                                      open_timeout=min(self.timeout, 10.0), max_size=None, proxy=None)
+            self.connection = self._stack.enter_context(connect(
+                self.url, additional_headers=dict(self.headers) or None, open_timeout=min(self.timeout, 10.0),
+                max_size=None, proxy=None))
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             self.error = f"the WebSocket upgrade of {self.url} failed: {type(exc).__name__}: {exc}"
             return False
@@ -179,9 +184,8 @@ class Socket:
                 return Turn(self.url, message, sent, tuple(messages))
 
     def close(self) -> None:
-        if self.connection is not None:
-            with contextlib.suppress(ConnectionClosed, OSError):
-                self.connection.close()
+        with contextlib.suppress(ConnectionClosed, OSError):
+            self._stack.close()
 
 
 #: SSE line ends (CRLF, LF, CR): a JSON text holds none raw, but may hold U+2028 or U+0085, which are not line ends.

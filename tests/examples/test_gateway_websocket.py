@@ -162,11 +162,10 @@ def test_a_cut_upstream_is_response_failed_and_the_socket_stays(gateways: dict[s
 
 def test_closing_the_socket_cancels_the_websocket_upstream_turn(mock: MockServer, gateways: dict[str, int]) -> None:
     case = new_case_tag()
-    ws = _socket(gateways["websocket"])
-    ws.send(json.dumps(_create("cancel_mid_stream", case)))
-    for _ in range(3):
-        ws.recv(timeout=10)
-    ws.close()
+    with _socket(gateways["websocket"]) as ws:  # leaving the block closes the socket
+        ws.send(json.dumps(_create("cancel_mid_stream", case)))
+        for _ in range(3):
+            ws.recv(timeout=10)
     deadline = time.monotonic() + 10
     while True:
         (request,) = mock.journal.requests(case=case)

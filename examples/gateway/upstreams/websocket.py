@@ -11,6 +11,7 @@ conversation, so no `previous_response_id` is sent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -60,27 +61,31 @@ class WebSocketUpstream(ResponsesUpstream):
             -> AsyncIterator[Event] | UpstreamHTTPError:
         """The upstream's answer to `request` as neutral events, or its error before the response began."""
         url = ws_url(base_url.rstrip("/")) + self.path
+        # The connection is entered as the asynchronous context manager websockets documents; closing the stack
+        # closes the socket.
+        stack = contextlib.AsyncExitStack()
         try:
-            socket = await connect(url, additional_headers=self.headers(authorization) or None, open_timeout=10,
-                                   max_size=None, proxy=None)
+            socket = await stack.enter_async_context(connect(
+                url, additional_headers=self.headers(authorization) or None, open_timeout=10, max_size=None,
+                proxy=None))
         except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
             return UpstreamHTTPError(502, f"The upstream WebSocket could not be opened ({exc!r}).", "server_error")
         try:
             await socket.send(json.dumps(self.create_message(request), ensure_ascii=False))
             first = await self.receive(socket)
         except UpstreamCut as exc:
-            await socket.close()
+            await stack.aclose()
             return UpstreamHTTPError(502, f"The upstream failed to answer ({exc}).", "server_error")
         except BaseException:  # cancelled while waiting for the first message (the client went away): close it
-            await socket.close()
+            await stack.aclose()
             raise
         if first is not None and first.get("type") == "error":
-            await socket.close()
+            await stack.aclose()
             error = self.error_of(first)  # its message without the credentials sent (GW-FAULT-005)
             error.message = redact_credentials(error.message, httpx.Request("GET", url, headers=self.headers(
                 authorization)))
             return error
-        return self.read(socket, first)
+        return self.read(socket, first, stack)
 
     async def receive(self, socket: ClientConnection) -> Json | None:
         try:
@@ -91,7 +96,8 @@ class WebSocketUpstream(ResponsesUpstream):
                 from None
         return parse_json_event(data if isinstance(data, str) else data.decode("utf-8", "replace"))
 
-    async def read(self, socket: ClientConnection, first: Json | None) -> AsyncIterator[Event]:
+    async def read(self, socket: ClientConnection, first: Json | None,
+                   stack: contextlib.AsyncExitStack[bool | None]) -> AsyncIterator[Event]:
         state = ReadState()
         event = first
         try:
@@ -103,4 +109,4 @@ class WebSocketUpstream(ResponsesUpstream):
                         return
                 event = await self.receive(socket)
         finally:
-            await socket.close()
+            await stack.aclose()
