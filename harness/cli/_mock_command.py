@@ -10,6 +10,7 @@ from types import ModuleType
 from callproof.harness.scenario import ScenarioError
 
 from ._exit import ExitCode
+from ._outputs import refuse_outputs
 from ._scenarios_command import add_corpus_options, corpus
 
 __all__ = ["add_arguments", "run"]
@@ -64,19 +65,6 @@ def add_arguments(mock: argparse.ArgumentParser) -> None:
                          help="serve no control API but /_callproof/health")
 
 
-def _journal_problem(path: Path | None) -> str | None:
-    """Why the journal file cannot be appended to, checked before the server binds (else it looks like a port
-    problem)."""
-    if path is None:
-        return None
-    try:
-        with path.open("a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        return f"cannot write the journal {path}: {exc.strerror or exc}"
-    return None
-
-
 def server_module() -> ModuleType:
     """callproof.mock_server, imported on first use (by `mock` and `record`)."""
     # start-up guard: starlette, uvicorn and httpx load only for the commands that serve
@@ -86,11 +74,10 @@ def server_module() -> ModuleType:
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = refuse_outputs("mock", [("--journal", args.journal)])  # before the bind, else it looks like a port's
+    if refused is not None:
+        return refused
     server = server_module()
-    problem = _journal_problem(args.journal)
-    if problem is not None:
-        print(f"callproof mock: {problem}", file=sys.stderr)
-        return ExitCode.USAGE
     try:
         scenarios = corpus(args.scenarios, args.bundled)
         server.serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict,

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from ._exit import ExitCode
 from ._mock_command import _port, server_module
+from ._outputs import refuse_outputs
 
 __all__ = ["add_arguments", "run"]
 
@@ -32,11 +33,9 @@ def run(args: argparse.Namespace) -> int:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         print(f"callproof record: --upstream {args.upstream!r} is not an http(s) URL", file=sys.stderr)
         return ExitCode.USAGE
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        print(f"callproof record: cannot create --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return ExitCode.USAGE
+    refused = refuse_outputs("record", folders=[("--out", args.out)])
+    if refused is not None:
+        return refused
     try:
         count = server_module().record_forever(upstream=args.upstream, out=args.out, host=args.host, port=args.port)
     except OSError as exc:

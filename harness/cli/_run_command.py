@@ -45,6 +45,7 @@ from callproof.harness.run import (
 
 from ._exit import ExitCode
 from ._flags import add_options, pytest_argv
+from ._outputs import refuse_outputs
 from ._report_command import write_formats
 from ._run_config import run_config
 
@@ -106,10 +107,13 @@ def _setup_problem(args: argparse.Namespace) -> str | None:
             load_baseline(args.baseline)
         except BaselineError as exc:
             return str(exc)
-    return setup_problem(config, _outputs(args), _workers(args))
+    return setup_problem(config, (), _workers(args))
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = refuse_outputs("run", _outputs(args))
+    if refused is not None:
+        return refused
     problem = _setup_problem(args)
     if problem is not None:
         print(f"callproof run: {problem}", file=sys.stderr)
