@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness.run import ConfigError, IUTError
 
 from ._exit import ExitCode
@@ -71,7 +72,7 @@ def _report(outcome: FuzzOutcome, options: FuzzOptions, written: tuple[Path, str
           f"({outcome.seconds:.1f} s in all, seed {outcome.seed})")
     print(f"  rule:     {failure.rule}" + (f" (also {', '.join(failure.also)})" if failure.also else ""))
     print(f"  case:     {failure.case}")
-    print(f"  message:  {failure.message}")
+    print(f"  message:  {terminal_refs(failure.message)}")
     print(f"  scenario: {path}" + (" (not written: it follows on standard error)" if problem else ""))
     replay = " ".join(options.config.run_args())
     print(f"  replay:   callproof run {replay} --scenarios {path} -k {failure.scenario['id']}", flush=True)

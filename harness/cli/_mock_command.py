@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from callproof.harness._options import port_number
 from callproof.harness.scenario import ScenarioError
 
 from ._exit import ExitCode
@@ -16,15 +17,11 @@ from ._scenarios_command import add_corpus_options, corpus
 __all__ = ["add_arguments", "run"]
 
 
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
-    return value
-
-
 def _speed(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number (a factor, like 2 or 0.5), got {text!r}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"speed must be a positive number, got {text}")
     return value
@@ -44,7 +41,7 @@ def add_arguments(mock: argparse.ArgumentParser) -> None:
     mock.description = ("Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT "
                         "or SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.")
     mock.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    mock.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+    mock.add_argument("--port", type=port_number, default=0, help="port to bind (default 0: a free port)")
     add_corpus_options(mock)
     mock.add_argument("--strict", action="store_true",
                       help="answer 404 (listing the nearest ids) when no scenario matches, instead of `default`")

@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from callproof.harness._options import port_number
+
 from ._exit import ExitCode
-from ._mock_command import _port, server_module
+from ._mock_command import server_module
 from ._outputs import refuse_outputs
 
 __all__ = ["add_arguments", "run"]
@@ -25,7 +27,7 @@ def add_arguments(record: argparse.ArgumentParser) -> None:
                         help="where to forward, e.g. https://api.openai.com (the caller's path is appended)")
     record.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the scenario files")
     record.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    record.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+    record.add_argument("--port", type=port_number, default=0, help="port to bind (default 0: a free port)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from callproof import reports
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness.report_model import MergeError, Report, merge_reports, read_report
 
 from ._exit import ExitCode
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             loaded = [reports.read_report(path) for path in args.reports]
             emit(render(args.format, loaded), args.output)
     except (reports.ReportError, MergeError, ValueError) as exc:
-        print(f"callproof report: {exc}", file=sys.stderr)
+        print(f"callproof report: {terminal_refs(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     except OSError as exc:
         print(f"callproof report: -o {args.output}: cannot write there ({exc.strerror or exc})", file=sys.stderr)

@@ -59,12 +59,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "callproof_mock(*, assert_all_matched=True, assert_all_legs_played=True, virtual_clock=None): options of "
         "the callproof_mock fixture; "
-        "see docs/mock.md#the-callproof_mock-fixture",
+        "see `callproof docs mock#the-callproof_mock-fixture`",
     )
     config.addinivalue_line(
         "markers",
         "callproof(scenario, *, stream=None): the scenario the callproof_scenario fixture prepares; "
-        "see README.md#your-own-tests",
+        "see `callproof docs adapters#in-your-own-pytest-tests`",
     )
     run = run_config(config)
     if run is None and any(arg.split("::")[0] == "callproof.suite" for arg in config.args):

@@ -33,7 +33,7 @@ def test_check_fails_a_broken_capture_with_evidence_and_fix(capsys: pytest.Captu
     out = capsys.readouterr().out
     assert "FAIL RSP-ARGS-001 [MUST]" in out
     assert "event #" in out and "$.arguments" in out
-    assert "fix: " in out and "docs/rules.md#rsp-args-001" in out
+    assert "fix: " in out and "(more: `callproof rules RSP-ARGS-001`)" in out and "docs/" not in out
     assert "NOT conformant: 1 MUST" in out
 
 
