@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NoReturn
 
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness._version import __version__
 
 from ._exit import ExitCode
@@ -116,7 +117,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line naming the mistake, the nearest valid word, and where the usage is (not argparse's usage block
         before it)."""
-        self.exit(ExitCode.USAGE, f"callproof: error: {self._reworded(message)} (see `{self.prog} --help`)\n")
+        reason = terminal_refs(self._reworded(message))  # a flag's check may quote the repository (a bad report)
+        self.exit(ExitCode.USAGE, f"callproof: error: {reason} (see `{self.prog} --help`)\n")
 
 
 def _define(command: str) -> Callable[[argparse.ArgumentParser], None]:

@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         return refused
     problem = _setup_problem(args) or _not_an_expression(args) or _matches_nothing(args)
     if problem is not None:
-        print(f"callproof run: {problem}", file=sys.stderr)
+        print(f"callproof run: {terminal_refs(problem)}", file=sys.stderr)
         return ExitCode.USAGE
     if args.report.exists():
         args.report.unlink()
