@@ -1,7 +1,8 @@
 """Whether a command's output files and folders can be written, asked before the command does any work: each
 answer is None or one line naming the flag, the path and why, with the fix. `callproof run` (through the run's
 preflight, which the pytest plugin asks too) and every other command that writes (harness/cli/_outputs.py) ask
-these two questions; the folders they create are those the writers would create anyway.
+these two questions. A file's missing folder is created, as its writer would create it; an output folder is left as
+it was found.
 
 A user running as root writes anywhere the file system lets them: a folder they may not write to is found only
 where the file system itself refuses (a read-only mount, /sys, /proc)."""
@@ -56,16 +57,21 @@ def output_problem(flag: str, path: Path) -> str | None:
 
 
 def folder_problem(flag: str, path: Path) -> str | None:
-    """Why files cannot be written into the folder `path` (created if missing, as the writers do), or None: a file
-    is created in it and removed."""
+    """Why files cannot be written into the folder `path`, or None: a file is created in it and removed, and the
+    folders the check had to create are removed too (a command writes into its folder only when it has something
+    to write: `fuzz --out` a failure's scenario)."""
     if path.exists() and not path.is_dir():
         return f"{flag} {path} is a file; give a folder"
+    missing = [p for p in (path, *path.parents) if not p.exists()]  # deepest first
     problem = _blocked(flag, path) or _make_folder(flag, path, path)
-    if problem is not None:
-        return problem
     try:
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".callproof-"):
-            pass
+        if problem is None:
+            with tempfile.NamedTemporaryFile(dir=path, prefix=".callproof-"):
+                pass
     except OSError as exc:
-        return f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose a writable folder"
-    return None
+        problem = f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose a writable folder"
+    finally:
+        for folder in missing:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    return problem

@@ -11,6 +11,8 @@ machine has no such place."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -116,11 +118,17 @@ def test_an_output_folder_that_cannot_be_written_is_one_line_before_any_work(
             "folder")
 
 
-def test_a_writable_output_is_created_by_the_command_only(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """The check leaves nothing behind but the folders the writer would make: the command past it fails on its
-    input (the report to convert is missing), and no empty output file is left."""
+def test_a_writable_output_is_left_to_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check leaves nothing behind but the folder of an output file, which its writer would make: each command
+    past it fails on its input (the report to convert is missing, the IUT cannot be launched); no empty output file
+    is left, and an output folder that did not exist (`fuzz --out`, written only with a failure) still does not."""
     monkeypatch.chdir(tmp_path)
     assert main(["report", "missing.json", "--format", "md", "-o", "new/out.md"]) == 2
     assert "missing.json" in capsys.readouterr().err
     assert (tmp_path / "new").is_dir() and list((tmp_path / "new").iterdir()) == []
+    # in a process of its own: fuzz's mock, started before the launch fails, is the process's to end
+    done = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "fuzz", "--launch", NEVER, "--out",
+                           "found/deeper"], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "no-such-program-callproof" in done.stderr, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new"]
