@@ -6,13 +6,17 @@ the command that prints the same section (`callproof docs contracts#7.8`, `callp
 `callproof docs scenario-schema#fault`); reports (JSON, Markdown, HTML) keep the repository paths, as links.
 
 The topics are the file names: docs/NAME.md and docs/spec/NAME.md are `NAME` (no name is in both folders),
-docs/spec/README.md is `spec`, scenarios/README.md `scenario-format`, schemas/NAME.schema.json `NAME-schema`."""
+docs/spec/README.md is `spec`, scenarios/README.md `scenario-format`, schemas/NAME.schema.json `NAME-schema`. A
+reference to a file that is no topic is left as it is: a quoted stream may mention a `docs/setup.md` of its own."""
 
 from __future__ import annotations
 
+import functools
 import re
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
-__all__ = ["SCENARIO_FORMAT", "doc_command", "terminal_refs"]
+__all__ = ["SCENARIO_FORMAT", "doc_command", "terminal_refs", "topics"]
 
 #: The topic of the scenario file format (scenarios/README.md).
 SCENARIO_FORMAT = "scenario-format"
@@ -26,14 +30,35 @@ _SCHEMA = re.compile(r"(?<![\w/.-])schemas/(?P<name>[a-z]+)\.schema\.json(?:#/\$
 _FORMAT = re.compile(r"(?<![\w/.-])scenarios/README\.md")
 
 
+@functools.cache
+def topics() -> dict[str, Traversable]:
+    """Every topic by name, sorted, with its file in the installed package."""
+    docs = files("callproof.docs")
+    found = {e.name.removesuffix(".md"): e for e in docs.iterdir() if e.name.endswith(".md")}
+    for entry in (docs / "spec").iterdir():
+        if entry.name.endswith(".md"):
+            found["spec" if entry.name == "README.md" else entry.name.removesuffix(".md")] = entry
+    found[SCENARIO_FORMAT] = files("callproof.scenarios") / "README.md"
+    for entry in files("callproof.schemas").iterdir():
+        if entry.name.endswith(".schema.json"):
+            found[f"{entry.name.removesuffix('.schema.json')}-schema"] = entry
+    return dict(sorted(found.items()))
+
+
 def doc_command(topic: str, section: str | None = None) -> str:
     """The command that prints a topic, or one section of it: `callproof docs contracts#7.8`, in backticks."""
     return f"`callproof docs {topic}{'' if not section else '#' + section}`"
 
 
+def _spelled(match: re.Match[str], topic: str, section: str | None) -> str:
+    return doc_command(topic, section) if topic in topics() else match.group(0)
+
+
 def terminal_refs(text: str) -> str:
     """`text` with each reference to a repository document or schema spelled as the `callproof docs` command that
     prints it."""
-    text = _DOC.sub(lambda m: doc_command(m["topic"], m["anchor"] or m["section"]), text)
-    text = _SCHEMA.sub(lambda m: doc_command(f"{m['name']}-schema", m["definition"]), text)
+    if "docs/" not in text and "schemas/" not in text and "scenarios/" not in text:
+        return text
+    text = _DOC.sub(lambda m: _spelled(m, m["topic"], m["anchor"] or m["section"]), text)
+    text = _SCHEMA.sub(lambda m: _spelled(m, f"{m['name']}-schema", m["definition"]), text)
     return _FORMAT.sub(doc_command(SCENARIO_FORMAT), text)

@@ -11,15 +11,14 @@ import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from callproof.harness._doc_refs import SCENARIO_FORMAT
+from callproof.harness._doc_refs import SCENARIO_FORMAT, topics
 
 from ._exit import ExitCode
 
-__all__ = ["add_arguments", "run", "section", "topics"]
+__all__ = ["add_arguments", "run", "section"]
 
 _FENCE = re.compile(r"^(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -45,21 +44,6 @@ class _Heading:
     text: str
     line: int
     anchor: str
-
-
-def topics() -> dict[str, Traversable]:
-    """Every topic by name: docs/NAME.md and docs/spec/NAME.md as NAME (docs/spec/README.md as `spec`), the
-    scenario format, and each schema NAME.schema.json as NAME-schema."""
-    docs = files("callproof.docs")
-    found = {e.name.removesuffix(".md"): e for e in docs.iterdir() if e.name.endswith(".md")}
-    for entry in (docs / "spec").iterdir():
-        if entry.name.endswith(".md"):
-            found["spec" if entry.name == "README.md" else entry.name.removesuffix(".md")] = entry
-    found[SCENARIO_FORMAT] = files("callproof.scenarios") / "README.md"
-    for entry in files("callproof.schemas").iterdir():
-        if entry.name.endswith(".schema.json"):
-            found[f"{entry.name.removesuffix('.schema.json')}-schema"] = entry
-    return dict(sorted(found.items()))
 
 
 def _title(entry: Traversable) -> str:

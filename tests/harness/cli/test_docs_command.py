@@ -65,6 +65,14 @@ def test_every_reference_a_message_or_rule_can_carry_is_a_command_that_resolves(
     assert [c for c in commands if not _resolves(c, capsys)] == []
 
 
+def test_a_reference_to_a_file_callproof_does_not_ship_is_left_as_it_is() -> None:
+    """Findings quote what an IUT sent, which may name documents of its own."""
+    assert terminal_refs("see docs/setup.md, docs/spec/contracts.md §7.8 and schemas/mine.schema.json") == (
+        "see docs/setup.md, `callproof docs contracts#7.8` and schemas/mine.schema.json")
+    assert terminal_refs("https://github.com/o/r/blob/main/docs/cli.md#x") == \
+        "https://github.com/o/r/blob/main/docs/cli.md#x"
+
+
 def test_the_topics_are_listed_with_their_titles(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["docs"]) == 0
     rows = {line.split()[0]: line.split(None, 1)[1] for line in capsys.readouterr().out.splitlines()}
