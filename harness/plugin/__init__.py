@@ -7,6 +7,7 @@ delegating: options and ini settings to `_settings` (the pytest view of the opti
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -171,7 +172,10 @@ def callproof_scenario(request: pytest.FixtureRequest, _callproof_mock_server: M
     wanted = marker.kwargs["scenario"]
     scenarios = _callproof_mock_server.app.state.scenarios
     if wanted not in scenarios:
-        raise pytest.UsageError(f"{request.node.nodeid}: unknown scenario {wanted!r}; see `callproof scenarios`")
+        near = difflib.get_close_matches(str(wanted), list(scenarios), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise pytest.UsageError(f"{request.node.nodeid}: unknown scenario {wanted!r}{hint} (`callproof scenarios` "
+                                "lists them)")
     return scenario_case(scenarios[wanted], stream=marker.kwargs.get("stream"))
 
 
