@@ -18,12 +18,11 @@ from callproof.harness._doc_refs import SCENARIO_FORMAT, topics
 
 from ._exit import ExitCode
 
-__all__ = ["add_arguments", "run", "section"]
+__all__ = ["add_arguments", "run"]
 
 _FENCE = re.compile(r"^(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)[ .]")
-_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +80,7 @@ def _names(heading: _Heading) -> list[str]:
     return [*([numbered[1]] if numbered else []), heading.anchor, heading.text.lower()]
 
 
-def section(text: str, wanted: str) -> str | None:
+def _section(text: str, wanted: str) -> str | None:
     """The section of a Markdown text a SECTION names (a number, `§7.8` too; an anchor; a heading), from its
     heading to the next heading of the same or a higher level; None when there is none."""
     key = wanted.strip().lower()
@@ -153,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
                           f"(`callproof docs {topic}` prints it whole)")
         print(json.dumps(definitions[wanted], indent=2, ensure_ascii=False))
         return ExitCode.OK
-    found = section(text, wanted)
+    found = _section(text, wanted)
     if found is None:
         return _usage(f"{topic} has no section {wanted!r}{_near(wanted.lower(), _sections(text))} "
                       f"(`callproof docs {topic}` prints it whole)")
