@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import sys
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -26,34 +25,26 @@ import pytest
 
 from callproof import reports
 from callproof.harness._doc_refs import terminal_refs
-from callproof.harness.judge import CaseSpec
 from callproof.harness.report_model import (
     BaselineError,
     Case,
     format_baseline,
     load_baseline,
     nothing_judged,
-    read_report,
     stale_entries,
 )
 from callproof.harness.run import (
     ConfigError,
-    Harness,
-    IUTError,
     Preflight,
-    case_durations,
-    closest_cases,
     interrupted_by,
     interruptible,
     iut_groups,
-    keyword_selects,
     preflight,
     setup_problem,
-    shard_cases,
     workers_problem,
 )
-from callproof.harness.scenario import ScenarioError
 
+from ._cases import keyword_problem, list_cases
 from ._exit import ExitCode
 from ._flags import add_options, pytest_argv
 from ._outputs import refuse_outputs
@@ -121,78 +112,13 @@ def _setup_problem(args: argparse.Namespace) -> str | None:
     return setup_problem(config, (), _workers(args))
 
 
-def _suite_folder() -> Path:
-    """Where the bundled suite is installed: pytest names its folders among every case's names (for -k)."""
-    return Path(str(files("callproof.suite")))
-
-
-def _planned(args: argparse.Namespace) -> list[CaseSpec] | str:
-    """Every case of this command line's run, planned without starting anything; or why it cannot be planned."""
-    try:
-        return Harness(run_config(args)).cases()
-    except (ConfigError, ScenarioError, IUTError) as exc:
-        return str(exc)
-
-
-def _keyword(args: argparse.Namespace, specs: list[CaseSpec]) -> list[CaseSpec] | None:
-    """The cases -k selects (all without -k); None when only pytest can apply this expression. Raises
-    `ValueError`: not a -k expression."""
-    if not args.keyword:
-        return specs
-    ids = keyword_selects(args.keyword, [s.id for s in specs], Path.cwd(), _suite_folder())
-    return None if ids is None else [s for s in specs if s.id in set(ids)]
-
-
-def _not_an_expression(args: argparse.Namespace) -> str | None:
-    try:
-        keyword_selects(args.keyword or "", [], Path.cwd(), _suite_folder())
-    except ValueError as exc:
-        return (f"-k {args.keyword!r} is not a pytest -k expression: {exc} (names joined by and, or, not and "
-                "parentheses)")
-    return None
-
-
-def _list_cases(args: argparse.Namespace) -> int:
-    """`--list-cases`: the ids of the cases this run would judge (after -k and --shard), one a line."""
-    specs = _planned(args)
-    problem = specs if isinstance(specs, str) else _not_an_expression(args)
-    if problem is not None:
-        print(f"callproof run: {problem}", file=sys.stderr)
-        return ExitCode.USAGE
-    assert not isinstance(specs, str)
-    chosen = _keyword(args, specs)
-    if chosen is None:
-        print(f"callproof run: --list-cases cannot apply -k {args.keyword!r} without pytest (it names a folder of "
-              "the installed suite); list every case without -k", file=sys.stderr)
-        return ExitCode.USAGE
-    if args.shard:
-        index, count = (int(n) for n in args.shard.split("/"))
-        durations = case_durations(read_report(args.shard_durations)) if args.shard_durations else None
-        chosen = shard_cases(chosen, index, count, durations)
-    for spec in chosen:
-        print(spec.id)
-    return ExitCode.OK
-
-
-def _matches_nothing(args: argparse.Namespace) -> str | None:
-    """With -k: the one line saying it selects none of the run's cases (with the nearest ids), found before the IUT
-    starts; None when it selects some, or only pytest can tell."""
-    specs = _planned(args)
-    if not args.keyword or isinstance(specs, str) or _keyword(args, specs) != []:
-        return None
-    near = closest_cases(args.keyword, [s.id for s in specs])
-    hint = f"; did you mean {' or '.join(near)}?" if near else ""
-    return (f"-k {args.keyword!r} matches none of the {len(specs)} cases of this run{hint} (add --list-cases to "
-            "this command to list them)")
-
-
 def run(args: argparse.Namespace) -> int:
     if args.list_cases:
-        return _list_cases(args)
+        return list_cases(args)
     refused = refuse_outputs("run", _outputs(args))
     if refused is not None:
         return refused
-    problem = _setup_problem(args) or _not_an_expression(args) or _matches_nothing(args)
+    problem = _setup_problem(args) or keyword_problem(args)
     if problem is not None:
         print(f"callproof run: {terminal_refs(problem)}", file=sys.stderr)
         return ExitCode.USAGE
