@@ -45,6 +45,7 @@ __all__ = [
     "plugin_dest",
     "plugin_flag",
     "plugin_text",
+    "port_number",
     "redact_argv",
     "shard_durations",
     "shard_spec",
@@ -93,6 +94,17 @@ def positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0 to 65535, 0 asking for a free one (an argparse `type`)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535; 0 picks a free port)")
     return value
 
 
@@ -243,7 +255,7 @@ OPTIONS: tuple[Option, ...] = (
     _option("target", "front URL of a gateway already running (pointed at the mock on --mock-port)", _ALL,
             metavar="URL", iut=True),
     _option("app", "ASGI gateway app, served in-process on uvicorn", _ALL, metavar="MODULE:ATTR", iut=True),
-    _option("client_cmd", "client adapter program (docs/adapters.md)", _ALL, metavar="CMD", iut=True),
+    _option("client_cmd", "client adapter program (`callproof docs adapters`)", _ALL, metavar="CMD", iut=True),
     _option("client", "in-process client adapter function", _ALL, metavar="MODULE:FUNCTION", iut=True),
     _option("front", "dialect the gateway serves its callers, which the harness sends and judges (default "
             "responses)", _ALL, default="responses", choices=DIALECTS),
@@ -252,11 +264,12 @@ OPTIONS: tuple[Option, ...] = (
     _option("client_dialect", "dialect the client under test speaks: its request on stdin and the mock endpoint it "
             "calls (default responses)", _ALL, default="responses", choices=DIALECTS),
     _option("client_transport", "how the client under test reaches the mock: http, or websocket (the Responses "
-            "API's WebSocket mode; needs --client-dialect responses; docs/adapters.md: over WebSocket) (default "
-            "http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
+            "API's WebSocket mode; needs --client-dialect responses; `callproof docs adapters#over-websocket`) "
+            "(default http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
     _option("front_transport", "how the harness reaches a gateway's front: http, or websocket (the Responses API's "
             "WebSocket mode on the front's path: each scenario over one socket, GW-WS rules; needs --front responses; "
-            "docs/spec/gateway-websocket.md) (default http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
+            "`callproof docs gateway-websocket`) (default http)", _RUN_PYTEST, default="http",
+            choices=CLIENT_TRANSPORTS),
     _option("upstream_transport", "how the gateway reaches the mock: http, or websocket ({upstream} is then the "
             "mock's ws:// URL with /v1, and the gateway speaks the Responses WebSocket mode to it; needs "
             "--upstream-dialect responses) (default http)", _RUN_PYTEST, default="http", choices=CLIENT_TRANSPORTS),
@@ -274,8 +287,10 @@ OPTIONS: tuple[Option, ...] = (
             "KEY'); reports show secret-looking ones as NAME:***", _ALL, metavar="NAME:VALUE", type=header_pair,
             kind="many", field="headers", shown=shown_header),
     _option("mock_port", "port of the mock upstream (default: a free one; fix it with --target)", _ALL,
-            metavar="PORT", type=int, default=0),
+            metavar="PORT", type=port_number, default=0),
     Option("keyword", "only cases matching this pytest -k expression", _RUN, metavar="EXPR", flags=("-k",)),
+    Option("list_cases", "print the ids of the cases this command line runs (after -k and --shard) and exit, "
+           "starting nothing", _RUN, kind="true", default=False),
     Option("workers", "parallel workers (pytest-xdist; a number or auto)", _RUN, metavar="N", default="0",
            flags=("-n",)),
     _option("scenarios", "your scenario files or folders, besides the bundled corpus", _RUN_PYTEST, metavar="PATH",
@@ -287,13 +302,13 @@ OPTIONS: tuple[Option, ...] = (
     _option("policy", "how the IUT treats what the spec leaves to it, KEY=VALUE, repeatable: xml-tool-text="
             "passthrough (default: tool-call markup in upstream text stays text) or convert (it becomes tool calls); "
             "stateful=either (default: previous_response_id honoured or refused with the documented 400), reject or "
-            "honor (docs/cli.md: policies)", _RUN_PYTEST, metavar="KEY=VALUE", type=policy_pair, kind="many"),
+            "honor (`callproof docs cli#policies`)", _RUN_PYTEST, metavar="KEY=VALUE", type=policy_pair, kind="many"),
     _option("max_events", "fail a case whose answer exceeds N events, and stop reading it (default: no limit)",
             _RUN_PYTEST, metavar="N", type=positive_int),
     _option("max_bytes", "fail a case whose answer exceeds N bytes, and stop reading it (default: no limit)",
             _RUN_PYTEST, metavar="N", type=positive_int),
     _option("shard", "run only shard I of N: a slice of whole scenarios, the same on every machine; merge the "
-            "shards' reports with `callproof report --merge` (docs/ci.md: shards)", _RUN_PYTEST, metavar="I/N",
+            "shards' reports with `callproof report --merge` (`callproof docs ci#shards`)", _RUN_PYTEST, metavar="I/N",
             type=shard_spec, field=None),
     _option("shard_durations", "balance the shards by the case durations of this earlier report (default: by "
             "case count)", _RUN_PYTEST, metavar="REPORT.json", type=shard_durations, field=None),
@@ -301,7 +316,7 @@ OPTIONS: tuple[Option, ...] = (
             "in a row got no answer at all: refused, reset, timed out with nothing received, or the IUT could not "
             "be started (default 5; 0: never stop)", _RUN_PYTEST, metavar="N", type=non_negative_int, default=5,
             field=None),
-    _option("baseline", "known failures that do not fail the run (docs/cli.md: baselines)", _RUN_PYTEST,
+    _option("baseline", "known failures that do not fail the run (`callproof docs cli#baselines`)", _RUN_PYTEST,
             metavar="FILE", type=Path, field=None),
     _option("strict_baseline", "fail the run on stale baseline entries (listed failures that now pass), one line "
             "each naming the baseline file and line", _RUN_PYTEST, kind="true", default=False, field=None),

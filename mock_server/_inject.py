@@ -146,7 +146,7 @@ def _value(fault: Fault, name: str, fallback: int | None = None) -> int | float 
     value = fault_param(fault, name, fallback)
     if value is None:
         raise ValueError(f"fault {fault.kind!r}: parameter {name!r} has no value and no default; give it in the "
-                         "scenario (schemas/scenario.schema.json#/$defs/fault)")
+                         "scenario (`callproof docs scenario-schema#fault`)")
     return value
 
 

@@ -107,7 +107,7 @@ def _unexpected_requests(requests: Sequence[JournalRequest]) -> str | None:
     lines.append(
         "Select one with header x-callproof-scenario, [callproof:scenario=<id>] in the text or model "
         "callproof/<id>; or mark the test @pytest.mark.callproof_mock(assert_all_matched=False) "
-        "(docs/mock.md#the-callproof_mock-fixture)."
+        "(`callproof docs mock#the-callproof_mock-fixture`)."
     )
     return "\n".join(lines)
 
@@ -127,5 +127,5 @@ def _unplayed_legs(rows: Sequence[Mapping[str, Any]]) -> str | None:
                      f"{row['unplayed']} of {row['legs']}" + (f"; {row['refused']} refused (requires)"
                                                             if row["refused"] else ""))
     lines.append("The client stopped early: did it retry, or send the tool result? Opt out with "
-                 "@pytest.mark.callproof_mock(assert_all_legs_played=False) (docs/mock.md#sequences).")
+                 "@pytest.mark.callproof_mock(assert_all_legs_played=False) (`callproof docs mock#sequences`).")
     return "\n".join(lines)

@@ -311,7 +311,7 @@ class _Connection:
             await self.send_text(_error_event(
                 400, "unknown_event_type" if isinstance(kind, str) else "missing_event_type",
                 f"Unknown client event type {kind!r}: the mock's WebSocket mode answers `response.create` "
-                "(docs/mock.md#websocket-mode).", param="type"))
+                "(`callproof docs mock#websocket-mode`).", param="type"))
             return
         await self._create(text, body, tasks)
 

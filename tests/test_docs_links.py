@@ -80,7 +80,7 @@ def test_relative_links_resolve(document: Path) -> None:
 
 
 def test_every_rule_has_an_anchor_in_docs_rules() -> None:
-    """`callproof check` prints `docs/rules.md#<rule.anchor>` and the Markdown report links there."""
+    """The Markdown report links `docs/rules.md#<rule.anchor>` (and `callproof rules ID` prints that section)."""
     offered = anchors(ROOT / "docs" / "rules.md")
     assert [rule.id for rule in CATALOGUE if rule.anchor not in offered] == []
 

@@ -1,9 +1,9 @@
-"""The built wheel works with no checkout present: packages mapped into callproof.*, schemas shipped as data. And
-callproof installs with no index that has it, as README and docs/tutorial.md say: the sdist and the wheel of
-`make dist` (setuptools' PEP 517 hooks, as the Makefile calls them), each installed into a fresh venv (its
-dependencies from the configured index), run `callproof --version`, `callproof check` on a capture and the bundled
-suite (`pytest --pyargs callproof.suite`) against the example gateway installed with it
-(`python -m callproof.examples.gateway`), from outside the checkout."""
+"""The built wheel works with no checkout present: packages mapped into callproof.*, schemas and the docs
+(`callproof docs`) shipped as data. And callproof installs with no index that has it, as README and
+docs/tutorial.md say: the sdist and the wheel of `make dist` (setuptools' PEP 517 hooks, as the Makefile calls
+them), each installed into a fresh venv (its dependencies from the configured index), run `callproof --version`,
+`callproof check` on a capture, `callproof docs` and the bundled suite (`pytest --pyargs callproof.suite`) against
+the example gateway installed with it (`python -m callproof.examples.gateway`), from outside the checkout."""
 
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ def test_wheel_holds_the_mapped_packages_and_data(wheel: Path) -> None:
     assert {"callproof/examples/gateway/__main__.py", "callproof/examples/gateway/fronts/responses.py",
             "callproof/examples/gateway/upstreams/chat.py", "callproof/examples/client_openai.py",
             "callproof/examples/baselines/openai-sdk.txt"} <= names
+    # the documents the messages cite, as `callproof docs TOPIC` prints them (tests/harness/cli/test_docs_command.py)
+    shipped = {f"callproof/docs/{p.relative_to(ROOT / 'docs').as_posix()}" for p in (ROOT / "docs").rglob("*.md")}
+    assert {"callproof/docs/rules.md", "callproof/docs/spec/contracts.md", "callproof/scenarios/README.md",
+            "callproof/schemas/scenario.schema.json"} <= names
+    assert shipped <= names, sorted(shipped - names)
     assert not any(n.startswith(("tests/", "harness/", "conftest")) for n in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
@@ -111,6 +116,12 @@ def test_the_built_artifact_installs_and_runs_in_a_fresh_venv(dist: Path, artifa
     assert installed.startswith(str(venv)), installed
     capture = next((ROOT / "examples" / "captures" / "responses" / "openai" / "ok").glob("*.sse"))
     run("callproof", "check", str(capture))
+    # what the messages cite is there without the checkout: the spec section, a guide's, a rule, the format
+    assert run("callproof", "docs", "contracts#7.8").startswith("### 7.8 Gateway (sandwich) rules\n")
+    assert run("callproof", "docs", "adapters#layers").startswith("## Layers\n")
+    assert run("callproof", "docs", "scenario-format").startswith("# Scenarios\n")
+    assert run("callproof", "rules", "GW-ARGS-001").startswith("### GW-ARGS-001\n")
+    assert run("callproof", "docs", "cli", "--path").strip().startswith(str(venv))
     # The example gateway is installed with callproof: nothing of the checkout is on the path.
     assert "usage: python -m callproof.examples.gateway" in run(python, "-m", "callproof.examples.gateway", "--help")
     gateway = f"{python} -m callproof.examples.gateway --upstream {{upstream}} --port {{port}}"

@@ -15,7 +15,7 @@ from ._capture import (
 )
 from ._chat import BODY_RULES as _CHAT_BODY_RULES
 from ._check import CheckReport, StreamChecker, Transport, check_body, check_bytes, check_events, transport_rules
-from ._format import catalogue_markdown, format_report, summary_line
+from ._format import catalogue_markdown, format_report, rule_markdown, summary_line
 from ._front import Sink, short, shown
 from ._relay_caveat import RELAY_CAVEAT, relay_caveat
 from ._responses import BODY_RULES as _RESPONSES_BODY_RULES
@@ -63,6 +63,7 @@ __all__ = [
     "parse_sse",
     "schema_store",
     "relay_caveat",
+    "rule_markdown",
     "short",
     "shown",
     "summary_line",

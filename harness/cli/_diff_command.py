@@ -9,6 +9,7 @@ from pathlib import Path
 from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, read_report
 
 from ._exit import ExitCode
+from ._outputs import refuse_outputs
 from ._report_command import emit
 
 __all__ = ["add_arguments", "run"]
@@ -23,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = refuse_outputs("diff", [("-o", args.output)])
+    if refused is not None:
+        return refused
     try:
         changes = diff_reports(read_report(args.base), read_report(args.head))
     except ReportError as exc:

@@ -9,10 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness.run import ConfigError, IUTError
 
 from ._exit import ExitCode
 from ._flags import add_options
+from ._outputs import refuse_outputs
 from ._run_config import run_config
 
 if TYPE_CHECKING:
@@ -35,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
     # start-up guard: hypothesis (and the fuzz floor) load only for this command
     from callproof.harness.fuzz import FuzzError, FuzzOptions, failure_file, fuzz
 
-    if args.out.exists() and not args.out.is_dir():
-        print(f"callproof fuzz: --out {args.out} is a file; give a folder", file=sys.stderr)
-        return ExitCode.USAGE
+    refused = refuse_outputs("fuzz", folders=[("--out", args.out)])  # before any example: a finding needs it
+    if refused is not None:
+        return refused
     try:
         config = run_config(args)
     except ConfigError as exc:
@@ -63,23 +65,32 @@ def _report(outcome: FuzzOutcome, options: FuzzOptions, written: tuple[Path, str
     failure = outcome.failure
     assert written is not None, "a failure has its file"
     path, text = written
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        print(f"callproof fuzz: cannot write {path}: {exc.strerror or exc}; choose another --out", file=sys.stderr)
-        return ExitCode.USAGE
+    problem = _write(path, text)
     calls = sum(o["type"] == "function_call" for o in failure.scenario["output"])
     print(f"callproof fuzz: failure found after {outcome.examples} examples ({outcome.found_after:.1f} s); shrunk in "
           f"{outcome.shrink_runs} runs to {len(failure.scenario['output'])} output item(s), {calls} call(s) "
           f"({outcome.seconds:.1f} s in all, seed {outcome.seed})")
     print(f"  rule:     {failure.rule}" + (f" (also {', '.join(failure.also)})" if failure.also else ""))
     print(f"  case:     {failure.case}")
-    print(f"  message:  {failure.message}")
-    print(f"  scenario: {path}")
+    print(f"  message:  {terminal_refs(failure.message)}")
+    print(f"  scenario: {path}" + (" (not written: it follows on standard error)" if problem else ""))
     replay = " ".join(options.config.run_args())
-    print(f"  replay:   callproof run {replay} --scenarios {path} -k {failure.scenario['id']}")
+    print(f"  replay:   callproof run {replay} --scenarios {path} -k {failure.scenario['id']}", flush=True)
+    if problem is not None:  # the finding is not lost: its file goes to standard error, to be saved by hand
+        print(f"callproof fuzz: cannot write {path} ({problem}); save the scenario below as {path} to replay it "
+              f"(or give another --out)\n{text}", file=sys.stderr)
     if not outcome.replayed:
         print("callproof fuzz: warning: the shrunk scenario passed when replayed once: the IUT's verdict on it is "
               "not deterministic", file=sys.stderr)
     return ExitCode.FAILED
+
+
+def _write(path: Path, text: str) -> str | None:
+    """Write the failure's scenario file; why it could not be written (--out was checked up front, but may have gone
+    since), or None."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None

@@ -7,23 +7,21 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from callproof.harness._options import port_number
 from callproof.harness.scenario import ScenarioError
 
 from ._exit import ExitCode
+from ._outputs import refuse_outputs
 from ._scenarios_command import add_corpus_options, corpus
 
 __all__ = ["add_arguments", "run"]
 
 
-def _port(text: str) -> int:
-    value = int(text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0..65535, got {value}")
-    return value
-
-
 def _speed(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number (a factor, like 2 or 0.5), got {text!r}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"speed must be a positive number, got {text}")
     return value
@@ -43,7 +41,7 @@ def add_arguments(mock: argparse.ArgumentParser) -> None:
     mock.description = ("Serve the scenarios in the Responses, Chat Completions and Anthropic dialects until SIGINT "
                         "or SIGTERM; prints `callproof mock listening on http://HOST:PORT/v1`.")
     mock.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    mock.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+    mock.add_argument("--port", type=port_number, default=0, help="port to bind (default 0: a free port)")
     add_corpus_options(mock)
     mock.add_argument("--strict", action="store_true",
                       help="answer 404 (listing the nearest ids) when no scenario matches, instead of `default`")
@@ -64,19 +62,6 @@ def add_arguments(mock: argparse.ArgumentParser) -> None:
                          help="serve no control API but /_callproof/health")
 
 
-def _journal_problem(path: Path | None) -> str | None:
-    """Why the journal file cannot be appended to, checked before the server binds (else it looks like a port
-    problem)."""
-    if path is None:
-        return None
-    try:
-        with path.open("a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        return f"cannot write the journal {path}: {exc.strerror or exc}"
-    return None
-
-
 def server_module() -> ModuleType:
     """callproof.mock_server, imported on first use (by `mock` and `record`)."""
     # start-up guard: starlette, uvicorn and httpx load only for the commands that serve
@@ -86,11 +71,10 @@ def server_module() -> ModuleType:
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = refuse_outputs("mock", [("--journal", args.journal)])  # before the bind, else it looks like a port's
+    if refused is not None:
+        return refused
     server = server_module()
-    problem = _journal_problem(args.journal)
-    if problem is not None:
-        print(f"callproof mock: {problem}", file=sys.stderr)
-        return ExitCode.USAGE
     try:
         scenarios = corpus(args.scenarios, args.bundled)
         server.serve_forever(host=args.host, port=args.port, scenarios=scenarios, strict=args.strict,

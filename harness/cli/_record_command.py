@@ -7,8 +7,11 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from callproof.harness._options import port_number
+
 from ._exit import ExitCode
-from ._mock_command import _port, server_module
+from ._mock_command import server_module
+from ._outputs import refuse_outputs
 
 __all__ = ["add_arguments", "run"]
 
@@ -24,7 +27,7 @@ def add_arguments(record: argparse.ArgumentParser) -> None:
                         help="where to forward, e.g. https://api.openai.com (the caller's path is appended)")
     record.add_argument("--out", required=True, type=Path, metavar="DIR", help="folder for the scenario files")
     record.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    record.add_argument("--port", type=_port, default=0, help="port to bind (default 0: a free port)")
+    record.add_argument("--port", type=port_number, default=0, help="port to bind (default 0: a free port)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,11 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         print(f"callproof record: --upstream {args.upstream!r} is not an http(s) URL", file=sys.stderr)
         return ExitCode.USAGE
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        print(f"callproof record: cannot create --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return ExitCode.USAGE
+    refused = refuse_outputs("record", folders=[("--out", args.out)])
+    if refused is not None:
+        return refused
     try:
         count = server_module().record_forever(upstream=args.upstream, out=args.out, host=args.host, port=args.port)
     except OSError as exc:

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from callproof import reports
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness.report_model import MergeError, Report, merge_reports, read_report
 
 from ._exit import ExitCode
+from ._outputs import refuse_outputs
 
 __all__ = ["add_arguments", "emit", "render", "run", "write_formats"]
 
@@ -43,7 +45,8 @@ def render(fmt: str, loaded: Sequence[Report | Mapping[str, Any]]) -> str:
 
 
 def emit(text: str, output: Path | None) -> None:
-    """Write to `output` (its folder created), or to standard output."""
+    """Write to `output` (its folder created), or to standard output. Raises `OSError` (the commands checked the
+    path before any work, so only a write that fails mid-way, a full disk, raises)."""
     if output is None:
         sys.stdout.write(text)
     else:
@@ -56,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
         print("callproof report: give --format (one of " + ", ".join(f.name for f in reports.FORMATS) + "), or "
               "--merge to join the reports of shards", file=sys.stderr)
         return ExitCode.USAGE
+    refused = refuse_outputs("report", [("-o", args.output)])
+    if refused is not None:
+        return refused
     try:
         if args.merge:
             merged = merge_reports([(str(path), read_report(path)) for path in args.reports])
@@ -64,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
             loaded = [reports.read_report(path) for path in args.reports]
             emit(render(args.format, loaded), args.output)
     except (reports.ReportError, MergeError, ValueError) as exc:
-        print(f"callproof report: {exc}", file=sys.stderr)
+        print(f"callproof report: {terminal_refs(str(exc))}", file=sys.stderr)
+        return ExitCode.USAGE
+    except OSError as exc:
+        print(f"callproof report: -o {args.output}: cannot write there ({exc.strerror or exc})", file=sys.stderr)
         return ExitCode.USAGE
     return ExitCode.OK
 

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from callproof import reports
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness.report_model import (
     BaselineError,
     Case,
@@ -44,8 +45,10 @@ from callproof.harness.run import (
     workers_problem,
 )
 
+from ._cases import keyword_problem, list_cases
 from ._exit import ExitCode
 from ._flags import add_options, pytest_argv
+from ._outputs import refuse_outputs
 from ._report_command import write_formats
 from ._run_config import run_config
 
@@ -107,13 +110,18 @@ def _setup_problem(args: argparse.Namespace) -> str | None:
             load_baseline(args.baseline)
         except BaselineError as exc:
             return str(exc)
-    return setup_problem(config, _outputs(args), _workers(args))
+    return setup_problem(config, (), _workers(args))
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = _setup_problem(args)
+    if args.list_cases:
+        return list_cases(args)
+    refused = refuse_outputs("run", _outputs(args))
+    if refused is not None:
+        return refused
+    problem = _setup_problem(args) or keyword_problem(args)
     if problem is not None:
-        print(f"callproof run: {problem}", file=sys.stderr)
+        print(f"callproof run: {terminal_refs(problem)}", file=sys.stderr)
         return ExitCode.USAGE
     if args.report.exists():
         args.report.unlink()
@@ -137,8 +145,8 @@ def run(args: argparse.Namespace) -> int:
                   "shards; use fewer shards", file=sys.stderr)
             return ExitCode.USAGE
         if code == pytest.ExitCode.NO_TESTS_COLLECTED:
-            print(f"callproof run: no case matched -k {args.keyword!r}; list them with `callproof scenarios`",
-                  file=sys.stderr)
+            print(f"callproof run: no case matched -k {args.keyword!r} (add --list-cases to this command to list "
+                  "the cases)", file=sys.stderr)
             return ExitCode.USAGE
         report = _read(args.report)
         if report is None:
@@ -185,11 +193,11 @@ def _verdict(report: dict[str, Any], args: argparse.Namespace) -> int:
     setup = [c for c in cases if c["details"].get("setup_error")]
     if setup:
         first = setup[0]["message"].splitlines()[0]
-        print(f"callproof run: setup error in {len(setup)} case(s): {first}", file=sys.stderr)
+        print(f"callproof run: setup error in {len(setup)} case(s): {terminal_refs(first)}", file=sys.stderr)
         return ExitCode.USAGE
     nothing = nothing_judged(judged)
     if nothing is not None:
-        print(f"callproof run: no case was judged: {nothing}", file=sys.stderr)
+        print(f"callproof run: no case was judged: {terminal_refs(nothing)}", file=sys.stderr)
         return ExitCode.FAILED
     if args.write_baseline:  # its failures are now the baseline: adopting callproof is not a failed run
         return ExitCode.OK

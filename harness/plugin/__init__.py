@@ -7,6 +7,7 @@ delegating: options and ini settings to `_settings` (the pytest view of the opti
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -60,12 +61,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "callproof_mock(*, assert_all_matched=True, assert_all_legs_played=True, virtual_clock=None): options of "
         "the callproof_mock fixture; "
-        "see docs/mock.md#the-callproof_mock-fixture",
+        "see `callproof docs mock#the-callproof_mock-fixture`",
     )
     config.addinivalue_line(
         "markers",
         "callproof(scenario, *, stream=None): the scenario the callproof_scenario fixture prepares; "
-        "see README.md#your-own-tests",
+        "see `callproof docs adapters#in-your-own-pytest-tests`",
     )
     run = run_config(config)
     if run is None and any(arg.split("::")[0] == "callproof.suite" for arg in config.args):
@@ -178,7 +179,10 @@ def callproof_scenario(request: pytest.FixtureRequest, _callproof_mock_server: M
     wanted = marker.kwargs["scenario"]
     scenarios = _callproof_mock_server.app.state.scenarios
     if wanted not in scenarios:
-        raise pytest.UsageError(f"{request.node.nodeid}: unknown scenario {wanted!r}; see `callproof scenarios`")
+        near = difflib.get_close_matches(str(wanted), list(scenarios), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise pytest.UsageError(f"{request.node.nodeid}: unknown scenario {wanted!r}{hint} (`callproof scenarios` "
+                                "lists them)")
     return scenario_case(scenarios[wanted], stream=marker.kwargs.get("stream"))
 
 

@@ -57,7 +57,7 @@ class ScenarioCase:
         __tracebackhide__ = True
         problem = protocol_problem(result)
         if problem is not None:
-            raise ScenarioMismatch(f"callproof: not a result object: {problem} (see docs/adapters.md)")
+            raise ScenarioMismatch(f"callproof: not a result object: {problem} (see `callproof docs adapters`)")
         findings = Findings()
         expected_outcome(findings, self.scenario.expect, result_of_adapter(result), where="result")
         results = findings.results()

@@ -20,6 +20,7 @@ from typing import IO, Any
 
 import pytest
 
+from callproof.harness._doc_refs import terminal_refs
 from callproof.harness._options import plugin_text, redact_argv
 from callproof.harness.judge import CaseResult, CaseSpec
 from callproof.harness.report_model import (
@@ -209,19 +210,22 @@ class SuiteSession:
 def verdict(judged: Judged) -> None:
     """Turn a case's verdict into its pytest outcome: MUST failures fail, baseline-covered ones xfail, SHOULD and
     INFO failures pass (they are in the report and the terminal summary); a flaky case fails where a MUST rule
-    failed in some repeat or a repeat could not be judged, and is reported flaky in any case."""
+    failed in some repeat or a repeat could not be judged, and is reported flaky in any case. The messages cite
+    documents as the commands that print them (the report keeps the repository paths)."""
     __tracebackhide__ = True
     result, case = judged.result, judged.case
+    message = terminal_refs(case.message)
     if case.outcome == "xfailed":
-        pytest.xfail(f"known failure (baseline): {result.message.splitlines()[0] if result.message else ''}")
+        first = result.message.splitlines()[0] if result.message else ""
+        pytest.xfail(f"known failure (baseline): {terminal_refs(first)}")
     if result.outcome == "skipped":
-        pytest.skip(case.message)
+        pytest.skip(message)
     if result.outcome == "error":  # the case's message: lone surrogates an IUT sent are escaped there
-        pytest.fail(f"{result.spec.id}: not judged: {case.message}", pytrace=False)
+        pytest.fail(f"{result.spec.id}: not judged: {message}", pytrace=False)
     if result.outcome == "flaky" and case.blocking:
-        pytest.fail(f"{result.spec.id}: {case.message}\nrepro: {case.repro}", pytrace=False)
+        pytest.fail(f"{result.spec.id}: {message}\nrepro: {case.repro}", pytrace=False)
     if result.must_failed:
-        pytest.fail(f"{result.spec.id}:\n{case.message}\nrepro: {case.repro}", pytrace=False)
+        pytest.fail(f"{result.spec.id}:\n{message}\nrepro: {case.repro}", pytrace=False)
 
 
 class Collector:
@@ -312,7 +316,7 @@ class Collector:
             return
         terminalreporter.section("callproof")
         for line in self.summary_lines():
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(terminal_refs(line))
         if self.path is not None:
             terminalreporter.write_line(f"report: {self.path}")
 

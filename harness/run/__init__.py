@@ -9,6 +9,7 @@ from ._groups import CLIENT_GROUPS, GATEWAY_GROUPS
 from ._harness import NO_ANSWER, Harness, run_scenarios
 from ._http_exchange import exchange
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT, free_port
+from ._keyword import closest_cases, keyword_selects
 from ._preflight import Preflight, output_problem, preflight, setup_problem, workers_problem
 from ._reporting import build_report, case_of, scenario_set_hash
 from ._shard import case_durations, selection_digest, shard_cases
@@ -35,11 +36,13 @@ __all__ = [
     "build_report",
     "case_durations",
     "case_of",
+    "closest_cases",
     "exchange",
     "free_port",
     "interrupted_by",
     "interruptible",
     "iut_groups",
+    "keyword_selects",
     "output_problem",
     "preflight",
     "request_stop",

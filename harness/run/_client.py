@@ -139,7 +139,8 @@ class InProcessClient:
             if not _takes(function, "transport"):
                 raise IUTError(f"--client {spec!r} takes no transport parameter, so it cannot be told to use "
                                f"--client-transport {transport}: add `transport: str = \"http\"` to its parameters "
-                               "and connect over WebSocket when it says websocket (docs/adapters.md: over WebSocket)")
+                               "and connect over WebSocket when it says websocket "
+                               "(`callproof docs adapters#over-websocket`)")
             self.kwargs["transport"] = transport
         self.description = spec
 

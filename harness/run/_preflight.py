@@ -6,13 +6,13 @@ ask the same questions, so neither starts work it cannot finish."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from callproof.harness._outputs import output_problem
 from callproof.harness.scenario import ScenarioError
 
 from ._config import RunConfig
@@ -37,30 +37,6 @@ def port_problem(flag: str, port: int, host: str = "127.0.0.1") -> str | None:
         except OSError as exc:
             return (f"{flag} {port} cannot be bound on {host} ({exc.strerror or exc}); pick a free port or stop what "
                     "holds it")
-    return None
-
-
-def output_problem(flag: str, path: Path) -> str | None:
-    """Why the file `path` cannot be written (its folder is created as the writers do), or None. Nothing is left
-    behind but that folder."""
-    if path.is_dir():
-        return f"{flag} {path} is a folder; name a file"
-    blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
-    if blocking is not None:
-        return f"{flag} {path}: {blocking} is a file, not a folder; choose another path"
-    existed = path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8"):
-            pass
-        if not os.access(path.parent, os.W_OK):  # the JSON report is replaced atomically from its folder
-            raise PermissionError(13, "Permission denied")
-    except OSError as exc:
-        return f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose a writable path"
-    finally:
-        if not existed:
-            with contextlib.suppress(OSError):
-                path.unlink()
     return None
 
 

@@ -342,6 +342,9 @@ def _normal_tools(request: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     """The scenarios of one file's text; `source` names it in errors."""
+    if not text.strip():
+        raise ScenarioError(f"{source}: the file is empty: a scenario file is a JSON object with feature, "
+                            "description and scenarios; see `callproof docs scenario-format`")
     try:
         doc = json.loads(text)
     except ValueError as exc:
@@ -362,7 +365,7 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
             extra = [k for k in node if k in _BESIDE_LEGS] if isinstance(node, dict) else []
             message = f"{', '.join(extra) or 'this field'} cannot stand beside legs: move it into the legs"
         raise ScenarioError(
-            f"{source}: {where}: {message}; see schemas/scenario.schema.json and scenarios/README.md"
+            f"{source}: {where}: {message}; see `callproof docs scenario-format`"
         )
     # `feature` is a label, not the file's name: a file loads under any name (`scenarios import > mine.json`); the
     # bundled corpus names each file after its feature, which its own test checks.

@@ -23,7 +23,7 @@ SHARED = {"--front": "responses", "--upstream-dialect": "chat", "--client-dialec
           "--start-timeout": 30.0, "--model": "callproof-model", "--mock-port": 0, "--profile": "openai",
           "--header": None}
 #: The flags and defaults each surface has had since before the table: compatibility, spelled out.
-RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "-n": "0", "--scenarios": None,
+RUN = {**dict.fromkeys(IUT), **SHARED, "-k": None, "--list-cases": False, "-n": "0", "--scenarios": None,
        "--baseline": None, "--write-baseline": None, "--report": Path("report.json"), "--md": None, "--junit": None,
        "--html": None, "--badge": None, "-v": False, "--repeat": 1, "--strict-baseline": False,
        "--policy": None, "--max-events": None, "--max-bytes": None, "--max-consecutive-errors": 5, "--shard": None,

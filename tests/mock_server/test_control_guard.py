@@ -105,8 +105,10 @@ def test_cli_mock_refuses_an_exposed_control_api_and_an_unwritable_journal(tmp_p
                              capture_output=True, text=True, timeout=60)
     assert exposed.returncode == 2 and "Traceback" not in exposed.stderr
     assert exposed.stderr.startswith("callproof mock: --host 0.0.0.0 exposes the mock beyond this machine")
-    journal = tmp_path / "missing" / "journal.jsonl"
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    journal = tmp_path / "file" / "journal.jsonl"
     unwritable = subprocess.run([sys.executable, "-m", "callproof.harness.cli", "mock", "--journal", str(journal)],
                                 capture_output=True, text=True, timeout=60)
     assert unwritable.returncode == 2
-    assert unwritable.stderr == f"callproof mock: cannot write the journal {journal}: No such file or directory\n"
+    assert unwritable.stderr == (f"callproof mock: --journal {journal}: {tmp_path / 'file'} is a file, not a folder; "
+                                 "choose another path\n")

@@ -131,7 +131,9 @@ def test_callproof_mock_serves_the_given_scenario_files_besides_the_bundled_ones
         (["--scenarios", "/nonexistent/x.json"], "cannot read"),
         (["--no-bundled"], "--no-bundled leaves no scenario: give your files with --scenarios PATH"),
         (["--speed", "0"], "speed must be a positive number"),
-        (["--port", "70000"], "port must be 0..65535"),
+        (["--port", "70000"], "argument --port: '70000' is not a port number (0 to 65535; 0 picks a free port)"),
+        (["--port", "abc"], "argument --port: 'abc' is not a port number (0 to 65535; 0 picks a free port)"),
+        (["--speed", "fast"], "argument --speed: expected a number (a factor, like 2 or 0.5), got 'fast'"),
     ],
 )
 def test_callproof_mock_usage_errors_exit_2(args: list[str], message: str) -> None:

@@ -34,7 +34,7 @@ def test_a_broken_transcript_names_the_line_field_rule_and_fix(capsys: pytest.Ca
     out = capsys.readouterr().out
     assert "FAIL RSP-WS-003 [MUST]" in out
     assert "event #18 'response.created'" in out and "$.response.previous_response_id: line 21:" in out
-    assert "fix: " in out and "docs/rules.md#rsp-ws-003" in out and "docs/spec/websocket.md §7.5" in out
+    assert "fix: " in out and "`callproof rules RSP-WS-003`" in out and "`callproof docs websocket#7.5`" in out
 
 
 def test_json_output_says_the_input_was_a_websocket_transcript(capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,7 +33,7 @@ def test_check_fails_a_broken_capture_with_evidence_and_fix(capsys: pytest.Captu
     out = capsys.readouterr().out
     assert "FAIL RSP-ARGS-001 [MUST]" in out
     assert "event #" in out and "$.arguments" in out
-    assert "fix: " in out and "docs/rules.md#rsp-args-001" in out
+    assert "fix: " in out and "(more: `callproof rules RSP-ARGS-001`)" in out and "docs/" not in out
     assert "NOT conformant: 1 MUST" in out
 
 
@@ -262,7 +262,7 @@ _HEAVY = ("httpx", "uvicorn", "starlette", "anyio", "pytest", "_pytest", "hypoth
 
 @pytest.mark.parametrize("argv", [
     ["--version"], ["--help"], ["check", "--help"], ["check", str(OK[0])], ["rules"], ["rules", "--help"],
-    ["scenarios"], ["scenarios", "--help"],
+    ["scenarios"], ["scenarios", "--help"], ["rules", "GW-ARGS-001"], ["docs"], ["docs", "contracts#7.8"],
 ], ids=" ".join)
 def test_the_light_commands_import_no_runner_mock_or_web_stack(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, "-c", _MODULES_AFTER, *argv], capture_output=True, text=True, check=True,
@@ -274,7 +274,8 @@ def test_the_light_commands_import_no_runner_mock_or_web_stack(argv: list[str]) 
         assert not [m for m in loaded if m.startswith("callproof.harness.cli._") and m.endswith("_command")]
 
 
-@pytest.mark.parametrize("command", ["check", "mock", "scenarios", "run", "fuzz", "report", "diff", "rules", "record"])
+@pytest.mark.parametrize("command", ["check", "mock", "scenarios", "run", "fuzz", "report", "diff", "rules", "docs",
+                                     "record"])
 def test_a_subcommand_defined_on_demand_has_the_help_of_the_whole_parser(
     command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

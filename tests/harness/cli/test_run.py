@@ -112,8 +112,9 @@ def test_client_mode_with_an_adapter_program(tmp_path: Path) -> None:
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     done, _ = run(tmp_path, "--launch", gateway(), "-k", "no_such_scenario_anywhere")
-    assert done.returncode == 2
-    assert "no case matched -k 'no_such_scenario_anywhere'" in done.stderr
+    assert done.returncode == 2 and done.stdout == ""
+    assert re.fullmatch(r"callproof run: -k 'no_such_scenario_anywhere' matches none of the \d+ cases of this run "
+                        r"\(add --list-cases to this command to list them\)\n", done.stderr), done.stderr
     done, _ = run(tmp_path)
     assert done.returncode == 2 and "one of the arguments --launch --target --app --client-cmd --client" in done.stderr
     done, _ = run(tmp_path, "--launch", gateway(), "-n", "many")

@@ -215,12 +215,23 @@ def test_users_own_test_with_the_scenario_fixture(pytester: pytest.Pytester) -> 
             with pytest.raises(AssertionError, match="EXP-001 MUST: the completed tool calls are"):
                 callproof_scenario.check_result({"tool_calls": [], "text": ""})
 
+        @pytest.mark.callproof(scenario="parallel_two_calls")
+        def test_not_a_result_object(callproof_mock, callproof_scenario):
+            with pytest.raises(AssertionError, match="see `callproof docs adapters`"):
+                callproof_scenario.check_result({"tool_calls": "none"})
+
         def test_marker_is_required(callproof_scenario):
+            pass
+
+        @pytest.mark.callproof(scenario="parallel_two_call")
+        def test_a_mistyped_scenario(callproof_scenario):
             pass
     """)
     result = pytester.runpytest("-p", "callproof")
-    result.assert_outcomes(passed=3, errors=1)
+    result.assert_outcomes(passed=4, errors=2)
     result.stdout.fnmatch_lines(["*callproof_scenario needs @pytest.mark.callproof(scenario='<id>')*"])
+    result.stdout.fnmatch_lines(["*unknown scenario 'parallel_two_call'; did you mean 'parallel_two_calls'? "
+                                 "(`callproof scenarios` lists them)"])
 
 
 BURST = {"feature": "burst", "description": "a timing scenario too short to judge streaming", "scenarios": [{

@@ -86,7 +86,7 @@ LOADER_ERRORS = [
                   "make prefix + repeat * times + suffix one JSON value"],
                  id="generated-text-not-json"),
     pytest.param("schema_violation.json",
-                 ["$.scenarios[1]", "'expect' is a required property", "see schemas/scenario.schema.json"],
+                 ["$.scenarios[1]", "'expect' is a required property", "see `callproof docs scenario-format`"],
                  id="schema-violation"),
 ]
 
