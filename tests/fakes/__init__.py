@@ -18,7 +18,8 @@ __all__ = ["HANGS_ON_POST", "ROOT", "Fake", "command", "env", "launch"]
 #: The repository root: `-m tests.fakes.<module>` resolves from here.
 ROOT = Path(__file__).resolve().parents[2]
 
-Fake = Literal["clients", "gateways", "hollow", "lone_surrogate", "passthrough", "stubborn", "ws_clients"]
+Fake = Literal["clients", "gateway_mux", "gateways", "hollow", "lone_surrogate", "passthrough", "stubborn",
+               "ws_clients"]
 
 
 def command(fake: Fake, defect: str | None = None) -> str:
