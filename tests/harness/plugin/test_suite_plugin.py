@@ -4,6 +4,7 @@ tests (`callproof_scenario` with the `callproof` marker)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import socket
@@ -379,8 +380,10 @@ def test_a_progress_line_replaces_the_letters_on_a_terminal(pytester: pytest.Pyt
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     # Patched where the plugin package's start_collector reads it: an earlier in-process run may have left another
     # copy of the _suite module in sys.modules (pytester restores sys.modules after each run), which a patch by
-    # module path would reach instead of the copy the plugin calls.
-    from callproof.harness import plugin
+    # module path would reach instead of the copy the plugin calls. The package is looked up in sys.modules, which
+    # the run reads it from: `from callproof.harness import plugin` may give a copy an earlier run imported and
+    # pytester dropped from sys.modules since (the attribute stays on callproof.harness).
+    plugin = importlib.import_module("callproof.harness.plugin")
 
     monkeypatch.setitem(vars(plugin)["start_collector"].__globals__, "isatty", lambda: True)
     result = pytester.runpytest_inprocess(*SUITE, "--callproof-launch", gateway(), "-k", "text_only::expected or "
