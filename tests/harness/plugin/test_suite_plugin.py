@@ -165,13 +165,16 @@ def test_a_bad_baseline_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*baseline.txt:1: 'not' is not a case id*"])
 
 
-def test_xdist_gives_the_same_verdicts_as_one_process(pytester: pytest.Pytester) -> None:
+def test_xdist_gives_the_same_verdicts_as_one_process(pytester: pytest.Pytester,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", fakes.run_env()["PYTEST_ADDOPTS"])  # the dev venv's other plugins: unused
     verdicts = []
     for workers in ("0", "2"):
         path = f"report-{workers}.json"
         result = pytester.runpytest_subprocess(
             *SUITE, "--callproof-launch", gateway("mixed_interleaved_args"), "--callproof-report", path,
-            "-n", workers, "--dist", "loadgroup", "-k", "interleaved or parallel_two_calls or concurrent")
+            "-n", workers, "--dist", "loadgroup", "-k",
+            "interleaved_round_robin or interleaved_explicit_order or parallel_two_calls or concurrent")
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         cases = by_id(report_of(pytester.path / path))
         verdicts.append({i: (c["outcome"], sorted(r["rule"] for r in c["results"] if r["outcome"] == "failed"))
