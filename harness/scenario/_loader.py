@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from importlib.resources import files
@@ -43,6 +45,7 @@ from ._scenario import (
 __all__ = ["bundled_scenarios", "load_scenarios", "parse_scenario_file"]
 
 
+@functools.cache
 def _schema_validator() -> jsonschema.Draft202012Validator:
     schema = json.loads(files("callproof.schemas").joinpath("scenario.schema.json").read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)
@@ -340,6 +343,12 @@ def _normal_tools(request: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**request, "tools": plain}
 
 
+#: The digests of the texts the schema found valid in this process: a file read again (the bundled corpus, which every
+#: run, mock and plugin of a process loads) is parsed again but not validated again. A text that failed is validated
+#: again, and fails again.
+_VALID: set[bytes] = set()
+
+
 def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     """The scenarios of one file's text; `source` names it in errors."""
     if not text.strip():
@@ -349,7 +358,8 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
         doc = json.loads(text)
     except ValueError as exc:
         raise ScenarioError(f"{source}: not valid JSON: {exc}; fix the syntax (a trailing comma?)") from None
-    error = jsonschema.exceptions.best_match(_schema_validator().iter_errors(doc))
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    error = None if digest in _VALID else jsonschema.exceptions.best_match(_schema_validator().iter_errors(doc))
     if error is not None:
         where = error.json_path
         path = list(error.absolute_path)
@@ -367,6 +377,7 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
         raise ScenarioError(
             f"{source}: {where}: {message}; see `callproof docs scenario-format`"
         )
+    _VALID.add(digest)
     # `feature` is a label, not the file's name: a file loads under any name (`scenarios import > mine.json`); the
     # bundled corpus names each file after its feature, which its own test checks.
     return tuple(_scenario(source, doc["feature"], i, s) for i, s in enumerate(doc["scenarios"]))

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["HANGS_ON_POST", "ROOT", "Fake", "command", "env", "launch"]
+__all__ = ["HANGS_ON_POST", "ROOT", "Fake", "command", "env", "launch", "run_env"]
 
 #: The repository root: `-m tests.fakes.<module>` resolves from here.
 ROOT = Path(__file__).resolve().parents[2]
 
-Fake = Literal["clients", "gateways", "hollow", "lone_surrogate", "passthrough", "stubborn", "ws_clients"]
+Fake = Literal["clients", "gateway_mux", "gateways", "hollow", "lone_surrogate", "passthrough", "stubborn",
+               "ws_clients"]
 
 
 def command(fake: Fake, defect: str | None = None) -> str:
@@ -39,6 +40,19 @@ def env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     environ = dict(os.environ if base is None else base)
     paths = [str(ROOT), *(p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
     environ["PYTHONPATH"] = os.pathsep.join(paths)
+    return environ
+
+
+#: The pytest plugins the dev venv installs beside callproof (for its own tests and the `interop` extra's
+#: libraries), which a `callproof run` session, loading every installed plugin, would load for nothing.
+UNUSED_PLUGINS = ("anyio", "hypothesispytest", "langsmith_plugin", "respx")
+
+
+def run_env() -> dict[str, str]:
+    """The environment of a `callproof` command a test runs as a user would: `env()` without this test run's own
+    PYTEST_* variables, and without the plugins of UNUSED_PLUGINS (0.7 s of CPU per start, langsmith's the most)."""
+    environ = env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    environ["PYTEST_ADDOPTS"] = " ".join(f"-p no:{name}" for name in UNUSED_PLUGINS)
     return environ
 
 

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -30,7 +30,8 @@ from callproof.harness._types import DIALECTS
 
 from .sse import iter_sse
 
-__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "dialect_defects", "main", "run", "unusable_call", "usable_calls"]
+__all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "broken", "dialect_defects", "main", "run", "unusable_call",
+           "usable_calls"]
 
 def _obj(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
@@ -672,14 +673,41 @@ def dialect_defects() -> dict[str, tuple[type[_Client], dict[str, type[_Client]]
     }
 
 
+def _drive(kind: type[_Client], request: dict[str, Any], base_url: str, dialect: str, tool_loop: bool,
+           max_retries: int) -> dict[str, Any]:
+    """One case of the client class `kind` through its `Driver` (the loop defects name their own)."""
+    key = os.environ.get("OPENAI_API_KEY", "callproof")
+    driver: type[Driver] = getattr(kind, "driver", Driver)
+    return driver(lambda body: kind(base_url, key).run(body), dialect, tool_loop=tool_loop,
+                  max_retries=max_retries).run(request)
+
+
 def run(request: dict[str, Any], base_url: str, dialect: str = "responses", tool_loop: bool = False,
         max_retries: int = 0) -> dict[str, Any]:
     """The reference client of `dialect` in-process (`--client tests.fakes.clients:run`, which gets the run's
     `--client-dialect`, and `tool_loop` / `max_retries` in a sequence case)."""
-    reference = dialect_defects()[dialect][0]
-    key = os.environ.get("OPENAI_API_KEY", "callproof")
-    return Driver(lambda body: reference(base_url, key).run(body), dialect, tool_loop=tool_loop,
-                  max_retries=max_retries).run(request)
+    return _drive(dialect_defects()[dialect][0], request, base_url, dialect, tool_loop, max_retries)
+
+
+class _Broken:
+    """`--client tests.fakes.clients:broken.<defect>`: the defect's client of the run's dialect in-process, as
+    `run` is the reference client (what `--defect` runs as a program)."""
+
+    def __getattr__(self, defect: str) -> Callable[..., dict[str, Any]]:
+        if defect.startswith("__"):
+            raise AttributeError(defect)
+
+        def broken(request: dict[str, Any], base_url: str, dialect: str = "responses", tool_loop: bool = False,
+                   max_retries: int = 0) -> dict[str, Any]:
+            kind = dialect_defects()[dialect][1].get(defect)
+            if kind is None:
+                raise ValueError(f"{defect!r} is not a {dialect} defect of tests.fakes.clients")
+            return _drive(kind, request, base_url, dialect, tool_loop, max_retries)
+
+        return broken
+
+
+broken = _Broken()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -706,10 +734,8 @@ def main(argv: list[str] | None = None) -> int:
         client.fail(f"stdin is not one JSON object: {exc}")
         result = client.result()
     else:
-        driver: type[Driver] = getattr(kind, "driver", Driver)
-        result = driver(lambda body: kind(base_url, os.environ.get("OPENAI_API_KEY", "callproof")).run(body),
-                        args.dialect, tool_loop=os.environ.get("CALLPROOF_TOOL_LOOP") == "1",
-                        max_retries=int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0)).run(request)
+        result = _drive(kind, request, base_url, args.dialect, os.environ.get("CALLPROOF_TOOL_LOOP") == "1",
+                        int(os.environ.get("CALLPROOF_MAX_RETRIES") or 0))
     sys.stdout.write(json.dumps(result) + "\n")
     return 0
 

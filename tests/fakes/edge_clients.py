@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import openai
-from openai.lib.streaming.chat import ChatCompletionStreamState
-
 from .clients import Item, ReferenceClient
 
 __all__ = ["DEFECTS", "sdk_chat"]
@@ -43,6 +40,9 @@ def sdk_chat(request: dict[str, Any], base_url: str, dialect: str = "chat", tool
     """One Chat request streamed with the openai SDK and accumulated by its `ChatCompletionStreamState`: the calls
     of the snapshot as the SDK built them (a repeated name or id concatenated), no error unless the SDK raised."""
     assert dialect == "chat", "sdk_chat speaks Chat Completions only"
+    import openai  # here: the SDK takes most of a fake client process's start-up to import, and only this needs it
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
     client = openai.OpenAI(base_url=base_url, api_key="callproof", max_retries=0)
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     try:

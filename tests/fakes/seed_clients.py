@@ -10,27 +10,26 @@ what a client written from one of the project's seed notes might do, and names t
 
 from __future__ import annotations
 
+import functools
 import typing
 from typing import Any
-
-from openai.types.responses import ResponseStreamEvent
 
 from .anthropic_clients import AnthropicReferenceClient
 from .chat_clients import ChatReferenceClient
 from .clients import Item, ReferenceClient, _str, run
 
-__all__ = ["ANTHROPIC_DEFECTS", "CHAT_DEFECTS", "DEFECTS", "KNOWN_EVENTS", "run_without_usage"]
+__all__ = ["ANTHROPIC_DEFECTS", "CHAT_DEFECTS", "DEFECTS", "known_events", "run_without_usage"]
 
 
-def _known_events() -> frozenset[str]:
-    """The `type` of every event in the openai SDK's Responses stream union."""
+@functools.cache
+def known_events() -> frozenset[str]:
+    """The Responses stream event types the API defines (the `type` of every event in the openai SDK's union): what
+    a strict client accepts. Read on first use: the SDK takes most of a fake client process's start-up to import."""
+    from openai.types.responses import ResponseStreamEvent
+
     union = typing.get_args(ResponseStreamEvent)[0]
     return frozenset(name for member in typing.get_args(union)
                      for name in typing.get_args(member.model_fields["type"].annotation))
-
-
-#: The Responses stream event types the API defines (the SDK's union): what a strict client accepts.
-KNOWN_EVENTS = _known_events()
 
 
 class RejectsUnknownEvents(ReferenceClient):
@@ -39,7 +38,7 @@ class RejectsUnknownEvents(ReferenceClient):
     know. Caught by CLI-006 (a completed response is not an error)."""
 
     def on_event(self, event: dict[str, Any]) -> bool:
-        if event.get("type") not in KNOWN_EVENTS:
+        if event.get("type") not in known_events():
             raise ValueError(f"unknown event type {event.get('type')!r}")
         return super().on_event(event)
 

@@ -29,7 +29,7 @@ def gateway(defect: str | None = None) -> str:
 
 
 def run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]:
-    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env = fakes.run_env()
     done = subprocess.run([str(CALLPROOF), "run", *args], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300, check=False)
     path = tmp_path / "report.json"
@@ -292,7 +292,7 @@ def test_the_printed_repro_of_a_failing_case_reproduces_it(tmp_path: Path) -> No
     assert f"--scenarios {tmp_path / 'mine' / 'my.json'}" in repro and "--case-timeout 20" in repro
     elsewhere = tmp_path / "elsewhere"  # scenario paths are absolute: the repro runs from any folder
     elsewhere.mkdir()
-    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env = fakes.run_env()
     env["PATH"] = f"{CALLPROOF.parent}{os.pathsep}{env.get('PATH', '')}"
     again = subprocess.run(repro, shell=True, cwd=elsewhere, capture_output=True, text=True, env=env, timeout=300,
                            check=False)

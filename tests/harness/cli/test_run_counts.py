@@ -6,7 +6,6 @@ transports, and the JSON Lines file written while the run goes is gone once the 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -18,7 +17,7 @@ CALLPROOF = Path(sys.executable).parent / "callproof"
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env = fakes.run_env()
     return subprocess.run([str(CALLPROOF), "run", *args], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300, check=False)
 

@@ -21,7 +21,7 @@ from .test_run import CALLPROOF, gateway, run
 
 
 def _env() -> dict[str, str]:
-    return fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    return fakes.run_env()
 
 
 def _cases_written(path: Path) -> int:

@@ -133,7 +133,7 @@ def test_report_without_format_or_merge_is_one_line_and_exit_2(tmp_path: Path,
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env = fakes.run_env()
     return subprocess.run([str(CALLPROOF), *args], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300, check=False)
 

@@ -6,7 +6,6 @@ loader, and its expectation is the one the output implies."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -32,7 +31,7 @@ PASSTHROUGH = fakes.launch("passthrough")
 
 
 def callproof(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env = fakes.run_env()
     return subprocess.run([str(CALLPROOF), *args], cwd=tmp_path, capture_output=True, text=True, env=env,
                           timeout=300, check=False)
 

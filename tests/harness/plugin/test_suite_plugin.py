@@ -4,6 +4,7 @@ tests (`callproof_scenario` with the `callproof` marker)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import socket
@@ -164,13 +165,16 @@ def test_a_bad_baseline_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*baseline.txt:1: 'not' is not a case id*"])
 
 
-def test_xdist_gives_the_same_verdicts_as_one_process(pytester: pytest.Pytester) -> None:
+def test_xdist_gives_the_same_verdicts_as_one_process(pytester: pytest.Pytester,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", fakes.run_env()["PYTEST_ADDOPTS"])  # the dev venv's other plugins: unused
     verdicts = []
     for workers in ("0", "2"):
         path = f"report-{workers}.json"
         result = pytester.runpytest_subprocess(
             *SUITE, "--callproof-launch", gateway("mixed_interleaved_args"), "--callproof-report", path,
-            "-n", workers, "--dist", "loadgroup", "-k", "interleaved or parallel_two_calls or concurrent")
+            "-n", workers, "--dist", "loadgroup", "-k",
+            "interleaved_round_robin or interleaved_explicit_order or parallel_two_calls or concurrent")
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         cases = by_id(report_of(pytester.path / path))
         verdicts.append({i: (c["outcome"], sorted(r["rule"] for r in c["results"] if r["outcome"] == "failed"))
@@ -390,8 +394,10 @@ def test_a_progress_line_replaces_the_letters_on_a_terminal(pytester: pytest.Pyt
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     # Patched where the plugin package's start_collector reads it: an earlier in-process run may have left another
     # copy of the _suite module in sys.modules (pytester restores sys.modules after each run), which a patch by
-    # module path would reach instead of the copy the plugin calls.
-    from callproof.harness import plugin
+    # module path would reach instead of the copy the plugin calls. The package is looked up in sys.modules, which
+    # the run reads it from: `from callproof.harness import plugin` may give a copy an earlier run imported and
+    # pytester dropped from sys.modules since (the attribute stays on callproof.harness).
+    plugin = importlib.import_module("callproof.harness.plugin")
 
     monkeypatch.setitem(vars(plugin)["start_collector"].__globals__, "isatty", lambda: True)
     result = pytester.runpytest_inprocess(*SUITE, "--callproof-launch", gateway(), "-k", "text_only::expected or "

@@ -6,7 +6,6 @@ that breaks every other answer is flaky, never passed. Bounded: a subset of case
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -36,7 +35,7 @@ def busy_cpu() -> Iterator[None]:
 
 
 def _run(tmp_path: Path, launch: str, *args: str) -> tuple[int, dict[str, Any]]:
-    env = fakes.env({k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")})
+    env = fakes.run_env()
     done = subprocess.run([str(CALLPROOF), "run", "--launch", launch, "-n", "2", "--repeat", "3", *args],
                           cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300, check=False)
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))

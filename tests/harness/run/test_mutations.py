@@ -1,11 +1,15 @@
 """The mutation table: every broken fake is caught by the rule that names its defect, and the correct fakes pass
-every case of the suite. The fakes are real processes (tests/fakes/), run through the harness against a real mock
-on 127.0.0.1, exactly as `callproof run` runs them. The table is printed at the end of the test run."""
+every case of the suite. The fakes run through the harness against a real mock on 127.0.0.1, as `callproof run`
+runs them: the reference gateway launched (`--launch`), one harness per front x upstream shared by the features'
+tests; the broken gateways in one process of this module (tests/fakes/gateway_mux.py), each row reaching its own
+by the path of its `--target` with a mock of its own; the broken clients in-process (`--client`), those whose
+defect is what a program does (a crash, a hang) and the WebSocket ones as programs (`--client-cmd`). The table is
+printed at the end of the test run."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,16 +17,17 @@ import pytest
 
 from callproof.harness import CATALOGUE
 from callproof.harness._options import policy_pair
-from callproof.harness._types import Dialect
+from callproof.harness._types import FRONT_PATHS, Dialect
 from callproof.harness.judge import CaseResult, CaseSpec
-from callproof.harness.run import Harness, RunConfig
+from callproof.harness.run import Harness, LaunchedIUT, RunConfig, free_port
 from callproof.mock_server import bundled_scenarios
 from tests import fakes
-from tests.fakes import clients, gateways, ws_clients
+from tests.fakes import clients, gateway_mux, gateways, ws_clients
 
 TABLE = json.loads((Path(__file__).parent / "data" / "mutations.json").read_text(encoding="utf-8"))
+SCENARIOS = bundled_scenarios()
 #: Every feature, the sequences included (played to their end: docs/spec/loops.md, test_sequence_plan.py).
-FEATURES = sorted({s.feature for s in bundled_scenarios().values()})
+FEATURES = sorted({s.feature for s in SCENARIOS.values()})
 #: Raw scenarios replay bytes of one dialect as they are: not a gateway's upstream (the harness leaves them out).
 GATEWAY_FEATURES = [f for f in FEATURES if f != "raw"]
 #: The upstream dialects the reference gateway speaks (examples/gateway/ UPSTREAMS), and its fronts.
@@ -49,6 +54,53 @@ def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
 
 
+#: The harness the consecutive tests of one configuration share (at most one open: their parameters are ordered by
+#: configuration), so that a correct fake starts once per front x upstream rather than once per feature.
+_SHARED: list[tuple[RunConfig, Harness]] = []
+
+
+def _close_shared() -> None:
+    while _SHARED:
+        _SHARED.pop()[1].close()
+
+
+def _shared(config: RunConfig) -> Harness:
+    """The open harness of `config`, or a new one in place of the one open."""
+    if not (_SHARED and _SHARED[0][0] == config):
+        _close_shared()
+        _SHARED.append((config, Harness(config)))
+    return _SHARED[0][1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_harness_closed() -> Iterator[None]:
+    yield
+    _close_shared()
+
+
+@pytest.fixture(scope="module")
+def mux() -> Iterator[LaunchedIUT]:
+    """The process serving every gateway of tests/fakes/gateways.py by path (tests/fakes/gateway_mux.py); a row
+    calls `start()` (which restarts it if a row killed it) and reads its port."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
+        process = LaunchedIUT(f"{fakes.command('gateway_mux')} --port {{port}}", upstream="", upstream_root="",
+                              start_timeout=60)
+        process.start()
+    yield process
+    process.stop()
+
+
+def _broken_gateway(mux: LaunchedIUT, defect: str, *, front: Dialect = "responses", upstream: Dialect = "chat",
+                    **options: Any) -> RunConfig:
+    """A run of the gateway with `defect` in the process of `mux`, through `--target`, with a mock of its own."""
+    mux.start()
+    mock_port = free_port()
+    target = gateway_mux.url(mux.port, mock_port, upstream, defect, FRONT_PATHS[front])
+    return RunConfig(target=target, mock_port=mock_port, front=front, upstream_dialect=upstream, case_timeout=15,
+                     **options)
+
+
 def _spec(case_id: str) -> CaseSpec:
     scenario, _, group = case_id.partition("::")
     return CaseSpec(scenario, group)
@@ -59,12 +111,15 @@ def _judge(config: RunConfig, case_ids: Sequence[str]) -> list[CaseResult]:
         return [harness.judge(_spec(c)) for c in case_ids]
 
 
-def _not_passed(config: RunConfig, feature: str) -> list[tuple[str, str, str]]:
-    """Run every case of one scenario feature; the cases that neither passed nor were skipped."""
-    with Harness(config) as harness:
-        specs = [s for s in harness.cases() if s.scenario in harness.scenarios
-                 and harness.scenarios[s.scenario].feature == feature]
-        results = [harness.judge(s) for s in specs]
+def _not_passed(config: RunConfig, feature: str, harness: Harness | None = None) -> list[tuple[str, str, str]]:
+    """Run every case of one scenario feature (through `harness`, else one of its own); the cases that neither
+    passed nor were skipped."""
+    if harness is None:
+        with Harness(config) as own:
+            return _not_passed(config, feature, own)
+    specs = [s for s in harness.cases() if s.scenario in harness.scenarios
+             and harness.scenarios[s.scenario].feature == feature]
+    results = [harness.judge(s) for s in specs]
     assert results, f"no case of feature {feature}"
     return [(r.spec.id, r.outcome, r.message) for r in results if r.outcome not in ("passed", "skipped")]
 
@@ -87,20 +142,22 @@ def _timing_rows(rows: Sequence[dict[str, Any]]) -> list[Any]:
             for r in rows]
 
 
+#: The features whose verdicts are timing-sensitive (GW-STREAM, GW-CANCEL): their tests are marked `timing`.
+TIMING_FEATURES = ("timing", "cancellation")
+
+
 def _timing_pairs(pairs: Sequence[tuple[str, Dialect]]) -> list[Any]:
     """The (feature, dialect) pairs, the timing feature's marked `timing`: the reference gateway must pass it beside
     CPU-bound competitors too."""
-    return [pytest.param(f, d, marks=pytest.mark.timing) if f in ("timing", "cancellation") else (f, d)
-            for f, d in pairs]
+    return [pytest.param(f, d, marks=pytest.mark.timing) if f in TIMING_FEATURES else (f, d) for f, d in pairs]
 
 
 @pytest.mark.parametrize("entry", _timing_rows(TABLE["gateway"]), ids=lambda e: e["defect"])
-def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any) -> None:
-    upstream = entry.get("upstream", "chat")
-    config = RunConfig(launch=f"{fakes.launch('gateways', entry['defect'])} --upstream-dialect {upstream}",
-                       front=entry.get("front", "responses"), upstream_dialect=upstream, case_timeout=15,
-                       policy=tuple(entry.get("policy", ())), max_events=entry.get("max_events"),
-                       max_bytes=entry.get("max_bytes"), front_transport=entry.get("front_transport", "http"))
+def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any, mux: LaunchedIUT) -> None:
+    config = _broken_gateway(mux, entry["defect"], front=entry.get("front", "responses"),
+                             upstream=entry.get("upstream", "chat"), policy=tuple(entry.get("policy", ())),
+                             max_events=entry.get("max_events"), max_bytes=entry.get("max_bytes"),
+                             front_transport=entry.get("front_transport", "http"))
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "gateway", entry["defect"], entry["rules"], caught)
@@ -129,24 +186,22 @@ def test_every_row_has_known_keys_and_valid_run_options(kind: str) -> None:
         assert RunConfig(target="http://x", mock_port=1, policy=tuple(policy), **limits).problem() is None
 
 
-def test_a_row_policy_reaches_the_judge() -> None:
+def test_a_row_policy_reaches_the_judge(mux: LaunchedIUT) -> None:
     """The same converting gateway and cases: caught under the default policy, passing under the row's policy
     (the `policy` key is what makes the keeps_/converts_xml_tool_text rows mean opposite things)."""
-    launch = fakes.launch("gateways", "converts_xml_tool_text")
     cases = ["xml_tool_text_two_calls::policy", "xml_tool_text_two_calls::expected"]
-    default = _judge(RunConfig(launch=launch, case_timeout=15), cases)
-    convert = _judge(RunConfig(launch=launch, case_timeout=15, policy=("xml-tool-text=convert",)), cases)
+    default = _judge(_broken_gateway(mux, "converts_xml_tool_text"), cases)
+    convert = _judge(_broken_gateway(mux, "converts_xml_tool_text", policy=("xml-tool-text=convert",)), cases)
     assert [r.outcome for r in default] == ["failed", "failed"]
     assert [(r.outcome, r.message) for r in convert] == [("passed", "")] * 2
 
 
 @pytest.mark.parametrize("front", FRONTS)
-def test_the_converting_gateway_passes_the_xml_scenarios_under_convert(front: Dialect) -> None:
+def test_the_converting_gateway_passes_the_xml_scenarios_under_convert(front: Dialect, mux: LaunchedIUT) -> None:
     """`--policy xml-tool-text=convert`: the converting fake passes every case of the xml_tool_text scenarios (the
     stream rules, expected, policy, translation, equivalence) at every front; the reference gateway passes them
     under the default policy (test_the_reference_gateway_passes_every_case)."""
-    config = RunConfig(launch=f"{fakes.launch('gateways', 'converts_xml_tool_text')}", front=front, case_timeout=15,
-                       policy=("xml-tool-text=convert",))
+    config = _broken_gateway(mux, "converts_xml_tool_text", front=front, policy=("xml-tool-text=convert",))
     assert _not_passed(config, "xml_tool_text") == []
 
 
@@ -157,16 +212,27 @@ def _client_id(entry: dict[str, Any]) -> str:
     return entry["defect"] if dialect == "responses" else f"{dialect}-{entry['defect']}"
 
 
+#: The client defects that are what a program does (exit 1 with a traceback, a hang its process group is killed
+#: for): run as programs, as the WebSocket clients are; the others in-process (`tests.fakes.clients:broken.NAME`).
+PROGRAM_DEFECTS = {"crashes_on_parallel", "hangs"}
+
+
 @pytest.mark.parametrize("entry", TABLE["client"], ids=_client_id)
 def test_broken_client_is_caught(entry: dict[str, Any], record_property: Any) -> None:
     dialect = entry.get("dialect", "responses")
     transport = entry.get("transport", "http")
-    command = (fakes.command("ws_clients", entry["defect"]) if transport == "websocket" else
-               f"{fakes.command('clients', entry['defect'])} --dialect {dialect}")
     # 3 s lets the `hangs` row end soon; the others get 10 s: an adapter process starting on a loaded machine can
     # take longer than 3 s, and a timeout would be an error, not the defect's rule
     timeout = 3.0 if entry["defect"] == "hangs" else 10.0
-    config = RunConfig(client_cmd=command, client_dialect=dialect, client_transport=transport, case_timeout=timeout)
+    if transport == "websocket":
+        config = RunConfig(client_cmd=fakes.command("ws_clients", entry["defect"]), client_transport=transport,
+                           case_timeout=timeout)
+    elif entry["defect"] in PROGRAM_DEFECTS:
+        config = RunConfig(client_cmd=f"{fakes.command('clients', entry['defect'])} --dialect {dialect}",
+                           client_dialect=dialect, case_timeout=timeout)
+    else:
+        config = RunConfig(client=f"tests.fakes.clients:broken.{entry['defect']}", client_dialect=dialect,
+                           case_timeout=timeout)
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "client", _client_id(entry), entry["rules"], caught)
@@ -202,12 +268,11 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
 
 
 @pytest.mark.parametrize("upstream", ["chat", "anthropic"])
-def test_a_gateway_rejecting_built_in_tools_clearly_passes(upstream: Dialect) -> None:
+def test_a_gateway_rejecting_built_in_tools_clearly_passes(upstream: Dialect, mux: LaunchedIUT) -> None:
     """docs/spec/contracts.md §7.12: a 4xx in the front's error shape naming the built-in tools, sent without
     calling the upstream, is a correct answer to builtin_tools_in_request: GW-REQ-008 passes on it in the
     translation case; the scenario's other cases have no stream to judge and are skipped, saying why."""
-    config = RunConfig(launch=f"{fakes.launch('gateways', 'rejects_builtin_tools')} --upstream-dialect {upstream}",
-                       upstream_dialect=upstream, case_timeout=15)
+    config = _broken_gateway(mux, "rejects_builtin_tools", upstream=upstream)
     with Harness(config) as harness:
         results = [harness.judge(s) for s in harness.cases() if s.scenario == "builtin_tools_in_request"]
     outcomes = {r.spec.group: r.outcome for r in results}
@@ -218,7 +283,7 @@ def test_a_gateway_rejecting_built_in_tools_clearly_passes(upstream: Dialect) ->
     assert all(r.message == "the gateway rejected the request with HTTP 400, as the scenario allows; judged by "
                "GW-REQ-008 in builtin_tools_in_request::translation" for r in results if r.outcome == "skipped")
     # the other request shapes reach the upstream as before, and pass
-    assert _not_passed(config, "request_shapes") == []
+    assert _not_passed(_broken_gateway(mux, "rejects_builtin_tools", upstream=upstream), "request_shapes") == []
 
 
 def _reference_gateway(dialect: Dialect, front: Dialect = "responses") -> RunConfig:
@@ -228,21 +293,31 @@ def _reference_gateway(dialect: Dialect, front: Dialect = "responses") -> RunCon
 
 
 def _played(features: Sequence[str], dialects: Sequence[Dialect]) -> list[tuple[str, Dialect]]:
-    """(feature, dialect) for each feature with a scenario that plays in the dialect: a feature whose scenarios all
-    name other `dialects` has no case where that dialect is served, so the pair is not a test (not a skip)."""
-    scenarios = bundled_scenarios().values()
-    return [(f, d) for f in features for d in dialects if any(s.plays_in(d) for s in scenarios if s.feature == f)]
+    """(feature, dialect) for each feature with a scenario that plays in the dialect, a dialect's consecutive (they
+    share its harness): a feature whose scenarios all name other `dialects` has no case where that dialect is
+    served, so the pair is not a test (not a skip)."""
+    scenarios = SCENARIOS.values()
+    return [(f, d) for d in dialects for f in features if any(s.plays_in(d) for s in scenarios if s.feature == f)]
 
 
 @pytest.mark.parametrize(("feature", "dialect"), _timing_pairs(_played(GATEWAY_FEATURES, GATEWAY_DIALECTS)))
 def test_the_reference_gateway_passes_every_case(feature: str, dialect: Dialect) -> None:
-    assert _not_passed(_reference_gateway(dialect), feature) == []
+    config = _reference_gateway(dialect)
+    assert _not_passed(config, feature, _shared(config)) == []
 
 
-@pytest.mark.parametrize("front", [f for f in FRONTS if f != "responses"])
-@pytest.mark.parametrize(("feature", "dialect"), _timing_pairs(_played(FRONT_FEATURES, GATEWAY_DIALECTS)))
+def _at_fronts(pairs: Sequence[tuple[str, Dialect]]) -> list[Any]:
+    """(feature, front, dialect) for the Chat and Anthropic fronts, a front x upstream's consecutive (they share its
+    harness), the timing features' marked `timing` (as in `_timing_pairs`)."""
+    return [pytest.param(f, front, d, id=f"{f}-{d}-{front}", marks=[pytest.mark.timing] if f in TIMING_FEATURES else [])
+            for front in FRONTS if front != "responses" for dialect in GATEWAY_DIALECTS
+            for f, d in pairs if d == dialect]
+
+
+@pytest.mark.parametrize(("feature", "front", "dialect"), _at_fronts(_played(FRONT_FEATURES, GATEWAY_DIALECTS)))
 def test_the_reference_gateway_passes_at_every_front(feature: str, front: Dialect, dialect: Dialect) -> None:
-    assert _not_passed(_reference_gateway(dialect, front), feature) == []
+    config = _reference_gateway(dialect, front)
+    assert _not_passed(config, feature, _shared(config)) == []
 
 
 @pytest.mark.parametrize("dialect", GATEWAY_DIALECTS)
@@ -261,7 +336,7 @@ CLIENT_FEATURES = [f for f in FEATURES if f not in ("stateful", "cancellation")]
 def test_the_reference_client_passes_every_case(feature: str, dialect: Dialect) -> None:
     """The reference client of each dialect, in-process (`run` takes the dialect), passes every case played."""
     config = RunConfig(client="tests.fakes.clients:run", client_dialect=dialect, case_timeout=15)
-    assert _not_passed(config, feature) == []
+    assert _not_passed(config, feature, _shared(config)) == []
 
 
 @pytest.mark.parametrize("dialect", ["chat", "anthropic"])
@@ -280,7 +355,8 @@ PASSTHROUGH = fakes.launch("passthrough")
 def test_a_pass_through_proxy_on_a_responses_upstream_passes(feature: str) -> None:
     """`--upstream-dialect responses`: a proxy that forwards the mock's own (conformant) Responses streams byte
     for byte passes every group, the streaming ones included."""
-    assert _not_passed(RunConfig(launch=PASSTHROUGH, upstream_dialect="responses", case_timeout=15), feature) == []
+    config = RunConfig(launch=PASSTHROUGH, upstream_dialect="responses", case_timeout=15)
+    assert _not_passed(config, feature, _shared(config)) == []
 
 
 def test_a_pass_through_proxy_forwards_upstream_breakage_and_is_caught() -> None:
