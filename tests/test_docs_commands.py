@@ -218,6 +218,7 @@ SYNOPSES: dict[str, dict[str, tuple[str, ...]]] = {
         "callproof report --format": ("report",),
         "callproof diff [": ("diff",),
         "callproof rules [": ("rules",),
+        "callproof docs [": ("docs",),
     },
 }
 #: The blocks without a language that show no command's output, and what they are.
