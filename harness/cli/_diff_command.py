@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from callproof.harness._doc_refs import terminal_refs
 from callproof.reports import ReportError, diff_markdown, diff_reports, diff_text, read_report
 
 from ._exit import ExitCode
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         changes = diff_reports(read_report(args.base), read_report(args.head))
     except ReportError as exc:
-        print(f"callproof diff: {exc}", file=sys.stderr)
+        print(f"callproof diff: {terminal_refs(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     emit(diff_markdown(changes) if args.format == "md" else diff_text(changes), args.output)
     if changes.warning:  # also in the output; on stderr too, for a diff written to a file or a pipe

@@ -48,6 +48,16 @@ def test_a_broken_report_is_a_clear_error(tmp_path: Path, capsys: pytest.Capture
     assert err.startswith("callproof report: ") and "bad.json" in err and "Traceback" not in err
 
 
+def test_diff_of_a_broken_report_cites_a_command_an_installed_user_has(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"x": 1}), encoding="utf-8")
+    assert main(["diff", str(bad), str(PASSING)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("callproof diff: ") and len(err.splitlines()) == 1
+    assert "`callproof docs report-schema`" in err and "schemas/" not in err
+
+
 def test_diff_exits_1_on_a_regression_and_0_otherwise(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diff", str(PASSING), str(FAILING), "--format", "md"]) == 1
     assert "newly failing" in capsys.readouterr().out.lower()
