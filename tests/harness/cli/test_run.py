@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from callproof.harness.cli import main
 from tests import fakes
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,6 +38,24 @@ def run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], d
     if report is not None:
         jsonschema.validate(report, SCHEMA)
     return done, report
+
+
+def refused_here(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    """The one line of a run refused before any case, as `callproof.harness.cli.main` gives it in this process, run
+    from `tmp_path` (exit 2, nothing on stdout, no report): the messages' own checks, without a process start each.
+    That the command's process exits 2 with that one line and no traceback is `run`'s to show."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        patch.setattr(sys, "path", [*sys.path])  # --app / --client put the working directory on it
+        try:
+            code: int | str | None = main(["run", *args])
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert out == "" and not (tmp_path / "report.json").exists() and not (tmp_path / "report.jsonl").exists()
+    [line] = err.splitlines()
+    return line
 
 
 def outcomes(report: dict[str, Any] | None) -> dict[str, str]:
@@ -110,15 +129,14 @@ def test_client_mode_with_an_adapter_program(tmp_path: Path) -> None:
     assert report is not None and report["target"]["kind"] == "client"
 
 
-def test_usage_errors_exit_2(tmp_path: Path) -> None:
+def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert "one of the arguments --launch --target --app --client-cmd --client" in refused_here(tmp_path, capsys)
+    assert "-n 'many': give a number of workers or auto" in refused_here(tmp_path, capsys, "--launch", gateway(),
+                                                                          "-n", "many")
     done, _ = run(tmp_path, "--launch", gateway(), "-k", "no_such_scenario_anywhere")
     assert done.returncode == 2 and done.stdout == ""
     assert re.fullmatch(r"callproof run: -k 'no_such_scenario_anywhere' matches none of the \d+ cases of this run "
                         r"\(add --list-cases to this command to list them\)\n", done.stderr), done.stderr
-    done, _ = run(tmp_path)
-    assert done.returncode == 2 and "one of the arguments --launch --target --app --client-cmd --client" in done.stderr
-    done, _ = run(tmp_path, "--launch", gateway(), "-n", "many")
-    assert done.returncode == 2 and "-n 'many': give a number of workers or auto" in done.stderr
 
 
 def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
@@ -349,11 +367,10 @@ def test_headers_reach_every_front_request_and_stay_masked(tmp_path: Path) -> No
      "callproof run: --strict-baseline needs --baseline FILE: the baseline whose stale entries fail the run"),
 ])
 def test_bad_policy_limit_and_strict_baseline_options_exit_2_in_one_line(
-    tmp_path: Path, args: list[str], line: str,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], line: str,
 ) -> None:
-    done, report = run(tmp_path, "--launch", gateway(), *args)
-    assert done.returncode == 2 and report is None
-    assert done.stderr.splitlines() == [line + (" (see `callproof run --help`)" if "error:" in line else "")]
+    assert refused_here(tmp_path, capsys, "--launch", gateway(), *args) == (
+        line + (" (see `callproof run --help`)" if "error:" in line else ""))
 
 
 def test_the_xml_tool_text_policy_switches_the_expectation_and_is_reported(tmp_path: Path) -> None:

@@ -17,14 +17,17 @@ import pytest
 from callproof.harness.run import free_port
 from tests import fakes
 
-from .test_run import CALLPROOF, gateway, run
+from .test_run import CALLPROOF, gateway, refused_here, run
 from .test_run_ends import _env
 
 VALID = "the placeholders are {upstream}, {upstream_root} and {port}; write {{ and }} for a literal brace"
 
 
-def refused(tmp_path: Path, *args: str) -> str:
-    """The one line of a run refused before any case (exit 2, nothing on stdout, no report)."""
+def refused(tmp_path: Path, *args: str, here: pytest.CaptureFixture[str] | None = None) -> str:
+    """The one line of a run refused before any case (exit 2, nothing on stdout, no report); `here`: from main() in
+    this process, its output captured there (test_run.refused_here)."""
+    if here is not None:
+        return refused_here(tmp_path, here, *args)
     done, report = run(tmp_path, *args)
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stdout == "" and report is None and not (tmp_path / "report.jsonl").exists()
@@ -32,30 +35,33 @@ def refused(tmp_path: Path, *args: str) -> str:
     return line
 
 
-def test_an_iut_that_cannot_start_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_an_iut_that_cannot_start_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def here(*args: str) -> str:  # main() in this process: the first one runs the command, exit status and all
+        return refused(tmp_path, *args, here=capsys)
+
     exits = f"{sys.executable} -c \"import sys; sys.exit('boom: config missing')\" {{port}}"
     assert refused(tmp_path, "--launch", exits).startswith(
         "callproof run: the IUT did not start: it exited before it was ready (exit status 1); its last stderr line: "
         "'boom: config missing'; command: [")
-    assert refused(tmp_path, "--launch", "callproof-no-such-gateway --port {port}") == (
+    assert here("--launch", "callproof-no-such-gateway --port {port}") == (
         "callproof run: --launch could not run 'callproof-no-such-gateway': No such file or directory; check the "
         "command and PATH")
-    assert refused(tmp_path, "--launch", "gw --up {upstrem} --port {port}") == (
+    assert here("--launch", "gw --up {upstrem} --port {port}") == (
         "callproof run: --launch 'gw --up {upstrem} --port {port}' has an unknown placeholder {upstrem}; " + VALID)
-    assert refused(tmp_path, "--launch", "gw --name 'x --port {port}") == (
+    assert here("--launch", "gw --name 'x --port {port}") == (
         "callproof run: --launch \"gw --name 'x --port {port}\" is not a valid command (No closing quotation); close "
         "the quote, or quote a literal quote character")
-    assert refused(tmp_path, "--launch", gateway(), "--front-url", "http://127.0.0.1:{prot}/v1/responses") == (
+    assert here("--launch", gateway(), "--front-url", "http://127.0.0.1:{prot}/v1/responses") == (
         f"callproof run: --front-url 'http://127.0.0.1:{{prot}}/v1/responses' has an unknown placeholder {{prot}}; "
         f"{VALID}")
-    assert refused(tmp_path, "--launch", gateway(), "--ready-url", "http://127.0.0.1:{prot}/ok") == (
+    assert here("--launch", gateway(), "--ready-url", "http://127.0.0.1:{prot}/ok") == (
         f"callproof run: --ready-url 'http://127.0.0.1:{{prot}}/ok' has an unknown placeholder {{prot}}; {VALID}")
     port, mock = free_port(), free_port()
-    assert refused(tmp_path, "--target", f"http://127.0.0.1:{port}/v1/responses", "--mock-port", str(mock)) == (
+    assert here("--target", f"http://127.0.0.1:{port}/v1/responses", "--mock-port", str(mock)) == (
         f"callproof run: --target http://127.0.0.1:{port}/v1/responses: nothing accepts connections on "
         f"127.0.0.1:{port} (Connection refused); start the IUT first, pointed at the mock, http://127.0.0.1:{mock}/v1")
     for flag in ("--app", "--client"):
-        assert refused(tmp_path, flag, "callproof_no_such_module:thing") == (
+        assert here(flag, "callproof_no_such_module:thing") == (
             f"callproof run: {flag} 'callproof_no_such_module:thing': importing 'callproof_no_such_module' failed: "
             "ModuleNotFoundError: No module named 'callproof_no_such_module'")
 
