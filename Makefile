@@ -45,8 +45,12 @@ typecheck: venv $(INTEROP_STAMP)
 # recorded with), where `make browser` could get it, Chromium for tests/reports/test_html_browser.py, and where
 # `make node` could get them, node and openai-node for tests/examples/test_adapter_template_js.py and
 # tests/examples/test_js_example.py.
+#
+# Twice as many workers as CPUs (at most 8): half of the suite's wall time is spent waiting on launched gateways,
+# sockets and subprocesses (-n 2 on 2 cores kept them 57% busy), so a second worker per CPU fills that time.
+PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(min(8, 2 * (os.cpu_count() or 1)))')
 pytest: venv $(INTEROP_STAMP) browser node
-	$(BIN)/python -m pytest -n auto $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # `make test-under-load`: the timing-sensitive tests (`pytest -m timing`: paced streams, holds, the GW-STREAM verdicts)
 # once more beside 2 CPU-bound competitors, which tests/under_load.py stops whatever happens (a failure, its 5-minute

@@ -18,6 +18,12 @@ def repo_root() -> Path:
     return ROOT
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked `long` first (in their order), then the rest in theirs: xdist hands tests out in this order,
+    so a minute-long test starts while the short ones fill the other workers instead of running alone at the end."""
+    items[:] = sorted(items, key=lambda item: item.get_closest_marker("long") is None)
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.when != "call":
         return

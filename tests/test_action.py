@@ -24,6 +24,9 @@ from callproof.harness.cli import ExitCode
 from tests import fakes
 from tests.lockfile import LOCK, pins, pyproject
 
+#: Minutes of installing in fresh venvs whose module fixtures its tests share: collected first (tests/conftest.py).
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 GATEWAY = fakes.command("gateways")

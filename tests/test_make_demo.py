@@ -46,6 +46,7 @@ def test_the_recipe_names_its_outputs() -> None:
     assert ROOT / "out" / "demo" / "matrix.html" in outputs
 
 
+@pytest.mark.long
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_demo_exits_0_and_writes_every_report_it_announces() -> None:
     outputs, reports = _demo_outputs()

@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+#: Minutes of installing in fresh venvs whose module fixtures its tests share: collected first (tests/conftest.py).
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -164,6 +164,7 @@ def test_an_unknown_gateway_is_a_usage_error(tmp_path: Path) -> None:
     assert "--only nope: no such gateway; there are reference" in done.stderr
 
 
+@pytest.mark.long
 def test_runs_every_mode_writes_reports_and_docs_and_fails_outside_the_baseline(tmp_path: Path) -> None:
     data = _data(tmp_path, [
         _gateway("reference", REFERENCE, unsupported=[{"mode": "anthropic-chat", "why": "no Messages front"}]),
