@@ -196,7 +196,7 @@ def test_gw_eq_001_passes_a_body_that_alone_adds_stop_details() -> None:
 def test_gw_eq_001_still_fails_a_real_disagreement(plain: FrontAnswer, differ: str) -> None:
     """§5: a different stop reason or different text is still GW-EQ-001's, blaming the half that differs from the
     scenario's expected outcome."""
-    streamed = {"anthropic": anthropic, "responses": responses, "chat": chat}[plain.front]()
+    streamed = anthropic() if plain.front == "anthropic" else responses() if plain.front == "responses" else chat()
     [message] = _equivalence(streamed, plain)
     assert message.startswith(f"the non-stream response differs from the stream in {differ}")
     assert "the non-stream response differs from the scenario's expected outcome, the stream matches it" in message
