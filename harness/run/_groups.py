@@ -89,7 +89,8 @@ class Applies(Protocol):
 @dataclass(frozen=True, slots=True)
 class Judging:
     """What a group's judge reads: the played scenario, the run's configuration, the non-stream answer on demand
-    (`plain`: the equivalence group) and the slack of the causal timing rule (GW-STREAM-002, calibrated)."""
+    (`plain`: the equivalence group, and the faults group for an ending's GW-FAULT-004) and the slack of the causal
+    timing rule (GW-STREAM-002, calibrated)."""
 
     run: ScenarioRun
     config: RunConfig
