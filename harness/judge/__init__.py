@@ -11,12 +11,14 @@ from ._cancel import CANCEL_RULES, UpstreamAttempt, check_cancellation
 from ._case import CaseOutcome, CaseResult, CaseSpec
 from ._client_rules import check_client, check_client_isolation, framing_variants, responses_call_item_ids
 from ._client_ws import WebSocketTurn, check_client_websocket
+from ._endings import as_filtered
 from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
 from ._findings import Findings
 from ._gateway import (
     FrontAnswer,
     UpstreamView,
+    check_ending,
     check_equivalence,
     check_faults,
     check_ids,
@@ -103,6 +105,7 @@ __all__ = [
     "adapter_problem",
     "answer_ids",
     "answer_problem",
+    "as_filtered",
     "attribute_inherited",
     "attribute_to_upstream",
     "check_arguments",
@@ -115,6 +118,7 @@ __all__ = [
     "check_client_websocket",
     "check_continuation",
     "check_encrypted_reasoning",
+    "check_ending",
     "check_equivalence",
     "check_error_leaks",
     "check_faults",

@@ -16,6 +16,7 @@ from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChec
 from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
 from callproof.harness.scenario import Expect, Scenario, cut_kinds, http_error_fault
 
+from ._endings import REFUSAL_AT, as_filtered, filter_reported_as_refusal
 from ._expected import call_value, expected_calls, expects_success
 from ._findings import Findings
 
@@ -23,6 +24,7 @@ __all__ = [
     "ERROR_SHAPES",
     "FrontAnswer",
     "UpstreamView",
+    "check_ending",
     "check_equivalence",
     "check_faults",
     "check_ids",
@@ -37,12 +39,24 @@ _FAILED_END: dict[str, str] = {
     "responses": "response.failed or an error event", "chat": "an error chunk, with no finish_reason",
     "anthropic": "an error event, with no normal stop_reason",
 }
-#: How each front says a response was cut short (GW-FAULT-004): where, and the value per incomplete reason.
-_INCOMPLETE_AS: dict[str, tuple[str, dict[str, str]]] = {
-    "responses": ("$.response.incomplete_details.reason",
+#: How each front says a response was cut short (GW-FAULT-004): where (streamed, in a non-stream body), and the
+#: value per incomplete reason.
+_INCOMPLETE_AS: dict[str, tuple[tuple[str, str], dict[str, str]]] = {
+    "responses": (("$.response.incomplete_details.reason", "$.incomplete_details.reason"),
                   {"max_output_tokens": "max_output_tokens", "content_filter": "content_filter"}),
-    "chat": ("$.choices[0].finish_reason", {"max_output_tokens": "length", "content_filter": "content_filter"}),
-    "anthropic": ("$.delta.stop_reason", {"max_output_tokens": "max_tokens", "content_filter": "refusal"}),
+    "chat": (("$.choices[0].finish_reason", "$.choices[0].finish_reason"),
+             {"max_output_tokens": "length", "content_filter": "content_filter"}),
+    "anthropic": (("$.delta.stop_reason", "$.stop_reason"),
+                  {"max_output_tokens": "max_tokens", "content_filter": "refusal"}),
+}
+#: How each front reports the model refusing (what GW-FAULT-004 names when a content filter became one), streamed
+#: and in a non-stream body, and how it says a content filter instead.
+_REFUSAL_AS: dict[str, tuple[tuple[str, str], str]] = {
+    "responses": (("a refusal content part", "a refusal content part"),
+                  'status "incomplete", incomplete_details.reason "content_filter", the text as output_text'),
+    "chat": (("delta.refusal", "message.refusal"), 'finish_reason "content_filter", the text as content'),
+    "anthropic": (('stop_reason "refusal" with stop_details of type refusal',) * 2,
+                  'stop_reason "refusal" without stop_details, the text as text blocks'),
 }
 
 
@@ -168,16 +182,34 @@ def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer) ->
                           f"ended normally, with {answer.result.terminal}",
                           Evidence(event_type=answer.result.terminal, expected=_FAILED_END[answer.front],
                                    actual=answer.result.terminal))
+    check_ending(findings, scenario, answer)
+
+
+def check_ending(findings: Findings, scenario: Scenario, answer: FrontAnswer, *, twin: bool = False) -> None:
+    """GW-FAULT-004 on one answer (`twin`: the non-stream response to the same request, which the rule judges
+    too): an upstream length or content-filter finish becomes the front's incomplete finish with its reason, and a
+    content filter is never reported as the model refusing (docs/spec/verdicts.md §6)."""
     reason = _INCOMPLETE_REASON.get(scenario.ending)
-    if reason is not None:
-        findings.check("GW-FAULT-004")
-        result = answer.result
-        if result.status != "incomplete" or result.incomplete_reason != reason:
-            path, names = _INCOMPLETE_AS[answer.front]
-            got = names.get(result.incomplete_reason or "", result.incomplete_reason)
-            findings.fail("GW-FAULT-004", f"the upstream finished with {scenario.ending}; the front ended "
-                          f"{result.status} (by {result.terminal}), expected {path[2:]} {names[reason]!r}",
-                          Evidence(path=path, expected=names[reason], actual=got))
+    if reason is None:
+        return
+    findings.check("GW-FAULT-004")
+    form = 0 if answer.exchange.is_sse else 1
+    half = "the non-stream response: " if twin else ""
+    paths, names = _INCOMPLETE_AS[answer.front]
+    result = as_filtered(scenario, answer.result)  # a refusal in its place is the finding below, counted once
+    if result.status != "incomplete" or result.incomplete_reason != reason:
+        got = names.get(result.incomplete_reason or "", result.incomplete_reason)
+        findings.fail("GW-FAULT-004", f"{half}the upstream finished with {scenario.ending}; the front ended "
+                      f"{result.status} (by {result.terminal}), expected {paths[form][2:]} {names[reason]!r}",
+                      Evidence(path=paths[form], expected=names[reason], actual=got))
+    if filter_reported_as_refusal(scenario, answer.result):
+        said = answer.result.refusal
+        forms, filter_as = _REFUSAL_AS[answer.front]
+        findings.fail("GW-FAULT-004", f"{half}the upstream's content filter cut the turn; the front reported the "
+                      f"model refusing instead ({forms[form]}{f', text {short(said)}' if said else ''}): a refusal "
+                      f"and a content filter are distinct endings; end it as the content filter ({filter_as})",
+                      Evidence(path=REFUSAL_AT[answer.front][form], expected="no refusal: a content filter's ending",
+                               actual=said or {"type": "refusal"}))
 
 
 #: The error body each front's clients parse (docs/spec/contracts.md §7.10).
@@ -207,11 +239,17 @@ def _same_seconds(header: str, seconds: float) -> bool:
         return False
 
 
-def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, expect: Expect | None = None) -> None:
-    """GW-EQ-001: the non-stream answer holds what the stream held. With the scenario's `expect`, the message says
-    which half differs from the expected outcome (the broken one)."""
+def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, expect: Expect | None = None, *,
+                      scenario: Scenario | None = None) -> None:
+    """GW-EQ-001: the non-stream answer holds what the stream held: status, text and calls. With the scenario's
+    `expect`, the message says which half differs from the expected outcome (the broken one). With the `scenario`,
+    a half that reported a content filter's ending as a refusal is read as the content filter's ending (its
+    words as text, an Anthropic stop_reason without its stop_details): GW-FAULT-004 judges that in each half
+    against the upstream (docs/spec/verdicts.md §5)."""
     findings.check("GW-EQ-001")
     result = plain.result
+    if scenario is not None:
+        streamed, result = as_filtered(scenario, streamed), as_filtered(scenario, result)
     mine = (result.status, result.text, [(c.name, call_value(c)) for c in result.calls])
     theirs = (streamed.status, streamed.text, [(c.name, call_value(c)) for c in streamed.calls])
     if mine == theirs:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ._exchange import Chunk, Exchange
 from ._outcome import Call, Result, Status, result_of_adapter, status_matches
-from ._wire import result_of_body, result_of_events
+from ._outcome_anthropic import stopped_refusing
+from ._wire import reads_as_refusal, result_of_body, result_of_events
 
 __all__ = [
     "Call",
@@ -13,8 +14,10 @@ __all__ = [
     "Exchange",
     "Result",
     "Status",
+    "reads_as_refusal",
     "result_of_adapter",
     "result_of_body",
     "result_of_events",
     "status_matches",
+    "stopped_refusing",
 ]

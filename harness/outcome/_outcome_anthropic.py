@@ -18,7 +18,7 @@ from callproof.harness.check import SSEEvent
 
 from ._outcome import Call, Result, Status
 
-__all__ = ["STOP_REASONS", "anthropic_body", "anthropic_events"]
+__all__ = ["STOP_REASONS", "anthropic_body", "anthropic_events", "stopped_refusing"]
 
 #: stop_reason -> (status, incomplete reason in the Responses terms `expect` uses).
 STOP_REASONS: dict[str, tuple[Status, str | None]] = {
@@ -26,6 +26,8 @@ STOP_REASONS: dict[str, tuple[Status, str | None]] = {
     "pause_turn": ("completed", None), "max_tokens": ("incomplete", "max_output_tokens"),
     "model_context_window_exceeded": ("incomplete", "max_output_tokens"), "refusal": ("incomplete", "content_filter"),
 }
+#: What ended a turn whose stop_reason is "refusal" (`Result.terminal`).
+_REFUSAL = "stop_reason refusal"
 
 
 class _Block:
@@ -58,12 +60,18 @@ def _stopped(reason: str, text: str, calls: tuple[Call, ...], last_is_tool: bool
     """The result of a message that stopped; the limit (max_tokens) cuts the block being written when it struck,
     so when that was a tool_use block its call is not complete. `refused`: stop_details says the model refused."""
     if reason == "refusal" and refused:
-        return Result("completed", "", calls, f"stop_reason {reason}", refusal=text, reasoning=reasoning)
+        return Result("completed", "", calls, _REFUSAL, refusal=text, reasoning=reasoning)
     status, why = STOP_REASONS.get(reason, ("error", None))
     if status == "incomplete" and last_is_tool:
         calls = calls[:-1]
     error = None if status != "error" else f"unknown stop_reason {reason!r}"
     return Result(status, text, calls, f"stop_reason {reason}", why, error, reasoning=reasoning)
+
+
+def stopped_refusing(result: Result) -> bool:
+    """Whether this is an Anthropic turn that stopped with "refusal" and `stop_details` of type refusal: the model
+    refusing (its text, maybe empty, is `Result.refusal`)."""
+    return result.status == "completed" and result.terminal == _REFUSAL
 
 
 def _refused(details: object) -> bool:

@@ -10,10 +10,10 @@ from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.check import SSEEvent
 
 from ._outcome import Result, responses_body, responses_events
-from ._outcome_anthropic import anthropic_body, anthropic_events
+from ._outcome_anthropic import anthropic_body, anthropic_events, stopped_refusing
 from ._outcome_chat import chat_body, chat_events
 
-__all__ = ["result_of_body", "result_of_events"]
+__all__ = ["reads_as_refusal", "result_of_body", "result_of_events"]
 
 _EVENTS: dict[str, Callable[[Iterable[SSEEvent]], Result]] = {
     "responses": responses_events, "chat": chat_events, "anthropic": anthropic_events,
@@ -35,3 +35,9 @@ def result_of_body(body: JSONValue, http_status: int, dialect: Dialect) -> Resul
     if not isinstance(body, Mapping):
         return Result("error", "", (), "invalid body", error="the body is not a JSON object")
     return _BODY[dialect](body)
+
+
+def reads_as_refusal(result: Result) -> bool:
+    """Whether a client holds the model refusing: a refusal's text (a Responses refusal part, a Chat refusal), or
+    an Anthropic turn that stopped with "refusal" and `stop_details` of type refusal, with or without text."""
+    return bool(result.refusal) or stopped_refusing(result)

@@ -23,6 +23,7 @@ from callproof.harness.judge import (
     Findings,
     FrontAnswer,
     UpstreamView,
+    as_filtered,
     attribute_inherited,
     attribute_to_upstream,
     carried_expect,
@@ -30,6 +31,7 @@ from callproof.harness.judge import (
     check_beside_malformed,
     check_client,
     check_client_websocket,
+    check_ending,
     check_equivalence,
     check_error_leaks,
     check_faults,
@@ -87,7 +89,8 @@ class Applies(Protocol):
 @dataclass(frozen=True, slots=True)
 class Judging:
     """What a group's judge reads: the played scenario, the run's configuration, the non-stream answer on demand
-    (`plain`: the equivalence group) and the slack of the causal timing rule (GW-STREAM-002, calibrated)."""
+    (`plain`: the equivalence group, and the faults group for an ending's GW-FAULT-004) and the slack of the causal
+    timing rule (GW-STREAM-002, calibrated)."""
 
     run: ScenarioRun
     config: RunConfig
@@ -196,6 +199,9 @@ def _expected(findings: Findings, judging: Judging) -> None:
     result = run.adapter_result if judging.config.mode == "client" else run.answer.result if run.answer else None
     if judging.config.mode == "client" and reported_incomplete_as_error(judging.expect.status, result):
         return  # CLI-005 alone judges it, what was lost with it included (docs/spec/verdicts.md §3)
+    if result is not None and judging.config.mode == "gateway":
+        # a content filter's ending reported as a refusal is GW-FAULT-004's alone (docs/spec/verdicts.md §6)
+        result = as_filtered(run.scenario, result)
     if result is not None:
         expected_outcome(findings, judging.expect, result)
 
@@ -266,6 +272,10 @@ def _ids(findings: Findings, judging: Judging) -> None:
 def _faults(findings: Findings, judging: Judging) -> None:
     answer, upstream = judging.sandwich()
     check_faults(findings, judging.run.scenario, answer)
+    if _twin_judged(judging):  # GW-FAULT-004 on the non-stream response too (docs/spec/verdicts.md §6)
+        plain = judging.plain(judging.run)
+        if plain is not None:
+            check_ending(findings, judging.run.scenario, plain, twin=True)
     if http_error_fault(judging.run.scenario.faults) is not None:  # GW-FAULT-005: the upstream's error body
         check_error_leaks(findings, answer.exchange.body, answer.exchange.json(),
                           b"".join(data for _, data in upstream.writes), judging.config.front_headers)
@@ -281,7 +291,15 @@ def _equivalence(findings: Findings, judging: Judging) -> None:
     if judging.run.unjudged is None:  # an unjudgeable stream has no half to compare
         plain = judging.plain(judging.run)
         if plain is not None:
-            check_equivalence(findings, answer.result, plain, expect=judging.expect)
+            check_equivalence(findings, answer.result, plain, expect=judging.expect, scenario=judging.run.scenario)
+
+
+def _twin_judged(judging: Judging) -> bool:
+    """Whether the faults group judges the ending of the non-stream response too: a length or content-filter
+    ending of a stream the equivalence group compares with its non-stream twin (the same answer, fetched once)."""
+    run = judging.run
+    return (run.unjudged is None and run.scenario.ending in ("length", "content_filter")
+            and _comparable(run.scenario, judging.config.front))
 
 
 def _arguments(findings: Findings, judging: Judging) -> None:

@@ -389,7 +389,7 @@ class Harness:
             run.details["stderr_tail"] = outcome.stderr[-2000:]
 
     def _plain(self, run: ScenarioRun) -> FrontAnswer | None:
-        """The non-stream answer for a scenario (GW-EQ-001), fetched once."""
+        """The non-stream answer for a scenario (GW-EQ-001, and GW-FAULT-004 on an ending), fetched once."""
         with run.lock:
             if run.plain is None:
                 request = self._request(run.scenario, new_case_tag(), stream=False)

@@ -33,10 +33,10 @@ def group_results(
     slack: float | None = None,
 ) -> tuple[RuleResult, ...]:
     """The results of the rules of `spec.group` on `run`, as its row of the group table (`_groups.GROUPS`) judges
-    them, kept to the group's rule-id prefixes; `plain` fetches the non-stream answer (equivalence); `slack` is the
-    calibrated slack of the causal timing rule (GW-STREAM-002). A rejection (`run.rejection`) is judged by
-    GW-REQ-008 alone, in the group that `judges_rejection` (translation); a valid one leaves the other groups
-    nothing to judge."""
+    them, kept to the group's rule-id prefixes; `plain` fetches the non-stream answer (equivalence, an ending's
+    faults); `slack` is the calibrated slack of the causal timing rule (GW-STREAM-002). A rejection
+    (`run.rejection`) is judged by GW-REQ-008 alone, in the group that `judges_rejection` (translation); a valid one
+    leaves the other groups nothing to judge."""
     group = rule_group(spec.group)
     if run.rejection and run.answer is not None:
         if group.judges_rejection:

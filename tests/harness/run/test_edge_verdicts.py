@@ -133,3 +133,69 @@ def test_the_openai_sdks_own_accumulation_of_a_repeated_name_or_id_is_shown_not_
         assert result.outcome == "passed", (case, result.message)
         assert [r.rule.id for r in result.results if r.outcome == "upstream"] == [rule]
         assert result.message.startswith(f"{rule} MUST attributed to the upstream") and INHERITED_NOTE in result.message
+
+
+def _played(front: Dialect, defect: str | None, scenarios: Sequence[str],
+            upstream: Dialect = "chat") -> list[CaseResult]:
+    """Every case of `scenarios`, the gateway with `defect` (None: the reference) at its `front`."""
+    config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect {upstream}", front=front,
+                       upstream_dialect=upstream, case_timeout=15)
+    with Harness(config) as harness:
+        results = [harness.judge(s) for s in harness.cases() if s.scenario in scenarios]
+    assert {r.spec.scenario for r in results} == set(scenarios)
+    return results
+
+
+def _not_passed(results: Sequence[CaseResult]) -> dict[str, list[str]]:
+    """The cases that did not pass, with their failed rules (every other case passed)."""
+    assert {r.outcome for r in results} <= {"passed", "failed"}, [(r.spec.id, r.outcome, r.message) for r in results]
+    return {r.spec.id: _failed(r) for r in results if r.outcome == "failed"}
+
+
+#: §6: per fake, its front and whether it reports the content filter as a refusal in the stream too (else in the
+#: non-stream response alone).
+FILTER_AS_REFUSAL: dict[str, tuple[Dialect, bool]] = {
+    "filter_as_refusal": ("responses", True), "body_filter_as_refusal": ("responses", False),
+    "chat_filter_as_refusal": ("chat", True), "chat_body_filter_as_refusal": ("chat", False),
+    "anthropic_filter_as_refusal": ("anthropic", True), "anthropic_body_filter_as_refusal": ("anthropic", False),
+}
+
+
+@pytest.mark.parametrize("defect", list(FILTER_AS_REFUSAL))
+def test_a_content_filter_reported_as_a_refusal_fails_gw_fault_004_alone(defect: str) -> None:
+    """§6: a gateway that answers an upstream content filter's cut as the model refusing (Anthropic stop_details of
+    type refusal, a Responses refusal part, a Chat refusal), streamed and non-stream or in the non-stream response
+    alone: of every case of content_filter_text, only the faults case fails, on GW-FAULT-004, once per form that
+    did it; the expected and equivalence cases pass (the words and the stop reason are right)."""
+    front, streamed = FILTER_AS_REFUSAL[defect]
+    results = _played(front, defect, ["content_filter_text"])
+    assert _not_passed(results) == {"content_filter_text::faults": ["GW-FAULT-004"]}
+    faults = next(r for r in results if r.spec.group == "faults")
+    messages = [v.message for r in faults.failed for v in r.violations]
+    twin = ["the non-stream response: the upstream's content filter cut the turn; the front reported the model "
+            "refusing instead"]
+    stream = ["the upstream's content filter cut the turn; the front reported the model refusing instead"]
+    assert [m.split(" (")[0] for m in messages] == (stream + twin if streamed else twin)
+
+
+@pytest.mark.parametrize("front", ["responses", "chat", "anthropic"])
+def test_a_faithful_gateway_passes_the_content_filter_endings(front: Dialect) -> None:
+    """§5, §6: the reference gateway (the text as text, the front's content filter ending, no refusal, in both
+    forms) passes every case of both content filter scenarios, over an Anthropic upstream, whose content filter is
+    stop_reason "refusal" without stop_details."""
+    results = _played(front, None, ["content_filter_text", "content_filter_no_output"], upstream="anthropic")
+    assert _not_passed(results) == {}
+
+
+def test_gw_eq_001_passes_a_body_that_alone_adds_stop_details_and_fails_another_stop_reason() -> None:
+    """§5: stream and non-stream response agree on the text and stop_reason "refusal", the body alone adding
+    stop_details of type refusal: GW-EQ-001 passes (GW-FAULT-004 owns the body's refusal, above). A body that says
+    another stop reason (end_turn) is a real disagreement: GW-EQ-001 fails, blaming the non-stream response, and
+    GW-FAULT-004 names its stop_reason."""
+    results = _played("anthropic", "anthropic_body_filter_as_end_turn", ["content_filter_text"])
+    assert _not_passed(results) == {"content_filter_text::equivalence": ["GW-EQ-001"],
+                                    "content_filter_text::faults": ["GW-FAULT-004"]}
+    equivalence = next(r for r in results if r.spec.group == "equivalence")
+    assert equivalence.message.startswith("GW-EQ-001 MUST: the non-stream response differs from the stream in status")
+    assert "the non-stream response differs from the scenario's expected outcome, the stream matches it" in \
+        equivalence.message
