@@ -61,11 +61,11 @@ def test_an_incomplete_response_without_its_flag_still_fails_cli_005_and_the_exp
 
 def test_an_anthropic_stream_without_message_stop_may_be_finished_or_an_error() -> None:
     """§1: the anthropic SDK returns the message when the stream ends after message_delta; the reference client
-    reports the missing message_stop as an error, and a client that does not stop on it holds the call: both pass."""
+    reports the missing message_stop as an error, and a client that finishes the turn holds the call: both pass."""
     cases = ["raw_anthropic_no_message_stop::client", "raw_anthropic_no_message_stop::expected"]
-    for defect in (None, "swallows_error_event"):
-        results = _judge(defect, "anthropic", cases)
-        assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), defect
+    for client in (None, "tests.fakes.anthropic_clients:finishing"):
+        results = _judge(None, "anthropic", cases, client=client)
+        assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), client
 
 
 def _failing(rule: str) -> RuleResult:
