@@ -161,11 +161,13 @@ class AnthropicChecker:
     def done_sentinel(self, meta: EventMeta) -> None:
         self._sink.add("ANT-FRAME-001", "`data: [DONE]` on the Anthropic front", meta.evidence())
 
-    def finish(self, last: EventMeta | None) -> None:
+    def finish(self, last: EventMeta | None, aborted: bool = False) -> None:
         evidence = last.evidence() if last is not None else Evidence()
         if self._events == 0:
             self._sink.add("ANT-LIFE-001", "the stream has no events", evidence)
-        if self._end is None:
+        # an aborted body is an error ending the SDK raises on, not a stream without its end; the half input of a
+        # block it left open reaches no caller (docs/spec/verdicts.md §7)
+        if self._end is None and not aborted:
             where = f"after event #{last.index} {last.type!r}" if last is not None else "with no events"
             self._sink.add("ANT-LIFE-002", f"the stream ends {where} without message_stop", evidence)
         if self._end is not None and self._end.type == "error":
@@ -173,6 +175,8 @@ class AnthropicChecker:
         tool_blocks = [b for b in self._blocks.values() if b.type == "tool_use"]
         if self._stop_reason != "max_tokens":
             for block in tool_blocks:
+                if aborted and not block.stopped:
+                    continue
                 joined = "".join(block.partial_json)
                 problem = parse_json_object(joined) if joined else None
                 if problem is not None:

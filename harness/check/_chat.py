@@ -169,8 +169,12 @@ class ChatChecker:
             self._sink.add("CHAT-FRAME-001", "a second `data: [DONE]`", meta.evidence())
         self._done = meta
 
-    def finish(self, last: EventMeta | None) -> None:
+    def finish(self, last: EventMeta | None, aborted: bool = False) -> None:
         evidence = last.evidence() if last is not None else Evidence()
+        if aborted and self._done is None:  # an error ending the SDK raises on (docs/spec/verdicts.md §7)
+            if self._chunks == 0:
+                self._sink.add("CHAT-SCHEMA-001", "the stream has no chunks", evidence)
+            return
         if self._done is None and not self._error:
             self._sink.add("CHAT-FRAME-001", "the stream ends without `data: [DONE]`", evidence)
         if self._chunks == 0:

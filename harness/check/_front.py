@@ -74,7 +74,10 @@ class FrontChecker(Protocol):
 
     def done_sentinel(self, meta: EventMeta) -> None: ...
 
-    def finish(self, last: EventMeta | None) -> None: ...
+    def finish(self, last: EventMeta | None, aborted: bool = False) -> None:
+        """The end of the stream after `last`; `aborted`: the body did not end cleanly (the connection closed
+        before its end), which every official SDK raises on: an error ending, not a stream that just ends
+        (docs/spec/verdicts.md §7)."""
 
     def body(self, meta: EventMeta, payload: JSONValue) -> None:
         """Check a non-stream response body instead of a stream."""

@@ -129,15 +129,16 @@ class ResponsesChecker:
         elif self._profile == "open-responses" and self._terminal is None:
             self._sink.add("RSP-FRAME-002", "[DONE] arrives before the terminal event", meta.evidence())
 
-    def finish(self, last: EventMeta | None) -> None:
+    def finish(self, last: EventMeta | None, aborted: bool = False) -> None:
         sink = self._sink
         if self._events == 0:
             sink.add("RSP-LIFE-001", "the stream has no events", last.evidence() if last else Evidence())
-        if self._terminal is None:
+        # an aborted body is an error ending the SDK raises on, not a stream without its end (docs/spec/verdicts.md §7)
+        if self._terminal is None and not aborted:
             where = f"after event #{last.index} {last.type!r}" if last is not None else "with no events"
             sink.add("RSP-LIFE-002", f"the stream ends {where} without a terminal event",
                      last.evidence() if last else Evidence())
-        if self._profile == "open-responses" and self._done_sentinel is None:
+        if self._profile == "open-responses" and self._done_sentinel is None and not aborted:
             sink.add("RSP-FRAME-002", "the stream ends without `data: [DONE]`",
                      last.evidence() if last else Evidence())
         error = self._error_event

@@ -52,6 +52,7 @@ from ._loop_rules import (
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
 from ._rejection import check_rejection, is_rejection, refusable, rejected_reason, rejection_problem
 from ._request_items import check_request_items
+from ._settled import settled_expect
 from ._stateful_rules import (
     REFUSAL_CODES,
     STATEFUL_POLICIES,
@@ -169,6 +170,7 @@ __all__ = [
     "reported_incomplete_as_error",
     "responses_call_item_ids",
     "responses_output",
+    "settled_expect",
     "spoken_dialect",
     "timeline",
     "upstream_note",

@@ -83,10 +83,14 @@ class UpstreamView:
     #: (time, seconds the IUT and the harness had waited for a CPU so far), sampled while the case played (the
     #: timing rules' evidence of load, GW-STREAM-001/002); empty where nothing sampled them.
     waits: tuple[tuple[float, float], ...] = ()
+    #: What the mock's answer to the first request holds, read in the upstream's dialect as a client would (an
+    #: aborted body as an abort: `result_of_events`); None where it was not read (no request, a WebSocket upstream).
+    sent: Result | None = None
 
 
 def read_answer(exchange: Exchange, profile: Profile, front: Dialect) -> FrontAnswer:
-    """Parse and check what a `front` front answered (SSE stream, JSON body or HTTP error)."""
+    """Parse and check what a `front` front answered (SSE stream, JSON body or HTTP error); a stream whose body was
+    aborted (`Exchange.aborted`) is judged as the error ending it is."""
     status = exchange.status or 0
     if status >= 400 or exchange.status is None:
         answer = result_of_body(exchange.json(), status, front) if status else None
@@ -102,7 +106,9 @@ def read_answer(exchange: Exchange, profile: Profile, front: Dialect) -> FrontAn
         checker.feed(chunk.data, chunk.time)
         events.extend(parser.feed(chunk.data, chunk.time))
     parser.close()
-    return FrontAnswer(exchange, tuple(events), checker.close(), result_of_events(events, front), front)
+    aborted = exchange.aborted is not None  # an error ending, not a stream that just ends (docs/spec/verdicts.md §7)
+    return FrontAnswer(exchange, tuple(events), checker.close(aborted),
+                       result_of_events(events, front, aborted=exchange.aborted), front)
 
 
 def check_ids(findings: Findings, scenario: Scenario, result: Result) -> None:
@@ -145,8 +151,10 @@ def has_fault_rules(scenario: Scenario) -> bool:
                 or scenario.ending in ("failed", "length", "content_filter"))
 
 
-def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer) -> None:
-    """GW-FAULT-001..004."""
+def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer, sent: Result | None = None) -> None:
+    """GW-FAULT-001..004. `sent`: what the upstream's answer holds (`UpstreamView.sent`): an upstream cut after its
+    outcome was settled (`Result.settled`) did not fail, and the front may finish the turn (docs/spec/verdicts.md
+    §1; EXP-004 judges how)."""
     http = _http_fault(scenario)
     status = answer.exchange.status
     if http is not None:
@@ -176,9 +184,12 @@ def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer) ->
     cut = cut_kinds(scenario.faults)  # the faults that cut the stream short (the fault table's `cuts_stream`)
     if cut or scenario.ending == "failed":
         findings.check("GW-FAULT-003")
-        if answer.result.status == "completed":
-            what = sorted(cut) or ["a failed ending"]
-            findings.fail("GW-FAULT-003", f"the upstream failed mid-stream ({', '.join(what)}) and the front still "
+        settled = sent is not None and sent.settled is not None
+        if answer.result.status == "completed" and not settled:
+            what = ", ".join(sorted(cut) or ["a failed ending"])
+            if sent is not None and sent.error is not None and sent.terminal in ("cut", "abort"):
+                what += f": {sent.error}"
+            findings.fail("GW-FAULT-003", f"the upstream failed mid-stream ({what}) and the front still "
                           f"ended normally, with {answer.result.terminal}",
                           Evidence(event_type=answer.result.terminal, expected=_FAILED_END[answer.front],
                                    actual=answer.result.terminal))

@@ -35,6 +35,11 @@ class Exchange:
     #: Why reading stopped early at a run limit (`--max-events`, `--max-bytes`), naming it and the count; None when
     #: the answer was read to its end (or to an error).
     over_limit: str | None = None
+    #: Why the body did not end cleanly, the answer's head having arrived: the connection closed before a chunked
+    #: body's last (zero-length) chunk or short of its Content-Length (httpx's `RemoteProtocolError`), or was reset
+    #: (`ReadError`); None when the body ended cleanly, or was not read to an end by the harness (a timeout, a run
+    #: limit: `timed_out`, `over_limit`). An SDK raises on an aborted body (docs/spec/verdicts.md §7).
+    aborted: str | None = None
 
     @property
     def body(self) -> bytes:

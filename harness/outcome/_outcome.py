@@ -78,6 +78,10 @@ class Result:
     #: none.
     refusal: str = ""
     reasoning: str = ""
+    #: A stream that ended cleanly after its outcome was settled but without its closing event (an Anthropic stream
+    #: cut after `message_delta` carried its `stop_reason`, before `message_stop`): the result the official SDK hands
+    #: its caller, which a client or a gateway may take (docs/spec/verdicts.md §1); None otherwise.
+    settled: Result | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

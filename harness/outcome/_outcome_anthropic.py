@@ -1,7 +1,8 @@
 """What a client holds after an Anthropic Messages stream or body (docs/spec/anthropic.md): text from text blocks,
 a tool call per `tool_use` block (its joined `partial_json`, or its start `input` when that is empty), done on the
 wire at its `content_block_stop`, and the status from the `stop_reason` of `message_delta`; the response ends
-normally only with the `message_stop` after it (a stream cut between the two is cut, though its calls are done).
+normally only with the `message_stop` after it (a stream cut between the two is cut, though its calls are done, and
+its `settled` result is the Message the anthropic SDK returns: docs/spec/verdicts.md §1).
 
 A turn that ends with stop_reason `refusal` and `stop_details` {type: refusal} is the model refusing: completed,
 its text is the refusal (`Result.refusal`), not answer text; without stop_details it is a content filter's cut
@@ -132,7 +133,7 @@ def anthropic_events(events: Iterable[SSEEvent]) -> Result:
         if stopped:
             return result
         return Result("error", text, result.calls, "cut", error=f"the stream ended after stop_reason {reason} "
-                      "without message_stop")
+                      "without message_stop", settled=result)
     return Result("error", text, tuple(done), "cut", error="the stream ended without a stop_reason")
 
 

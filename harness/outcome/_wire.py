@@ -23,9 +23,19 @@ _BODY: dict[str, Callable[[Mapping[str, Any]], Result]] = {
 }
 
 
-def result_of_events(events: Iterable[SSEEvent], dialect: Dialect) -> Result:
-    """The result a client of `dialect` holds after reading these events."""
-    return _EVENTS[dialect](events)
+def result_of_events(events: Iterable[SSEEvent], dialect: Dialect, *, aborted: str | None = None) -> Result:
+    """The result a client of `dialect` holds after reading these events. `aborted`: why the body that carried them
+    did not end cleanly (the connection closed before a chunked body's last chunk, or short of its Content-Length).
+    The official SDKs read the body to its end and raise then (httpx's `RemoteProtocolError`; openai-python wraps it
+    in `APIConnectionError`), so the client holds an error, ended by `abort`, and nothing the SDK would have settled
+    (docs/spec/verdicts.md §7); only a Chat stream whose `data: [DONE]` came first is read as usual (openai-python
+    stops reading there and never sees the abort)."""
+    seen = list(events)
+    result = _EVENTS[dialect](seen)
+    if aborted is None or (dialect == "chat" and any(e.data.strip() == "[DONE]" for e in seen)):
+        return result
+    return Result("error", result.text, result.calls, "abort", error=f"the body was aborted: {aborted}",
+                  refusal=result.refusal, reasoning=result.reasoning)
 
 
 def result_of_body(body: JSONValue, http_status: int, dialect: Dialect) -> Result:

@@ -29,13 +29,16 @@ from callproof.harness.judge import (
 from callproof.harness.outcome import Result, result_of_adapter, result_of_body, result_of_events
 from callproof.harness.request import new_case_tag
 from callproof.harness.scenario import Scenario, is_framing
-from callproof.mock_server import Journal, MockServer
+from callproof.mock_server import Journal, JournalRequest, MockServer
 
 from ._client import ClientAdapter
 from ._overlap import hold_seconds, in_flight, not_overlapping
 from ._verdict import summary
 
-__all__ = ["Wire", "judge_client_isolation", "read_wire", "websocket_events", "websocket_playable", "websocket_turns"]
+__all__ = [
+    "Wire", "judge_client_isolation", "read_sent", "read_wire", "websocket_events", "websocket_playable",
+    "websocket_turns",
+]
 
 #: (wire result, Responses item ids of its calls, number of requests the client made for the case, the fault kinds
 #: the mock applied to the last answer).
@@ -118,15 +121,29 @@ def read_wire(journal: Journal, case: str, dialect: Dialect, transport: str = "h
         return (result_of_events(events, "responses"), tuple(responses_call_item_ids(sent)), len(requests),
                 tuple(turn.faults))
     last = requests[-1]
-    body = journal.body_of(last.id)
-    spoken = last.dialect or dialect
-    if last.stream and last.status < 400:
+    result, ids = read_sent(journal, last, dialect)
+    return result, ids, len(requests), tuple(last.faults)
+
+
+#: Why an answer the mock aborted did not end (its journal's end says `aborted`).
+_MOCK_ABORTED = "the mock dropped the connection before the body's end (a scripted disconnect)"
+
+
+def read_sent(journal: Journal, request: JournalRequest, dialect: Dialect) -> tuple[Result, tuple[str | None, ...]]:
+    """What the mock answered one HTTP `request`, read in the dialect of the endpoint called (else `dialect`) as its
+    reader holds it, an answer the mock aborted as an abort (`result_of_events`); and in Responses the item ids of
+    its calls."""
+    body = journal.body_of(request.id)
+    spoken = request.dialect or dialect
+    if request.stream and request.status < 400:
         events = parse_sse(body)[0]
         ids: tuple[str | None, ...] = ()
         if spoken == "responses":
             payloads = [_payload(e.data) for e in events]
             ids = tuple(responses_call_item_ids([p for p in payloads if p is not None]))
-        return result_of_events(events, spoken), ids, len(requests), tuple(last.faults)
+        end = journal.end(request.id)
+        aborted = _MOCK_ABORTED if end is not None and end.outcome == "aborted" else None
+        return result_of_events(events, spoken, aborted=aborted), ids
     try:
         parsed = json.loads(body)
     except ValueError:
@@ -134,7 +151,7 @@ def read_wire(journal: Journal, case: str, dialect: Dialect, transport: str = "h
     ids = ()
     if spoken == "responses" and isinstance(parsed, Mapping):
         ids = tuple(responses_call_item_ids([{"type": "response.completed", "response": parsed}]))
-    return result_of_body(parsed, last.status, spoken), ids, len(requests), tuple(last.faults)
+    return result_of_body(parsed, request.status, spoken), ids
 
 
 def _payload(data: str) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ callproof.harness.judge writing into `Findings`): planning plans it, the verdict
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from callproof.harness._types import Dialect
@@ -53,8 +53,10 @@ from callproof.harness.judge import (
     items_skipped,
     policy_expect,
     reported_incomplete_as_error,
+    settled_expect,
     what_arrived,
 )
+from callproof.harness.outcome import Result
 from callproof.harness.request import front_request
 from callproof.harness.scenario import Expect, Scenario, http_error_fault
 
@@ -98,10 +100,19 @@ class Judging:
     slack: float = DEFAULT_SLACK
 
     @property
+    def sent(self) -> Result | None:
+        """What the mock's stream held, read as its reader holds it: the client's wire, the gateway's upstream."""
+        if self.config.mode != "gateway":
+            return self.run.wire
+        return self.run.upstream.sent if self.run.upstream is not None else None
+
+    @property
     def expect(self) -> Expect:
-        """The scenario's expectation under the run's `--policy`, and in gateway mode through its front and upstream
-        (`carried_expect`: an Anthropic upstream's refusal may reach a Chat or Responses front as text)."""
-        expect = policy_expect(self.run.scenario, self.config.policies)
+        """The scenario's expectation under the run's `--policy`, then given what the mock sent (`settled_expect`: an
+        Anthropic stream cut after its stop_reason may be finished or an error, docs/spec/verdicts.md §1), and in
+        gateway mode through its front and upstream (`carried_expect`: an Anthropic upstream's refusal may reach a
+        Chat or Responses front as text)."""
+        expect = settled_expect(policy_expect(self.run.scenario, self.config.policies), self.sent)
         if self.config.mode != "gateway":
             return expect
         refused = self.run.answer is not None and bool(self.run.answer.result.refusal)
@@ -197,13 +208,14 @@ def _stream_family(family: str) -> RuleGroup:
 def _expected(findings: Findings, judging: Judging) -> None:
     run = judging.run
     result = run.adapter_result if judging.config.mode == "client" else run.answer.result if run.answer else None
-    if judging.config.mode == "client" and reported_incomplete_as_error(judging.expect.status, result):
+    expect = judging.expect
+    if judging.config.mode == "client" and not expect.may_fail and reported_incomplete_as_error(expect.status, result):
         return  # CLI-005 alone judges it, what was lost with it included (docs/spec/verdicts.md §3)
     if result is not None and judging.config.mode == "gateway":
         # a content filter's ending reported as a refusal is GW-FAULT-004's alone (docs/spec/verdicts.md §6)
         result = as_filtered(run.scenario, result)
     if result is not None:
-        expected_outcome(findings, judging.expect, result)
+        expected_outcome(findings, expect, result)
 
 
 def _incomplete_as_error(run: ScenarioRun) -> str | None:
@@ -230,7 +242,9 @@ def _inherited(judge: Judge) -> Judge:
 def _client(findings: Findings, judging: Judging) -> None:
     run = judging.run
     assert run.adapter is not None and run.wire is not None
-    check_client(findings, run.scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
+    # the expectation given what the wire held (a settled Anthropic cut may be finished or an error: verdicts.md §1)
+    scenario = replace(run.scenario, expect=settled_expect(run.scenario.expect, run.wire))
+    check_client(findings, scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
                  run.wire_faults, judging.config.client_dialect)
     check_beside_malformed(findings, run.scenario, run.adapter_result)  # CLI-020
     if judging.config.client_transport == "websocket":  # CLI-016, CLI-017 on the case's turns
@@ -271,7 +285,7 @@ def _ids(findings: Findings, judging: Judging) -> None:
 
 def _faults(findings: Findings, judging: Judging) -> None:
     answer, upstream = judging.sandwich()
-    check_faults(findings, judging.run.scenario, answer)
+    check_faults(findings, judging.run.scenario, answer, upstream.sent)
     if _twin_judged(judging):  # GW-FAULT-004 on the non-stream response too (docs/spec/verdicts.md §6)
         plain = judging.plain(judging.run)
         if plain is not None:

@@ -46,7 +46,7 @@ from callproof.harness.scenario import Scenario
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._cancel_verdict import judge_cancellation
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
-from ._client_play import judge_client_isolation, read_wire, websocket_playable, websocket_turns
+from ._client_play import judge_client_isolation, read_sent, read_wire, websocket_playable, websocket_turns
 from ._config import RunConfig
 from ._http_exchange import Limits, exchange, head_problem
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
@@ -220,11 +220,14 @@ class Harness:
         journal = self.mock.journal
         requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
+        sent = None
         if requests and getattr(requests[0], "transport", "http") == "websocket":  # its messages, as SSE events
             writes = tuple((when, message_as_sse(data)) for when, data in writes)
+        elif requests:  # what the upstream's answer holds (an Anthropic cut after its stop_reason: verdicts.md §1)
+            sent = read_sent(journal, requests[0], self.config.upstream_dialect)[0]
         # the IUT's waits and this thread's, which read the answer (called right after it did)
         waits = self._waits.between(requests[0].time, time.monotonic(), threading.get_native_id()) if requests else ()
-        return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes), waits)
+        return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes), waits, sent)
 
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""
@@ -298,6 +301,8 @@ class Harness:
                            terminal=answer.result.terminal)
         if answer.exchange.timed_out:
             run.details["timed_out"] = answer.exchange.error
+        if answer.exchange.aborted is not None:  # the front's body did not end cleanly (docs/spec/verdicts.md §7)
+            run.details["aborted"] = answer.exchange.aborted
         called = bool(run.upstream.bodies)
         run.unjudged = answer_problem(answer, run.scenario, upstream_called=called)
         if is_rejection(answer, run.scenario, upstream_called=called):  # a refusal the scenario may allow

@@ -3,7 +3,9 @@
 Every chunk of the body is stamped with `time.monotonic()` when it is read off the socket: the mock's journal
 uses the same clock, so the gateway rules can compare when the upstream sent a byte with when the front
 forwarded it. The exchange never raises for what the IUT does: a refused connection, a reset, a hang past the
-case deadline are recorded in `error` and `timed_out`, and whatever arrived before is kept.
+case deadline are recorded in `error` and `timed_out`, and whatever arrived before is kept. A body that did not
+end cleanly after the head arrived (the connection closed before a chunked body's zero-length last chunk, or short
+of its Content-Length: httpx raises `RemoteProtocolError`; a reset: `ReadError`) is recorded in `aborted` too.
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ def exchange(
         return Exchange(url, body, sent, status, head, tuple(chunks),
                         f"{what} within the case timeout of {timeout:g} s", True)
     except httpx.HTTPError as exc:
-        reason = str(exc) or type(exc).__name__
-        return Exchange(url, body, sent, status, head, tuple(chunks), f"{type(exc).__name__}: {reason}")
+        reason = f"{type(exc).__name__}: {str(exc) or type(exc).__name__}"
+        # after the head, the body was aborted (an incomplete chunked read, a reset); before it, there is no answer
+        return Exchange(url, body, sent, status, head, tuple(chunks), reason,
+                        aborted=reason if status is not None else None)
     return Exchange(url, body, sent, status, head, tuple(chunks))

@@ -16,10 +16,10 @@ from typing import Any
 
 import httpx
 
-from .clients import _http_error, _int, _obj, _parses, unusable_call, usable_calls
+from .clients import _drive, _http_error, _int, _obj, _parses, unusable_call, usable_calls
 from .sse import iter_sse
 
-__all__ = ["DEFECTS", "AnthropicReferenceClient"]
+__all__ = ["DEFECTS", "AnthropicReferenceClient", "finishing", "finishing_any_end"]
 
 #: stop_reason values that end a turn without finishing it: the adapter protocol's `incomplete`.
 _INCOMPLETE = ("max_tokens", "refusal", "model_context_window_exceeded")
@@ -92,6 +92,11 @@ class AnthropicReferenceClient:
         if reason in _INCOMPLETE and not self.refused:
             self.incomplete = True
 
+    def on_end_without_message_stop(self) -> None:
+        """The body ended cleanly before `message_stop`: an error (after a stop_reason, taking the Message as
+        finished is right too: docs/spec/verdicts.md §1)."""
+        self.fail("the stream ended without message_stop")
+
     def is_complete(self, block: Block) -> bool:
         if self.error is not None or not block.stopped:
             return False
@@ -163,7 +168,7 @@ class AnthropicReferenceClient:
             for _, data in self.events(response.iter_bytes()):
                 if self.on_event(_obj(json.loads(data), "event data")):
                     return
-        self.fail("the stream ended without message_stop")
+        self.on_end_without_message_stop()
 
     def on_event(self, event: dict[str, Any]) -> bool:
         """Apply one event; True when it ends the response."""
@@ -267,6 +272,24 @@ class UncachedInputTokens(AnthropicReferenceClient):
         return {**usage, "input_tokens": usage["input_tokens"] - usage["cached_tokens"]}
 
 
+class FinishesAfterStopReason(AnthropicReferenceClient):
+    """Correct (not a defect; `finishing` runs it). A stream that ends cleanly after message_delta carried its
+    stop_reason, without message_stop, is the whole Message, as the anthropic SDK's MessageStream takes it (no error,
+    its calls handed on); without a stop_reason it is still an error (docs/spec/verdicts.md §1)."""
+
+    def on_end_without_message_stop(self) -> None:
+        if self.stop_reason is None:
+            self.fail("the stream ended without a stop_reason")
+
+
+class FinishesWithoutStopReason(AnthropicReferenceClient):
+    """Broken (`finishing_any_end` runs it): any clean end of the stream is the end of the Message, one cut before its
+    stop_reason too: no error for a turn that never finished. Caught by CLI-002 (a cut stream is an error)."""
+
+    def on_end_without_message_stop(self) -> None:
+        pass
+
+
 #: Defect name -> the broken Anthropic client (`--dialect anthropic --defect NAME`).
 DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
     "swallows_error_event": SwallowsErrorEvent,
@@ -275,3 +298,20 @@ DEFECTS: dict[str, type[AnthropicReferenceClient]] = {
     "thinking_in_text": ThinkingInText,
     "refusal_as_text": RefusalAsText,
 }
+
+
+def finishing(request: dict[str, Any], base_url: str, dialect: str = "anthropic", tool_loop: bool = False,
+              max_retries: int = 0) -> dict[str, Any]:
+    """`FinishesAfterStopReason` in-process (`--client tests.fakes.anthropic_clients:finishing`): correct, it passes
+    the cut after the stop_reason as the reference client, which reports the error, does (docs/spec/verdicts.md §1)."""
+    assert dialect == "anthropic", "finishing speaks Anthropic Messages only"
+    return _drive(FinishesAfterStopReason, request, base_url, dialect, tool_loop, max_retries)
+
+
+def finishing_any_end(request: dict[str, Any], base_url: str, dialect: str = "anthropic", tool_loop: bool = False,
+                      max_retries: int = 0) -> dict[str, Any]:
+    """`FinishesWithoutStopReason` in-process (`--client tests.fakes.anthropic_clients:finishing_any_end`): broken,
+    caught by CLI-002 on a stream cut cleanly before its stop_reason, which no bundled scenario plays in the Anthropic
+    dialect (tests/harness/run/data/cut_before_stop_reason.json does: tests/harness/run/test_edge_verdicts.py)."""
+    assert dialect == "anthropic", "finishing_any_end speaks Anthropic Messages only"
+    return _drive(FinishesWithoutStopReason, request, base_url, dialect, tool_loop, max_retries)

@@ -147,3 +147,55 @@ def test_a_normal_finish_needs_its_end_marker() -> None:
     events = _sse(*TOOL_BLOCKS, _ant("message_delta", delta={"stop_reason": "tool_use"}))
     anthropic = result_of_events(events, "anthropic")
     assert (anthropic.status, anthropic.terminal, len(anthropic.calls)) == ("error", "cut", 2)
+
+
+#: An Anthropic tool_use turn, event by event: message_start, the block, its stop, message_delta, message_stop.
+ANTHROPIC_TURN = [
+    {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [],
+                                          "model": "m", "usage": {"input_tokens": 1, "output_tokens": 0}}},
+    {"type": "content_block_start", "index": 0,
+     "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"city":'}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '"Paris"}'}},
+    {"type": "content_block_stop", "index": 0},
+    {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
+    {"type": "message_stop"},
+]
+WEATHER = Call("toolu_1", "get_weather", '{"city":"Paris"}')
+
+
+def test_an_anthropic_stream_cut_after_its_stop_reason_is_cut_and_settled() -> None:
+    """docs/spec/verdicts.md §1: without message_stop the response is cut, and `settled` holds the Message the
+    anthropic SDK returns; cut before the stop_reason nothing is settled."""
+    cut = result_of_events(_sse(*ANTHROPIC_TURN[:-1]), "anthropic")
+    assert (cut.status, cut.terminal, cut.calls) == ("error", "cut", (WEATHER,))
+    assert cut.settled == Result("completed", "", (WEATHER,), "stop_reason tool_use")
+    assert result_of_events(_sse(*ANTHROPIC_TURN[:-2]), "anthropic").settled is None
+    assert result_of_events(_sse(*ANTHROPIC_TURN), "anthropic").settled is None
+
+
+ABORT = "RemoteProtocolError: peer closed connection without sending complete message body (incomplete chunked read)"
+
+
+@pytest.mark.parametrize("events", [ANTHROPIC_TURN, ANTHROPIC_TURN[:-1], ANTHROPIC_TURN[:3]])
+def test_an_aborted_anthropic_body_is_an_error_whatever_arrived(events: list[Any]) -> None:
+    """docs/spec/verdicts.md §7: the anthropic SDK reads the body to its end and raises on the abort, even after
+    message_stop: the client holds an error ended by `abort`, the calls done before it, nothing settled."""
+    result = result_of_events(_sse(*events), "anthropic", aborted=ABORT)
+    assert (result.status, result.terminal, result.error) == ("error", "abort", f"the body was aborted: {ABORT}")
+    assert result.calls == ((WEATHER,) if len(events) > 3 else ()) and result.settled is None
+
+
+def test_an_aborted_responses_body_is_an_error_after_its_terminal_event_too() -> None:
+    created = {"type": "response.created", "response": {"id": "r", "status": "in_progress", "output": []}}
+    completed = {"type": "response.completed", "response": {"id": "r", "status": "completed", "output": []}}
+    assert result_of_events(_sse(created, completed), "responses").status == "completed"
+    assert result_of_events(_sse(created, completed), "responses", aborted=ABORT).terminal == "abort"
+
+
+def test_an_aborted_chat_body_is_an_error_unless_done_came_first() -> None:
+    """openai-python stops reading a Chat stream at `data: [DONE]`: an abort after it is never seen."""
+    finished = [*INTERLEAVED, _chunk(finish="tool_calls")]
+    assert result_of_events(_sse(*finished, done=True), "chat", aborted=ABORT).status == "completed"
+    cut = result_of_events(_sse(*finished), "chat", aborted=ABORT)
+    assert (cut.status, cut.terminal) == ("error", "abort")

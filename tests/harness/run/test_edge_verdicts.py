@@ -4,6 +4,7 @@ run through the harness against a real mock on 127.0.0.1."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -21,9 +22,12 @@ def _fakes_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", fakes.env()["PYTHONPATH"])
 
 
-def _judge(defect: str | None, dialect: Dialect, cases: Sequence[str]) -> dict[str, CaseResult]:
-    command = f"{fakes.command('clients', defect)} --dialect {dialect}"
-    config = RunConfig(client_cmd=command, client_dialect=dialect, case_timeout=10.0)
+def _judge(defect: str | None, dialect: Dialect, cases: Sequence[str], *, client: str | None = None,
+           scenarios: tuple[Path, ...] = ()) -> dict[str, CaseResult]:
+    """The cases judged on the fake client with `defect` as a program, or on the in-process `client`."""
+    command = None if client else f"{fakes.command('clients', defect)} --dialect {dialect}"
+    config = RunConfig(client_cmd=command, client=client, client_dialect=dialect, case_timeout=10.0,
+                       scenario_paths=scenarios)
     with Harness(config) as harness:
         results = [harness.judge(CaseSpec(*c.split("::"))) for c in cases]
     return {r.spec.id: r for r in results}
@@ -57,11 +61,11 @@ def test_an_incomplete_response_without_its_flag_still_fails_cli_005_and_the_exp
 
 def test_an_anthropic_stream_without_message_stop_may_be_finished_or_an_error() -> None:
     """§1: the anthropic SDK returns the message when the stream ends after message_delta; the reference client
-    reports the missing message_stop as an error, and a client that does not stop on it holds the call: both pass."""
+    reports the missing message_stop as an error, and a client that finishes the turn holds the call: both pass."""
     cases = ["raw_anthropic_no_message_stop::client", "raw_anthropic_no_message_stop::expected"]
-    for defect in (None, "swallows_error_event"):
-        results = _judge(defect, "anthropic", cases)
-        assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), defect
+    for client in (None, "tests.fakes.anthropic_clients:finishing"):
+        results = _judge(None, "anthropic", cases, client=client)
+        assert {k: r.outcome for k, r in results.items()} == dict.fromkeys(cases, "passed"), client
 
 
 def _failing(rule: str) -> RuleResult:
@@ -199,3 +203,70 @@ def test_gw_eq_001_passes_a_body_that_alone_adds_stop_details_and_fails_another_
     assert equivalence.message.startswith("GW-EQ-001 MUST: the non-stream response differs from the stream in status")
     assert "the non-stream response differs from the scenario's expected outcome, the stream matches it" in \
         equivalence.message
+
+
+#: A scenario no bundled one matches: a clean cut after the tool_use block, before message_delta's stop_reason.
+CUT_BEFORE = Path(__file__).parent / "data" / "cut_before_stop_reason.json"
+AFTER_CASES = ["fault_truncate::client", "fault_truncate::expected"]
+BEFORE_CASES = ["fault_truncate_before_stop_reason::client", "fault_truncate_before_stop_reason::expected"]
+
+
+def _outcomes(results: dict[str, CaseResult]) -> dict[str, tuple[str, list[str]]]:
+    return {case: (r.outcome, _failed(r)) for case, r in results.items()}
+
+
+def _passed_rules(result: CaseResult) -> set[str]:
+    return {r.rule.id for r in result.results if r.outcome == "passed"}
+
+
+def test_a_client_may_finish_an_anthropic_turn_cut_after_its_stop_reason_or_report_the_error() -> None:
+    """§1 on `fault_truncate`, whose cut in the Anthropic dialect leaves out message_stop alone: the reference client
+    (an error) and a client that finishes the turn as the anthropic SDK does both pass; the finished one is held to
+    the call it must hand on (EXP-001, EXP-002 judged and passed). Cut before the stop_reason, the finishing client
+    still reports the error, and a client that finishes any clean end fails CLI-002 (and EXP-004) there."""
+    passed: dict[str, tuple[str, list[str]]] = dict.fromkeys(AFTER_CASES + BEFORE_CASES, ("passed", []))
+    assert _outcomes(_judge(None, "anthropic", AFTER_CASES + BEFORE_CASES, scenarios=(CUT_BEFORE,))) == passed
+    finishing = _judge(None, "anthropic", AFTER_CASES + BEFORE_CASES, client="tests.fakes.anthropic_clients:finishing",
+                       scenarios=(CUT_BEFORE,))
+    assert _outcomes(finishing) == passed
+    assert {"EXP-001", "EXP-002", "EXP-004"} <= _passed_rules(finishing["fault_truncate::expected"])
+    broken = _judge(None, "anthropic", AFTER_CASES + BEFORE_CASES, scenarios=(CUT_BEFORE,),
+                    client="tests.fakes.anthropic_clients:finishing_any_end")
+    assert _outcomes(broken) == {**dict.fromkeys(AFTER_CASES, ("passed", [])),
+                                 BEFORE_CASES[0]: ("failed", ["CLI-002"]), BEFORE_CASES[1]: ("failed", ["EXP-004"])}
+    assert "the wire ended cut: \"the stream ended without a stop_reason\"" in broken[BEFORE_CASES[0]].message
+
+
+def test_the_anthropic_sdk_passes_a_turn_cut_after_its_stop_reason() -> None:
+    """§1 with the real client: `client.messages.stream` returns the whole Message, no error (CLI-002 and EXP-004
+    failed it before; examples/baselines/anthropic-sdk.txt listed them)."""
+    pytest.importorskip("anthropic")
+    results = _judge(None, "anthropic", AFTER_CASES, client="examples.client_anthropic:run")
+    assert _outcomes(results) == dict.fromkeys(AFTER_CASES, ("passed", []))
+    assert "EXP-001" in _passed_rules(results["fault_truncate::expected"])
+
+
+def _gateway(defect: str | None, front: Dialect) -> dict[str, tuple[str, list[str]]]:
+    config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect anthropic", front=front,
+                       upstream_dialect="anthropic", case_timeout=15, scenario_paths=(CUT_BEFORE,))
+    with Harness(config) as harness:
+        results = [harness.judge(s) for s in harness.cases()
+                   if s.scenario in ("fault_truncate", "fault_truncate_before_stop_reason")]
+    assert {r.spec.group for r in results} >= {"expected", "faults"}
+    return {r.spec.id: (r.outcome, _failed(r)) for r in results}
+
+
+@pytest.mark.parametrize("front", ["responses", "chat", "anthropic"])
+def test_a_gateway_may_finish_an_anthropic_turn_cut_after_its_stop_reason_but_not_before(front: Dialect) -> None:
+    """§1, the gateway half, over an Anthropic upstream: the reference gateway fails the front's turn, and
+    `passes_settled_turn` finishes it from the stop_reason it got, as LiteLLM does (GW-FAULT-003 and EXP-004 failed
+    it before): both pass every case. `invents_finish_after_cut` finishes a turn cut before its stop_reason too:
+    GW-FAULT-003 fails it in the faults case, EXP-004 in the expected case, nothing else."""
+    for defect in (None, "passes_settled_turn"):
+        got = _gateway(defect, front)
+        assert {case: outcome for case, outcome in got.items() if outcome != ("passed", [])} == {}, defect
+    got = _gateway("invents_finish_after_cut", front)
+    assert {case: outcome for case, outcome in got.items() if outcome != ("passed", [])} == {
+        "fault_truncate_before_stop_reason::faults": ("failed", ["GW-FAULT-003"]),
+        "fault_truncate_before_stop_reason::expected": ("failed", ["EXP-004"]),
+    }
