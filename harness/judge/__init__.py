@@ -13,6 +13,7 @@ from ._client_rules import check_client, check_client_isolation, framing_variant
 from ._client_ws import WebSocketTurn, check_client_websocket
 from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
+from ._exposure import check_error_exposure
 from ._findings import Findings
 from ._gateway import (
     FrontAnswer,
@@ -116,6 +117,7 @@ __all__ = [
     "check_continuation",
     "check_encrypted_reasoning",
     "check_equivalence",
+    "check_error_exposure",
     "check_error_leaks",
     "check_faults",
     "check_gateway_loop",

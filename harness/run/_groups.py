@@ -31,6 +31,7 @@ from callproof.harness.judge import (
     check_client,
     check_client_websocket,
     check_equivalence,
+    check_error_exposure,
     check_error_leaks,
     check_faults,
     check_ids,
@@ -266,6 +267,7 @@ def _ids(findings: Findings, judging: Judging) -> None:
 def _faults(findings: Findings, judging: Judging) -> None:
     answer, upstream = judging.sandwich()
     check_faults(findings, judging.run.scenario, answer)
+    check_error_exposure(findings, answer)  # GW-FAULT-006: no stack trace, path or exception text in an error
     if http_error_fault(judging.run.scenario.faults) is not None:  # GW-FAULT-005: the upstream's error body
         check_error_leaks(findings, answer.exchange.body, answer.exchange.json(),
                           b"".join(data for _, data in upstream.writes), judging.config.front_headers)
