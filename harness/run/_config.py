@@ -193,11 +193,11 @@ class RunConfig:
 
     @property
     def front_credential(self) -> tuple[str, str]:
-        """The run's own credential, as the front dialect's SDK sends a key (docs/cli.md#the-runs-own-credential):
-        `Authorization: Bearer sk-callproof-...` (Responses, Chat), `x-api-key: sk-ant-callproof-...` (Anthropic)."""
-        if self.front == "anthropic":
-            return "x-api-key", f"sk-ant-callproof-{self.credential}"
-        return "authorization", f"Bearer sk-callproof-{self.credential}"
+        """The run's own credential as the pinned SDKs send a key (docs/cli.md#the-runs-own-credential): openai-python
+        and anthropic-sdk-python both send `Authorization: Bearer <key>`; the key looks like one of the front's
+        dialect, `sk-callproof-...` or (Anthropic) `sk-ant-callproof-...`."""
+        prefix = "sk-ant-callproof-" if self.front == "anthropic" else "sk-callproof-"
+        return "authorization", f"Bearer {prefix}{self.credential}"
 
     @property
     def front_headers(self) -> dict[str, str]:
