@@ -28,8 +28,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
 
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 
 from ._findings import Findings
@@ -80,7 +80,7 @@ def exposures(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+def _strings(value: JSONValue, path: str) -> Iterator[tuple[str, str]]:
     """(JSON path, string) of every string in `value` (a key's name is not searched)."""
     if isinstance(value, str):
         yield path, value
@@ -92,7 +92,7 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(child, f"{path}[{index}]")
 
 
-def _event_error(data: Any) -> tuple[Any, str] | None:
+def _event_error(data: JSONValue) -> tuple[JSONValue, str] | None:
     """The error part of a stream event's data and its path: an `error` event whole, a chunk's `error` member,
     `response.failed`'s `response.error`; None for any other event."""
     if not isinstance(data, dict):
@@ -122,13 +122,14 @@ def error_texts(answer: FrontAnswer) -> list[tuple[Evidence, str]]:
     texts: list[tuple[Evidence, str]] = []
     for index, event in enumerate(answer.events):
         try:
-            data = json.loads(event.data)
+            data: JSONValue = json.loads(event.data)
         except ValueError:
             continue
         error = _event_error(data)
-        if error is None:
+        if error is None or not isinstance(data, dict):
             continue
-        kind = data.get("type") if isinstance(data.get("type"), str) else event.type
+        named = data.get("type")
+        kind = named if isinstance(named, str) else event.type
         texts += [(Evidence(event_index=index, event_type=kind, path=path), text)
                   for path, text in _strings(error[0], error[1])]
     return texts

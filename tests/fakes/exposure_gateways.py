@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import replace
+from typing import Any
 
 import httpx
 
-from examples.gateway import ChatUpstream, Json, ResponsesFront, UpstreamHTTPError
+from examples.gateway import ChatUpstream, Front, Json, ResponsesFront, Upstream, UpstreamHTTPError
 
 __all__ = ["EXPOSURE_DEFECTS", "NODE_STACK", "NodeStackInErrors", "PythonTracebackInErrors"]
 
@@ -53,4 +54,5 @@ class PythonTracebackInErrors(ChatUpstream):
         return error
 
 
-EXPOSURE_DEFECTS = {"node_stack_in_errors": NodeStackInErrors, "python_traceback_in_errors": PythonTracebackInErrors}
+EXPOSURE_DEFECTS: dict[str, type[Front[Any]] | type[Upstream]] = {
+    "node_stack_in_errors": NodeStackInErrors, "python_traceback_in_errors": PythonTracebackInErrors}
