@@ -5,6 +5,7 @@ The public API; everything else in this package is private and may change withou
 
 from __future__ import annotations
 
+from ._credentials import credential_values, is_credential_name
 from ._errors import CallproofError, InputError
 from ._types import Dialect, JSONData, JSONValue
 from ._version import __version__
@@ -42,6 +43,8 @@ __all__ = [
     "check_body",
     "check_bytes",
     "check_events",
+    "credential_values",
+    "is_credential_name",
     "parse_sse",
     "rules_for",
 ]

@@ -284,7 +284,8 @@ OPTIONS: tuple[Option, ...] = (
     _option("model", "model name sent to the IUT (scenario selection never depends on it)", _ALL, metavar="NAME",
             default=DEFAULT_MODEL),
     _option("header", "header sent with every request to the IUT's front, NAME:VALUE (e.g. 'Authorization: Bearer "
-            "KEY'); reports show secret-looking ones as NAME:***", _ALL, metavar="NAME:VALUE", type=header_pair,
+            "KEY'); one naming a credential replaces the run's own key, NAME: with no value sends no NAME; reports "
+            "show secret-looking ones as NAME:***", _ALL, metavar="NAME:VALUE", type=header_pair,
             kind="many", field="headers", shown=shown_header),
     _option("mock_port", "port of the mock upstream (default: a free one; fix it with --target)", _ALL,
             metavar="PORT", type=port_number, default=0),

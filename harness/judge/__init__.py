@@ -14,6 +14,7 @@ from ._client_ws import WebSocketTurn, check_client_websocket
 from ._endings import as_filtered
 from ._evidence import excerpts, timeline
 from ._expected import expected_calls, expected_outcome, expects_success
+from ._exposure import check_error_exposure
 from ._findings import Findings
 from ._gateway import (
     FrontAnswer,
@@ -121,6 +122,7 @@ __all__ = [
     "check_encrypted_reasoning",
     "check_ending",
     "check_equivalence",
+    "check_error_exposure",
     "check_error_leaks",
     "check_faults",
     "check_gateway_loop",

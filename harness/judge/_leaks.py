@@ -5,18 +5,20 @@ verbatim hands its own upstream key to every caller.
 
 The secrets are read from what the judge holds: the mock's own error body (an `http_error` fault with
 `echo_request` puts the request's URL and headers, as the mock received them, in `error.request`) and the run's
-`--header` values sent to the front. A header counts as a credential when its name says so (authorization, a key,
-a token, a secret, a password, a cookie); a URL's query parameter likewise. Values shorter than 8 characters are not
-searched (too likely to occur by chance). Messages never print a secret: they name the header and its length.
+credential sent to the front (the run's own per-run key by default, or the `--header` values). A header or a URL's
+query parameter counts as a credential when its name is a credential's (the standard auth headers and parameters, a
+name ending in `-key`, `-token`, `-secret` as a whole word: harness/_credentials.py), and only its values that look
+like secrets are searched: not a short value (it occurs by chance) nor a plain word (`x-portkey-provider: anthropic`
+names a provider; docs/spec/verdicts.md §8). Messages never print a secret: they name the header and its length.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlsplit
 
+from callproof.harness._credentials import credential_values
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 
@@ -24,28 +26,14 @@ from ._findings import Findings
 
 __all__ = ["Secret", "check_error_leaks", "echoed_secrets", "secrets_of_headers"]
 
-#: Header and query parameter names whose values are credentials.
-_SECRET_NAME = re.compile(r"authorization|key|token|secret|password|cookie", re.IGNORECASE)
-#: Shorter values are not searched for: they occur by chance.
-_MIN_LENGTH = 8
-
 #: A credential: where the judge saw it (e.g. "the `authorization` header the gateway sent upstream") and its value.
 Secret = tuple[str, str]
 
 
-def _values(value: str) -> Iterator[str]:
-    """The value, and its token without the scheme (`Bearer sk-...` -> `sk-...`)."""
-    value = value.strip()
-    yield value
-    scheme, _, token = value.partition(" ")
-    if token and scheme.isalpha():
-        yield token.strip()
-
-
 def secrets_of_headers(headers: Mapping[str, str], where: str) -> list[Secret]:
-    """The credential values among `headers` (by name), each named `the `<name>` header <where>`."""
+    """The secret-looking credential values among `headers` (by name), each named `the `<name>` header <where>`."""
     return [(f"the `{name.lower()}` header {where}", v) for name, value in headers.items()
-            if _SECRET_NAME.search(name) for v in _values(value) if len(v) >= _MIN_LENGTH]
+            for v in credential_values(name, value)]
 
 
 def echoed_secrets(upstream_body: bytes) -> list[Secret]:
@@ -63,8 +51,8 @@ def echoed_secrets(upstream_body: bytes) -> list[Secret]:
     found = secrets_of_headers({str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {},
                                "the gateway sent upstream")
     query = urlsplit(str(request.get("url", ""))).query
-    found += [(f"the `{name}` query parameter of the upstream URL", value)
-              for name, value in parse_qsl(query) if _SECRET_NAME.search(name) and len(value) >= _MIN_LENGTH]
+    found += [(f"the `{name}` query parameter of the upstream URL", v)
+              for name, value in parse_qsl(query) for v in credential_values(name, value)]
     return found
 
 
@@ -85,10 +73,12 @@ def check_error_leaks(findings: Findings, front_body: bytes, front_json: JSONVal
                       front_headers: Mapping[str, str]) -> None:
     """GW-FAULT-005: the front's answer (`front_body`, its JSON `front_json` when it is JSON) holds none of the
     credentials the upstream echoed (`upstream_body`, the mock's answer) nor those sent to the front
-    (`front_headers`). Not judged when no credential is known: nothing was sent that could leak."""
-    secrets = dict(sorted(((v, w) for w, v in (*echoed_secrets(upstream_body),
-                                               *secrets_of_headers(front_headers, "the front was sent"))),
-                          key=lambda pair: -len(pair[0])))
+    (`front_headers`: the run's own key unless `--header` gave one). Not judged when no credential is known: nothing
+    was sent that could leak."""
+    named: dict[str, list[str]] = {}
+    for where, value in (*echoed_secrets(upstream_body), *secrets_of_headers(front_headers, "the front was sent")):
+        named.setdefault(value, []).append(where)  # a caller's key passed on is both sent and echoed
+    secrets = {value: " and ".join(dict.fromkeys(named[value])) for value in sorted(named, key=len, reverse=True)}
     if not secrets:
         return
     findings.check("GW-FAULT-005")

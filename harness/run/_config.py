@@ -4,12 +4,14 @@ pytest options."""
 from __future__ import annotations
 
 import argparse
+import secrets
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from callproof.harness._credentials import is_credential_name
 from callproof.harness._errors import CallproofError
 from callproof.harness._options import CLIENT_TRANSPORTS, IUT_OPTIONS, OPTIONS, policy_pair, policy_values
 from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
@@ -29,6 +31,11 @@ _IUT: tuple[str, ...] = tuple(o.name for o in IUT_OPTIONS)
 
 class ConfigError(CallproofError):
     """The options do not make a run; the message names them by their command-line flags."""
+
+
+def new_credential() -> str:
+    """The random part of a run's own front credential: 32 URL-safe characters, new each run."""
+    return secrets.token_urlsafe(24)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +75,9 @@ class RunConfig:
     #: `--max-events N` / `--max-bytes N`: a case whose answer exceeds either fails, and is read no further.
     max_events: int | None = None
     max_bytes: int | None = None
+    #: The random part of the run's own front credential (`front_credential`), new each run so that no gateway can
+    #: allow for it; never shown (not in repr, reports or repro commands: a repro run makes its own).
+    credential: str = field(default_factory=new_credential, repr=False, compare=False)
 
     @classmethod
     def from_options(cls, value: Callable[[str], Any], cwd: Path) -> RunConfig | None:
@@ -182,10 +192,21 @@ class RunConfig:
         return policy_values(self.policy)
 
     @property
+    def front_credential(self) -> tuple[str, str]:
+        """The run's own credential as the pinned SDKs send a key (docs/cli.md#the-runs-own-credential): openai-python
+        and anthropic-sdk-python both send `Authorization: Bearer <key>`; the key looks like one of the front's
+        dialect, `sk-callproof-...` or (Anthropic) `sk-ant-callproof-...`."""
+        prefix = "sk-ant-callproof-" if self.front == "anthropic" else "sk-callproof-"
+        return "authorization", f"Bearer {prefix}{self.credential}"
+
+    @property
     def front_headers(self) -> dict[str, str]:
-        """The `--header` values by name (a repeated name: the last one)."""
-        pairs = (header.partition(":") for header in self.headers)
-        return {name: value for name, _, value in pairs}
+        """The headers of every front request: the run's own credential (`front_credential`) unless a `--header`
+        names a credential, then the `--header` values by name (a repeated name: the last one); `--header NAME:`
+        with no value sends no NAME (as curl's `-H 'NAME:'`), so `--header Authorization:` sends no credential."""
+        given = {name: value for name, _, value in (header.partition(":") for header in self.headers)}
+        own = [] if any(is_credential_name(name) for name in given) else [self.front_credential]
+        return {name: value for name, value in [*own, *given.items()] if value}
 
     @property
     def front_template(self) -> str:

@@ -33,6 +33,7 @@ from callproof.harness.judge import (
     check_client_websocket,
     check_ending,
     check_equivalence,
+    check_error_exposure,
     check_error_leaks,
     check_faults,
     check_ids,
@@ -290,6 +291,7 @@ def _faults(findings: Findings, judging: Judging) -> None:
         plain = judging.plain(judging.run)
         if plain is not None:
             check_ending(findings, judging.run.scenario, plain, twin=True)
+    check_error_exposure(findings, answer)  # GW-FAULT-006: no stack trace, path or exception text in an error
     if http_error_fault(judging.run.scenario.faults) is not None:  # GW-FAULT-005: the upstream's error body
         check_error_leaks(findings, answer.exchange.body, answer.exchange.json(),
                           b"".join(data for _, data in upstream.writes), judging.config.front_headers)

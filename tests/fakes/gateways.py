@@ -48,6 +48,7 @@ from .concurrency import OneAtATime, SharedState, serialised
 from .cut_gateways import CUT_DEFECTS
 from .edge_gateways import EDGE_DEFECTS
 from .evidence_gateways import EVIDENCE_DEFECTS
+from .exposure_gateways import EXPOSURE_DEFECTS
 from .history_gateways import HISTORY_DEFECTS
 from .isolation_gateways import ISOLATION_DEFECTS
 from .item_gateways import ITEM_DEFECTS
@@ -475,7 +476,8 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **EVIDENCE_DEFECTS,  # findings easy to misreport (GW-USAGE-001 names the request field): evidence_gateways.py
     **gateways_gaps.DEFECTS,
     **ws_gateways.DEFECTS,  # the Responses WebSocket front (--front-transport websocket): ws_gateways.py
-    **LEAK_DEFECTS,  # an error path that echoes the upstream key (GW-FAULT-005): leak_gateways.py
+    **LEAK_DEFECTS,  # an error path that echoes the upstream or the caller's key (GW-FAULT-005): leak_gateways.py
+    **EXPOSURE_DEFECTS,  # an error that exposes a stack trace and install paths (GW-FAULT-006): exposure_gateways.py
     **SEED_DEFECTS,  # one bad call costing the valid ones (EXP-001): seed_gateways.py
     **HISTORY_DEFECTS,  # a history translated wrongly toward a Chat upstream (GW-REQ-006): history_gateways.py
     **ITEM_DEFECTS,  # structured outputs, tool flags, custom calls, refusals, reasoning, MCP items: item_gateways.py

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import httpx
+
+from callproof.harness import is_credential_name
 
 from ..custom_tools import CallsBack, offered
 from ..model import Event, Json, Request, UpstreamHTTPError
@@ -18,16 +19,16 @@ __all__ = ["ERROR_HEADERS", "Upstream"]
 
 #: Upstream error headers the client needs to retry well.
 ERROR_HEADERS = ("retry-after", "retry-after-ms")
-#: Request header and query parameter names whose values are credentials: never echoed to the client.
-_SECRET_NAME = re.compile(r"authorization|key|token|secret|password|cookie", re.IGNORECASE)
 
 
 def redact_credentials(text: str, request: httpx.Request) -> str:
     """`text` (an upstream's error message) without the credentials `request` carried: some upstreams echo the
-    key or every header back in their errors, and the client must not see the key this gateway holds."""
-    values = [v for name, value in request.headers.items() if _SECRET_NAME.search(name)
+    key or every header back in their errors, and the client must not see the key this gateway holds. A credential
+    is what callproof's judge takes for one (`callproof.harness.is_credential_name`: the auth headers and parameters,
+    names ending in `-key`, `-token`, `-secret`; not a routing header such as `x-portkey-provider`)."""
+    values = [v for name, value in request.headers.items() if is_credential_name(name)
               for v in (value, value.partition(" ")[2])]
-    values += [value for name, value in request.url.params.multi_items() if _SECRET_NAME.search(name)]
+    values += [value for name, value in request.url.params.multi_items() if is_credential_name(name)]
     for value in sorted((v.strip() for v in values if len(v.strip()) >= 4), key=len, reverse=True):
         text = text.replace(value, "[redacted]")
     return text

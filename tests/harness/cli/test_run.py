@@ -354,6 +354,20 @@ def test_headers_reach_every_front_request_and_stay_masked(tmp_path: Path) -> No
     assert "--header: expected NAME:VALUE" in done.stderr
 
 
+def test_the_runs_own_key_is_judged_and_never_written(tmp_path: Path) -> None:
+    """Issue #36 item 9: with no `--header`, the run sends the front a key of its own; a gateway that echoes its
+    caller's key fails GW-FAULT-005 naming the header, and neither the terminal nor the reports show the key."""
+    done, report = run(tmp_path, "--launch", gateway("echoes_caller_key"), "-k", "fault_http_401::faults",
+                       "--md", "report.md", "--html", "report.html", "--junit", "report.xml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert outcomes(report) == {"fault_http_401::faults": "failed"}
+    written = done.stdout + done.stderr + "".join(
+        (tmp_path / name).read_text(encoding="utf-8") for name in ("report.json", "report.md", "report.html",
+                                                                    "report.xml"))
+    assert "GW-FAULT-005" in done.stdout and "the `authorization` header the front was sent" in done.stdout
+    assert "sk-callproof-" not in written
+
+
 @pytest.mark.parametrize(("args", "line"), [
     (["--policy", "xml-tool-text=bogus"],
      "callproof: error: argument --policy: policy xml-tool-text takes passthrough or convert, got 'bogus'"),

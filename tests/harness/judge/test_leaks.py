@@ -71,3 +71,24 @@ def test_no_credential_known_is_not_judged() -> None:
 def test_short_values_are_not_searched() -> None:
     upstream = json.dumps({"error": {"request": {"headers": {"x-api-key": "abc"}}}}).encode()
     assert _judge(b'{"error": {"message": "abc"}}', upstream=upstream).results() == ()
+
+
+def test_a_routing_header_whose_name_holds_key_is_no_credential() -> None:
+    """Issue #36 item 1 (docs/spec/verdicts.md §8): `x-keyvendor-provider: anthropic` echoed upstream, the provider's
+    name in the front's error: passed. A whole-word `-key` header with a secret value still counts."""
+    upstream = json.dumps({"error": {"request": {"headers": {
+        "authorization": f"Bearer {KEY}", "x-keyvendor-provider": "anthropic",
+        "x-keyvendor-api-key": "kv-0123456789"}}}}).encode()
+    front = json.dumps({"error": {"message": "anthropic answered HTTP 401: Incorrect API key provided."}}).encode()
+    assert [(r.rule.id, r.outcome) for r in _judge(front, upstream=upstream).results()] == [("GW-FAULT-005", "passed")]
+    leaked = json.dumps({"error": {"message": "anthropic refused kv-0123456789"}}).encode()
+    messages = _failures(_judge(leaked, upstream=upstream))
+    assert messages and "the `x-keyvendor-api-key` header the gateway sent upstream" in messages[0]
+
+
+def test_a_callers_key_passed_on_and_echoed_is_named_both_ways() -> None:
+    upstream = json.dumps({"error": {"request": {"headers": {"authorization": f"Bearer {KEY}"}}}}).encode()
+    front = json.dumps({"error": {"message": f"echo: Bearer {KEY}"}}).encode()
+    messages = _failures(_judge(front, {"Authorization": f"Bearer {KEY}"}, upstream))
+    assert messages and ("the `authorization` header the gateway sent upstream and the `authorization` header the "
+                         "front was sent") in messages[0]

@@ -70,7 +70,8 @@ def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pyt
     result.stdout.fnmatch_lines(["target: gateway, responses front, chat upstream", "cases: 14 passed"])
     assert not (pytester.path / "out" / "report.jsonl").exists()  # the JSON report holds it all now
     case = by_id(report)["fault_http_429::faults"]
-    assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002"}
+    # GW-FAULT-005 on the run's own key (sent by default), GW-FAULT-006 on the error body (docs/spec/verdicts.md §9-10)
+    assert {r["rule"] for r in case["results"]} == {"GW-FAULT-001", "GW-FAULT-002", "GW-FAULT-005", "GW-FAULT-006"}
     assert case["repro"] == f"callproof run --launch '{gateway()}' -k 'fault_http_429::faults'"
 
 
