@@ -40,15 +40,16 @@ class ChatCall:
 
 
 class ChatReferenceClient:
-    """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls
-    stay apart), a delta without `index` by the id it carries (docs/spec/verdicts.md §6), keeps a call's first id, joins name fragments (a repeated full name is not doubled), reports
-    `error` for an HTTP error, an error chunk (whatever follows it, `[DONE]` included), malformed data, a tool-call
-    delta with neither `index` nor id or a stream without a finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last
-    started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without
-    an id one of its own, distinct per call. A call whose arguments are not JSON or whose name never came makes the
-    result an error (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one
-    (CLI-009). A refusal (`delta.refusal`, `message.refusal`) is reported in `refusal`, not in the text (EXP-005);
-    Chat carries no reasoning, so `reasoning` is null."""
+    """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls stay
+    apart), a delta without `index` by the id it carries (docs/spec/verdicts.md §6), keeps a call's first id, joins name
+    fragments (a repeated full name is not doubled), reports `error` for an HTTP error, an error chunk (whatever follows
+    it, `[DONE]` included), malformed data, a tool-call delta with neither `index` nor id or a stream without a
+    finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last started
+    one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of
+    its own, distinct per call. A call whose arguments are not JSON or whose name never came makes the result an error
+    (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one (CLI-009). A refusal
+    (`delta.refusal`, `message.refusal`) is reported in `refusal`, not in the text (EXP-005); Chat carries no reasoning,
+    so `reasoning` is null."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")

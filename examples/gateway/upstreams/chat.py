@@ -1,10 +1,10 @@
 """The Chat Completions upstream (`POST /chat/completions`).
 
-Chat streams a call's id and name on its first delta (a name may come in fragments) and its arguments after;
-deltas of parallel calls may interleave by `index`. Deltas without `index` (not allowed, but Gemini's
-OpenAI-compatible endpoint sends parallel calls so) are keyed by the id they carry, a new id being a new call. A call starts (`CallStart`) once its name is complete: when
-its arguments start after the name, when another call or text starts, or at the finish; arguments that came
-before that wait for it. Chat cannot say when a call is done: calls stay open until the `Finish`, sent at
+Chat streams a call's id and name on its first delta (a name may come in fragments) and its arguments after; deltas of
+parallel calls may interleave by `index`. Deltas without `index` (not allowed, but Gemini's OpenAI-compatible endpoint
+sends parallel calls so) are keyed by the id they carry, a new id being a new call. A call starts (`CallStart`) once its
+name is complete: when its arguments start after the name, when another call or text starts, or at the finish; arguments
+that came before that wait for it. Chat cannot say when a call is done: calls stay open until the `Finish`, sent at
 `data: [DONE]` with the last finish_reason. `delta.refusal` is the model's refusal. Custom tools are refused or
 converted (custom_tools.py): a Chat stream cannot carry a custom call.
 """
