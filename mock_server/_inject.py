@@ -213,15 +213,18 @@ def _renumber(frame: Frame, sequence: int) -> Frame:
 
 def _stream_error(draft: StreamDraft, fault: Fault) -> None:
     """The failed ending; with `after_events`, the first frames, then the dialect's failure frame (a Responses
-    stream keeps its numbering)."""
+    stream keeps its numbering; a Chat error object followed by `[DONE]`, `chat.done_after_error`, keeps both)."""
     answer = draft.answer
     frames = list(answer.renderer.stream(_failed(answer.scenario, fault), answer.ctx).frames)
+    ending = len(frames) - 1
+    while ending > 0 and frames[ending - 1].ending and frames[-1].ending:
+        ending -= 1
     cut = fault_param(fault, "after_events")
-    if cut is not None and int(cut) < len(frames) - 1:
-        tail = frames[-1]
+    if cut is not None and int(cut) < ending:
+        tail = frames[ending:]
         if answer.renderer.dialect == "responses":
-            tail = _renumber(_only_sent_items(tail, frames[: int(cut)]), int(cut))
-        frames = [*frames[: int(cut)], tail]
+            tail = [_renumber(_only_sent_items(tail[0], frames[: int(cut)]), int(cut))]
+        frames = [*frames[: int(cut)], *tail]
     draft.frames = frames
 
 

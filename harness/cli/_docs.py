@@ -131,6 +131,10 @@ def scenarios_document(tail: str = "") -> str:
                 extras.append(f"chat finish_reason {s.chat.finish_reason}")
             if s.chat.usage is not None:
                 extras.append(f"chat usage on the {s.chat.usage.replace('_', ' ')}")
+            if s.chat.done_after_error:
+                extras.append("chat [DONE] after the error object")
+            if s.chat.tool_call_index == "omitted":
+                extras.append("chat tool-call deltas without index")
             description = s.description.replace("|", "\\|")
             lines.append(f"| `{s.id}` | {description} | {_request_summary(s.request)} | {_expect_summary(s.expect)} "
                          f"| {'; '.join(extras) or '-'} |")

@@ -1,7 +1,7 @@
 """What a client holds after a Chat Completions stream or body (docs/spec/chat.md): text from `delta.content`, a
 refusal from `delta.refusal` (`message.refusal`), tool calls accumulated by `index` (the first id, the name and
-argument fragments joined; a body's custom tool calls as custom calls), and the status from the choice's
-`finish_reason`.
+argument fragments joined; a delta without `index` by the id it carries; a body's custom tool calls as custom
+calls), and the status from the choice's `finish_reason`.
 
 A response ends normally only with both its `finish_reason` and the `data: [DONE]` after it (docs/spec/chat.md
 §3.1): a stream cut between the two is cut, though its calls are done. A call counts as done on the wire only
@@ -58,13 +58,31 @@ class _Call:
         return Call(self.id, self.name, self.arguments, kind="custom" if self.custom else "function")
 
 
+#: A call's key: its `index`, or (a delta without one) the id the delta carries.
+_Key = int | str
+
+
+def _key(fragment: Mapping[str, Any], ids: Mapping[str, _Key], order: list[_Key]) -> _Key:
+    """The call a tool-call delta belongs to: the one of its `index`; without one (CHAT-SCHEMA-001), the one its id
+    names (a new call for a new id: Gemini's parallel calls, docs/spec/verdicts.md §12); with neither, the last call
+    started (the delta can only continue it)."""
+    index = fragment.get("index")
+    if isinstance(index, int) and not isinstance(index, bool):
+        return index
+    call_id = fragment.get("id")
+    if isinstance(call_id, str) and call_id:
+        return ids.get(call_id, call_id)
+    return order[-1] if order else 0
+
+
 def _error_text(error: JSONValue) -> str:
     if isinstance(error, Mapping):
         return str(error.get("message", json.dumps(error)))
     return str(error)
 
 
-def _finished(reason: str, texts: list[str], calls: dict[int, _Call], order: list[int], refusal: str = "") -> Result:
+def _finished(reason: str, texts: list[str], calls: Mapping[_Key, _Call], order: list[_Key],
+              refusal: str = "") -> Result:
     status, why = FINISH.get(reason, ("error", None))
     done = order[:-1] if reason == "length" else order
     error = None if status != "error" else f"unknown finish_reason {reason!r}"
@@ -76,8 +94,9 @@ def chat_events(events: Iterable[SSEEvent]) -> Result:
     """The result a client holds after reading these chat.completion.chunk events (choice 0)."""
     texts: list[str] = []
     refusals: list[str] = []
-    calls: dict[int, _Call] = {}
-    order: list[int] = []
+    calls: dict[_Key, _Call] = {}
+    order: list[_Key] = []
+    ids: dict[str, _Key] = {}  # a call's id -> its key, for deltas without `index`
     reason: str | None = None
     done = False
     for event in events:
@@ -104,12 +123,13 @@ def chat_events(events: Iterable[SSEEvent]) -> Result:
                 for fragment in delta.get("tool_calls") or ():
                     if not isinstance(fragment, Mapping):
                         continue
-                    index = fragment.get("index")
-                    key = index if isinstance(index, int) else (order[-1] if order else 0)
+                    key = _key(fragment, ids, order)
                     if key not in calls:
                         calls[key] = _Call()
                         order.append(key)
                     calls[key].add(fragment)
+                    if isinstance(fragment.get("id"), str) and fragment["id"]:
+                        ids.setdefault(fragment["id"], key)
             if isinstance(choice.get("finish_reason"), str) and reason is None:
                 reason = choice["finish_reason"]
     if reason is not None and done:
@@ -132,7 +152,7 @@ def chat_body(body: Mapping[str, Any]) -> Result:
     message: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     content = message.get("content")
     text = content if isinstance(content, str) else ""
-    calls: dict[int, _Call] = {}
+    calls: dict[_Key, _Call] = {}
     for index, tool_call in enumerate(message.get("tool_calls") or ()):
         if isinstance(tool_call, Mapping):
             calls[index] = _Call()

@@ -213,12 +213,17 @@ class Expect:
 
 @dataclass(frozen=True, slots=True)
 class ChatEnding:
-    """How a Chat stream ends where OpenAI-compatible servers differ from OpenAI: `finish_reason` of a completed
-    turn (None: tool_calls with calls, else stop), and where usage goes (None: a trailing chunk when the request
-    asks stream_options.include_usage; `finish_chunk` / `trailing_chunk`: there, whatever the request says)."""
+    """How a Chat stream ends, and how it keys its tool calls, where OpenAI-compatible servers differ from OpenAI:
+    `finish_reason` of a completed turn (None: tool_calls with calls, else stop); where usage goes (None: a trailing
+    chunk when the request asks stream_options.include_usage; `finish_chunk` / `trailing_chunk`: there, whatever
+    the request says); `done_after_error`: a failed ending's error object is followed by `data: [DONE]` (as vLLM
+    ends a failed stream); `tool_call_index` "omitted": no tool-call delta carries `index`, every delta of a call
+    carries its id instead (as Gemini's OpenAI-compatible endpoint streams parallel calls)."""
 
     finish_reason: Literal["stop", "tool_calls"] | None = None
     usage: Literal["finish_chunk", "trailing_chunk"] | None = None
+    done_after_error: bool = False
+    tool_call_index: Literal["sent", "omitted"] = "sent"
 
 
 @dataclass(frozen=True, slots=True)

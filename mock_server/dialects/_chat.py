@@ -152,13 +152,17 @@ class ChatRenderer:
 
     Scenario `chat` (OpenAI-compatible servers that end differently): finish_reason "stop" (or "tool_calls")
     for a completed turn whatever the output; usage "finish_chunk" (usage on the finish chunk, no trailing
-    chunk) or "trailing_chunk" (a trailing chunk with choices: []), whatever stream_options.include_usage says.
+    chunk) or "trailing_chunk" (a trailing chunk with choices: []), whatever stream_options.include_usage says;
+    done_after_error: `data: [DONE]` after a failed ending's error object (vLLM); tool_call_index "omitted": no
+    tool-call delta carries `index`, and every delta of a call carries its `id` and `type` (the only key left to
+    merge it by; Gemini's OpenAI-compatible endpoint), which breaks CHAT-SCHEMA-001.
 
     Endings: completed -> finish_reason "tool_calls" when the output has calls, else "stop"; length -> "length";
     content_filter -> "content_filter" (on a final chunk with delta {}); failed -> an in-stream
     `data: {"error": {message, type, param, code}}` object as the last frame, with no finish_reason, usage chunk
-    or [DONE] after it (the player cuts a stream_error fault's stream before this last frame; CHAT-FRAME-001
-    reports the missing [DONE]).
+    or [DONE] after it (with `chat.done_after_error`, `data: [DONE]` follows it; both frames are then `ending`,
+    and the player cuts a stream_error fault's stream before them). CHAT-FRAME-001 accepts either end
+    (docs/spec/verdicts.md §11).
 
     Refusal output: its fragments are `delta.refusal` (the body's message.refusal holds the refusals joined).
     Custom tool, MCP, shell and code interpreter calls: no chunk type carries them (the SDK's ChoiceDeltaToolCall
@@ -177,7 +181,8 @@ class ChatRenderer:
 
     def stream(self, scenario: Scenario, ctx: RenderContext) -> Rendered:
         out = _Chunks(scenario, ctx)
-        indexes: dict[int, int] = {}  # output index -> tool-call index
+        indexes: dict[int, int | None] = {}  # output index -> tool-call index (None: indexes omitted)
+        omitted = scenario.chat.tool_call_index == "omitted"
         for event in _timeline(scenario):
             item = scenario.output[event.output]
             if isinstance(item, Chunked):
@@ -192,7 +197,7 @@ class ChatRenderer:
             elif not isinstance(item, FunctionCall):
                 continue  # no Chat chunk carries a custom, MCP, shell or code interpreter call
             elif isinstance(event, _Start):
-                indexes[event.output] = len(indexes)
+                indexes[event.output] = None if omitted else len(indexes)
                 if item.arguments_before_name and item.fragments:
                     continue  # the first argument fragment opens the call
                 self._open(out, item, indexes[event.output], "" if item.arguments_before_name else None)
@@ -210,7 +215,10 @@ class ChatRenderer:
         if not out.role_sent:
             out.delta(out.first({}, ""))
         if scenario.ending == "failed":
-            out.frames.append(Frame(sse({"error": _error_object(scenario)})))
+            done = scenario.chat.done_after_error
+            out.frames.append(Frame(sse({"error": _error_object(scenario)}), ending=done))
+            if done:
+                out.frames.append(Frame(_DONE, ending=True))
             return Rendered(self.dialect, tuple(out.frames))
         placed = scenario.chat.usage
         on_finish = _usage(scenario.usage) if placed == "finish_chunk" else None
@@ -222,16 +230,18 @@ class ChatRenderer:
         return Rendered(self.dialect, tuple(out.frames))
 
     @staticmethod
-    def _later(call: FunctionCall, index: int) -> dict[str, Any]:
-        """The identifying keys of a delta after the call's first."""
-        if call.id_on == "every" and call.call_id is not None:
-            return {"index": index, "id": call.call_id, "type": "function"}
-        return {"index": index}
+    def _later(call: FunctionCall, index: int | None) -> dict[str, Any]:
+        """The identifying keys of a delta after the call's first (`index` None: the scenario omits indexes, and
+        the call's id is its only key)."""
+        keys: dict[str, Any] = {} if index is None else {"index": index}
+        if (call.id_on == "every" or index is None) and call.call_id is not None:
+            return {**keys, "id": call.call_id, "type": "function"}
+        return keys
 
-    def _open(self, out: _Chunks, call: FunctionCall, index: int, first_arguments: str | None) -> None:
+    def _open(self, out: _Chunks, call: FunctionCall, index: int | None, first_arguments: str | None) -> None:
         """The call's first delta, then the deltas that finish its name (name_chunk, arguments_before_name)."""
         names = list(call.name_fragments or (call.name,))
-        head: dict[str, Any] = {"index": index}
+        head: dict[str, Any] = {} if index is None else {"index": index}
         if call.call_id is not None:
             head["id"] = call.call_id
         head["type"] = "function"

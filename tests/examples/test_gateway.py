@@ -22,7 +22,19 @@ import uvicorn
 
 from callproof.harness import check_body, check_bytes
 from callproof.mock_server import MockServer, bundled_scenarios
-from examples.gateway import FRONTS, UPSTREAMS, AnthropicFront, ChatFront, Front, ResponsesFront, create_app, parser
+from examples.gateway import (
+    FRONTS,
+    UPSTREAMS,
+    AnthropicFront,
+    ChatFront,
+    ChatUpstream,
+    Front,
+    ResponsesFront,
+    create_app,
+    parser,
+)
+from examples.gateway.model import ArgumentsDelta, CallStart, Finish
+from examples.gateway.upstreams.chat import ReadState
 from tests import fakes
 
 SCENARIOS = bundled_scenarios()
@@ -345,3 +357,27 @@ def test_an_anthropic_request_without_tools_choice_or_limit_still_has_max_tokens
     translated = UPSTREAMS[upstream]().translate_request(request)
     assert ("max_tokens" in translated) == (upstream == "anthropic")
     assert "tool_choice" not in translated and "tools" not in translated
+
+
+def _tool_chunk(**call: Any) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]}
+
+
+def test_the_chat_upstream_keys_deltas_without_index_by_their_ids() -> None:
+    """docs/spec/verdicts.md §12: parallel calls whose deltas carry their ids but no index (Gemini) stay two calls, a
+    delta with the id of an indexed call continues it; with neither index nor id the delta's position decides."""
+    upstream, state = ChatUpstream(), ReadState()
+    chunks = [_tool_chunk(id="call_a", type="function", function={"name": "get_weather", "arguments": ""}),
+              _tool_chunk(id="call_a", function={"arguments": '{"city":"Paris"}'}),
+              _tool_chunk(id="call_b", type="function", function={"name": "get_time", "arguments": ""}),
+              _tool_chunk(id="call_b", function={"arguments": '{"tz":"CET"}'}),
+              {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]
+    events = [e for chunk in chunks for e in upstream.on_chunk(state, chunk)] + upstream.finish(state)
+    assert events == [CallStart(0, "call_a", "get_weather"), ArgumentsDelta(0, '{"city":"Paris"}'),
+                      CallStart(1, "call_b", "get_time"), ArgumentsDelta(1, '{"tz":"CET"}'), Finish("stop")]
+    mixed = ReadState()
+    events = [e for chunk in [_tool_chunk(index=0, id="call_a", function={"name": "f", "arguments": ""}),
+                              _tool_chunk(id="call_a", function={"arguments": "{}"}),
+                              _tool_chunk(function={"arguments": ""})]
+              for e in upstream.on_chunk(mixed, chunk)]
+    assert events == [CallStart(0, "call_a", "f"), ArgumentsDelta(0, "{}")] and list(mixed.calls) == [0]

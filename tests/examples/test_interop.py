@@ -62,7 +62,7 @@ LIBRARIES = (
              "refusal_plain", "reasoning_summary_encrypted")),
     Library("openai", "openai-chat", "openai", "examples.client_openai_chat:run",
             ("one_call", "interleaved_round_robin", "length_mid_text", "fault_truncate", "id_on_every_chunk",
-             "refusal_plain"),
+             "refusal_plain", "chat_error_then_done"),
             dialect="chat"),
     Library("anthropic", "anthropic-sdk", "anthropic", "examples.client_anthropic:run",
             ("one_call", "interleaved_round_robin", "length_mid_arguments", "fault_stream_error", "refusal_plain",

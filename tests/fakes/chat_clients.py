@@ -40,21 +40,22 @@ class ChatCall:
 
 
 class ChatReferenceClient:
-    """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls
-    stay apart), keeps a call's first id, joins name fragments (a repeated full name is not doubled), reports
-    `error` for an HTTP error, an error chunk, malformed data, a tool-call delta without `index` or a stream without
-    a finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last
-    started one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without
-    an id one of its own, distinct per call. A call whose arguments are not JSON or whose name never came makes the
-    result an error (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one
-    (CLI-009). A refusal (`delta.refusal`, `message.refusal`) is reported in `refusal`, not in the text (EXP-005);
-    Chat carries no reasoning, so `reasoning` is null."""
+    """A correct Chat Completions streaming client. It keys tool calls by the delta's `index` (interleaved calls stay
+    apart), a delta without `index` by the id it carries (docs/spec/verdicts.md §12), keeps a call's first id, joins
+    name fragments (a repeated full name is not doubled), reports `error` for an HTTP error, an error chunk (whatever
+    follows it, `[DONE]` included), malformed data, a tool-call delta with neither `index` nor id or a stream without a
+    finish_reason, `incomplete` for finish_reason `length` or `content_filter` (and then every call but the last started
+    one, which the limit cut), normalises `""` arguments to `"{}"` and gives a call the stream sent without an id one of
+    its own, distinct per call. A call whose arguments are not JSON or whose name never came makes the result an error
+    (CLI-008); `usage` is read from whichever chunk carries it, the finish chunk or a trailing one (CLI-009). A refusal
+    (`delta.refusal`, `message.refusal`) is reported in `refusal`, not in the text (EXP-005); Chat carries no reasoning,
+    so `reasoning` is null."""
 
     def __init__(self, base_url: str, api_key: str = "callproof", timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
         self.timeout = timeout
-        self.calls: dict[int, ChatCall] = {}
+        self.calls: dict[int | str, ChatCall] = {}  # by `index`, or by id for a delta without one
         self.text: list[str] = []
         self.refusal: list[str] = []
         self.finish_reason: str | None = None
@@ -74,21 +75,31 @@ class ChatReferenceClient:
         """The SSE events of the body's network reads (framing_clients.py breaks this parser on purpose)."""
         return iter_sse(chunks, self.on_comment)
 
+    def on_done(self) -> None:
+        """`data: [DONE]`: the end of the stream, not a verdict on it (an error chunk or a missing finish_reason
+        still fails the turn)."""
+
     def on_finish(self, reason: str) -> None:
         self.finish_reason = reason
         if reason in _INCOMPLETE:
             self.incomplete = True
 
     def call_for(self, delta: dict[str, Any]) -> ChatCall:
-        """The call a tool-call delta belongs to: the one of its `index`. A delta without one (a broken upstream)
-        has no merge key: any call made of it would be a guess, so it is an error (raw_chat_tool_call_without_index)."""
+        """The call a tool-call delta belongs to: the one of its `index`; without one (a broken upstream), the one of
+        the id it carries (chat_parallel_calls_without_index: every delta names its call). A delta with neither has
+        no merge key: any call made of it would be a guess, so it is an error (raw_chat_tool_call_without_index)."""
         index = delta.get("index")
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise ValueError(f"a tool-call delta has no integer `index` (got {index!r}): it cannot be merged into a "
-                             "call (docs/spec/chat.md §3.1)")
-        if index not in self.calls:
-            self.calls[index] = ChatCall(order=len(self.calls))
-        return self.calls[index]
+        key: int | str
+        if isinstance(index, int) and not isinstance(index, bool):
+            key = index
+        elif isinstance(delta.get("id"), str) and delta["id"]:
+            key = next((k for k, call in self.calls.items() if call.id == delta["id"]), delta["id"])
+        else:
+            raise ValueError(f"a tool-call delta has no integer `index` (got {index!r}) and no id: it cannot be merged "
+                             "into a call (docs/spec/chat.md §3.1)")
+        if key not in self.calls:
+            self.calls[key] = ChatCall(order=len(self.calls))
+        return self.calls[key]
 
     def complete_calls(self) -> list[ChatCall]:
         """The calls to report: none unless a finish_reason ended the turn without an error; on `length` or
@@ -98,7 +109,7 @@ class ChatReferenceClient:
         calls = sorted(self.calls.values(), key=lambda c: c.order)
         return calls[:-1] if self.finish_reason in _INCOMPLETE else calls
 
-    def call_id(self, index: int, call: ChatCall) -> str:
+    def call_id(self, index: int | str, call: ChatCall) -> str:
         return call.id or f"call_callproof_{index}"
 
     # -- the protocol --------------------------------------------------------------------------------------
@@ -158,6 +169,7 @@ class ChatReferenceClient:
                 return
             for _, data in self.events(response.iter_bytes()):
                 if data == "[DONE]":
+                    self.on_done()
                     break
                 if self.on_chunk(_obj(json.loads(data), "chunk")):
                     return
@@ -214,10 +226,10 @@ class ChatReferenceClient:
         self.on_finish(reason)
 
 
-def _by_arrival(calls: dict[int, ChatCall], delta: dict[str, Any]) -> ChatCall:
+def _by_arrival(calls: dict[int | str, ChatCall], delta: dict[str, Any]) -> ChatCall:
     """A delta with an id (or the first delta) starts a call; any other extends the last one started."""
     if delta.get("id") or not calls:
-        key = max(calls, default=-1) + 1
+        key = len(calls)
         calls[key] = ChatCall(order=len(calls))
         return calls[key]
     return max(calls.values(), key=lambda c: c.order)
@@ -250,6 +262,37 @@ class IndexIgnored(ChatReferenceClient):
         return None
 
 
+class DoneAsSuccess(ChatReferenceClient):
+    """done_as_success: skips a chunk without `choices` (the in-stream error object is one) and takes `data: [DONE]`
+    for the end of a successful turn, finish_reason or not, as a client that reads only `choices` and stops at the
+    sentinel does: a stream that failed with an error object and then `[DONE]` (vLLM) is reported as complete, its
+    text so far as the answer, no error. Caught by CLI-002 (chat_error_then_done)."""
+
+    def on_chunk(self, chunk: dict[str, Any]) -> bool:
+        if "choices" not in chunk:
+            return False
+        return super().on_chunk(chunk)
+
+    def on_done(self) -> None:
+        self.finish_reason = self.finish_reason or "stop"
+
+
+class IndexlessCallsMerged(ChatReferenceClient):
+    """indexless_calls_merged: keys tool-call deltas by `index`, taking a missing one for 0, and hands the calls on
+    unchecked, as a client built on OpenAI's pattern does: parallel calls streamed without `index` (Gemini) become one
+    call, its names and argument texts joined ('get_weatherget_time', '{...}{...}'). Caught by EXP-001
+    (chat_parallel_calls_without_index)."""
+
+    def call_for(self, delta: dict[str, Any]) -> ChatCall:
+        index = delta.get("index", 0)
+        if index not in self.calls:
+            self.calls[index] = ChatCall(order=len(self.calls))
+        return self.calls[index]
+
+    def refuse(self, calls: list[dict[str, Any]]) -> str | None:
+        return None
+
+
 class PartialCallComplete(ChatReferenceClient):
     """Reports the calls built so far when the stream was cut before any finish_reason (the error itself is
     reported). Caught by CLI-003 (partial calls are not reported as complete)."""
@@ -265,7 +308,7 @@ class SameIdForIdlessCalls(ChatReferenceClient):
     """Gives every call the stream sent without an id the same made-up id, `call_missing`. Caught by CLI-007
     (id-less calls are reported with distinct call_ids)."""
 
-    def call_id(self, index: int, call: ChatCall) -> str:
+    def call_id(self, index: int | str, call: ChatCall) -> str:
         return call.id or "call_missing"
 
 
@@ -281,6 +324,8 @@ class RefusalAsText(ChatReferenceClient):
 #: Defect name -> the broken Chat client (`--dialect chat --defect NAME`).
 DEFECTS: dict[str, type[ChatReferenceClient]] = {
     "index_ignored": IndexIgnored,
+    "done_as_success": DoneAsSuccess,
+    "indexless_calls_merged": IndexlessCallsMerged,
     "partial_call_complete": PartialCallComplete,
     "same_id_for_idless_calls": SameIdForIdlessCalls,
     "usage_from_trailing_chunk_only": UsageFromTrailingChunkOnly,

@@ -44,6 +44,7 @@ from examples.gateway.model import Event, FinishReason, Part, Tool, Usage
 from . import gateways_gaps, ws_gateways
 from .args_gateways import ARGS_DEFECTS
 from .cancel_gateways import CANCEL_DEFECTS
+from .chat_stream_gateways import CHAT_STREAM_DEFECTS
 from .concurrency import OneAtATime, SharedState, serialised
 from .cut_gateways import CUT_DEFECTS
 from .edge_gateways import EDGE_DEFECTS
@@ -486,6 +487,8 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     **CUT_DEFECTS,  # an upstream disconnect relayed as a bare cut, no error event (lifecycle rules): cut_gateways.py
     **EDGE_DEFECTS,  # an HTTP 200 with an empty body, the upstream read (docs/spec/verdicts.md §2): edge_gateways.py
     **ARGS_DEFECTS,  # a relay changing the bytes of arguments that are not JSON (GW-ARGS-001): args_gateways.py
+    # Chat streams as servers send them (docs/spec/verdicts.md §11, §12): chat_stream_gateways.py
+    **CHAT_STREAM_DEFECTS,
 }
 
 

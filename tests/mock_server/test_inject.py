@@ -69,3 +69,15 @@ def test_each_kinds_flags_are_what_the_mock_plays(kind: FaultKind, dialect: Dial
 def test_a_plan_names_the_faults_it_applied_in_the_tables_order() -> None:
     faults = tuple(Fault(k, 1.0, PARAMS.get(k, {})) for k in ("crlf", "stall", "keepalive", "disconnect"))
     assert _plan(replace(ONE_CALL, faults=faults), "chat").faults == ("disconnect", "stall", "keepalive", "crlf")
+
+
+def test_a_stream_error_cut_keeps_a_chat_error_object_and_the_done_after_it() -> None:
+    """`chat.done_after_error`: a stream_error fault with `after_events` keeps the first events, then both frames that
+    end the failed stream, the error object and `data: [DONE]` (docs/spec/verdicts.md §11); without the option only the
+    error object."""
+    fault = Fault("stream_error", 1.0, {"after_events": 2})
+    cut = replace(ONE_CALL, faults=(fault,))
+    with_done = replace(cut, chat=replace(ONE_CALL.chat, done_after_error=True))
+    plain, done = _events(_plan(cut, "chat")), _events(_plan(with_done, "chat"))
+    assert len(plain) == 3 and plain[2][1].startswith('{"error":')
+    assert done == [*plain, ("message", "[DONE]")]

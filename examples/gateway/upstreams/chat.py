@@ -1,9 +1,10 @@
 """The Chat Completions upstream (`POST /chat/completions`).
 
-Chat streams a call's id and name on its first delta (a name may come in fragments) and its arguments after;
-deltas of parallel calls may interleave by `index`. A call starts (`CallStart`) once its name is complete: when
-its arguments start after the name, when another call or text starts, or at the finish; arguments that came
-before that wait for it. Chat cannot say when a call is done: calls stay open until the `Finish`, sent at
+Chat streams a call's id and name on its first delta (a name may come in fragments) and its arguments after; deltas of
+parallel calls may interleave by `index`. Deltas without `index` (not allowed, but Gemini's OpenAI-compatible endpoint
+sends parallel calls so) are keyed by the id they carry, a new id being a new call. A call starts (`CallStart`) once its
+name is complete: when its arguments start after the name, when another call or text starts, or at the finish; arguments
+that came before that wait for it. Chat cannot say when a call is done: calls stay open until the `Finish`, sent at
 `data: [DONE]` with the last finish_reason. `delta.refusal` is the model's refusal. Custom tools are refused or
 converted (custom_tools.py): a Chat stream cannot carry a custom call.
 """
@@ -60,6 +61,7 @@ class ReadState:
     """One answer being read; never shared between requests."""
 
     calls: dict[int, PendingCall] = field(default_factory=dict)  # by tool_calls[].index
+    ids: dict[str, int] = field(default_factory=dict)  # a call's upstream id -> its key, for deltas without index
     finish_reason: str | None = None
 
 
@@ -170,9 +172,7 @@ class ChatUpstream(Upstream):
 
     def on_tool_call(self, state: ReadState, tool_call: Json, position: int) -> list[Event]:
         """One `delta.tool_calls[]` entry."""
-        index = tool_call.get("index")
-        if not isinstance(index, int):  # not allowed, but seen: assume the entries are in call order
-            index = position
+        index = self.key(state, tool_call, position)
         function = tool_call.get("function") or {}
         events: list[Event] = []
         call = state.calls.get(index)
@@ -181,6 +181,8 @@ class ChatUpstream(Upstream):
             call = state.calls[index] = PendingCall(index)
         if call.upstream_id is None and not call.started:
             call.upstream_id = tool_call.get("id") or None
+            if call.upstream_id is not None:
+                state.ids.setdefault(call.upstream_id, index)
         arguments = function.get("arguments") or ""
         if not call.started:
             if not (call.name and arguments):  # once arguments follow the name, later names are repeats
@@ -193,6 +195,20 @@ class ChatUpstream(Upstream):
             else:
                 call.arguments += arguments
         return events
+
+    def key(self, state: ReadState, tool_call: Json, position: int) -> int:
+        """The call a `delta.tool_calls[]` entry belongs to: its `index`. Without one (not allowed, but seen): the
+        call of the id it carries, a new call for a new id (Gemini streams parallel calls so, each delta with its
+        id); with neither, the entries are assumed to be in call order."""
+        index = tool_call.get("index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            return index
+        upstream_id = tool_call.get("id")
+        if isinstance(upstream_id, str) and upstream_id:
+            if upstream_id not in state.ids:
+                state.ids[upstream_id] = max(state.calls, default=-1) + 1
+            return state.ids[upstream_id]
+        return position
 
     def merge_name(self, name: str, fragment: str) -> str:
         return name + fragment

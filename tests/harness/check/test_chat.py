@@ -74,3 +74,25 @@ def test_a_finish_reason_without_index_is_named_where_it_is() -> None:
     assert (violation.evidence.event_index, violation.evidence.path) == (finish, "$.choices[0].index")
     schema = next(r for r in report.failed if r.rule.id == "CHAT-SCHEMA-001").violations
     assert any(v.evidence.event_index == finish for v in schema)
+
+
+def _errored(done: bool) -> bytes:
+    """PARALLEL's first chunks, then an in-stream error object, with or without `data: [DONE]` after it."""
+    head = PARALLEL.read_bytes().split(b"\n\n")[:3]
+    error = b'data: {"error": {"message": "upstream died", "type": "server_error", "param": null, "code": null}}'
+    return b"\n\n".join([*head, error, *([b"data: [DONE]"] if done else [])]) + b"\n\n"
+
+
+@pytest.mark.parametrize("done", [False, True], ids=["error-last", "error-then-done"])
+def test_a_stream_may_end_at_its_error_object_or_with_done_after_it(done: bool) -> None:
+    """docs/spec/verdicts.md §11: CHAT-FRAME-001 passes a failed stream that ends at its error object (OpenAI's
+    pattern, LiteLLM) and one that writes `data: [DONE]` after it (vLLM); neither owes a finish_reason."""
+    report = check_bytes(_errored(done), front="chat")
+    assert report.failed_rules == ()
+    assert {r.rule.id: r.outcome for r in report.results}["CHAT-FRAME-001"] == "passed"
+
+
+def test_a_stream_without_an_error_object_still_owes_its_done() -> None:
+    """The exemption is the error object's: the same chunks cut with neither fail CHAT-FRAME-001 (and CHAT-FIN-001)."""
+    cut = b"\n\n".join(PARALLEL.read_bytes().split(b"\n\n")[:3]) + b"\n\n"
+    assert check_bytes(cut, front="chat").failed_rules == ("CHAT-FRAME-001", "CHAT-FIN-001")

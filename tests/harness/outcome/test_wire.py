@@ -99,6 +99,26 @@ def test_a_chat_fragment_without_index_continues_the_last_call() -> None:
     assert result_of_events(events, "chat").calls == (Call("a", "f", '{"x":1}'),)
 
 
+def test_a_chat_error_object_then_done_is_an_error() -> None:
+    """docs/spec/verdicts.md §11: the [DONE] after an error object (vLLM) ends the stream; it finishes no turn."""
+    events = _sse(_chunk({"content": "Hi"}), {"error": {"message": "upstream died"}}, done=True)
+    result = result_of_events(events, "chat")
+    assert (result.status, result.text, result.error) == ("error", "Hi", "upstream died")
+
+
+def test_chat_fragments_without_index_are_keyed_by_their_ids() -> None:
+    """docs/spec/verdicts.md §12: interleaved deltas without index, each with its call's id (Gemini), make one call per
+    id; a later delta without index names its call by the id an indexed delta gave it."""
+    events = _sse(_chunk(_tc(None, id="a", name="f", arguments="")), _chunk(_tc(None, id="b", name="g", arguments="")),
+                  _chunk(_tc(None, id="a", arguments='{"x":')), _chunk(_tc(None, id="b", arguments="{")),
+                  _chunk(_tc(None, id="a", arguments="1}")), _chunk(_tc(None, id="b", arguments="}")),
+                  _chunk(finish="tool_calls"), done=True)
+    assert result_of_events(events, "chat").calls == (Call("a", "f", '{"x":1}'), Call("b", "g", "{}"))
+    mixed = _sse(_chunk(_tc(0, id="a", name="f", arguments="")), _chunk(_tc(None, id="a", arguments="{}")),
+                 _chunk(finish="tool_calls"), done=True)
+    assert result_of_events(mixed, "chat").calls == (Call("a", "f", "{}"),)
+
+
 def _ant(kind: str, **fields: Any) -> dict[str, Any]:
     return {"type": kind, **fields}
 

@@ -270,3 +270,76 @@ def test_a_gateway_may_finish_an_anthropic_turn_cut_after_its_stop_reason_but_no
         "fault_truncate_before_stop_reason::faults": ("failed", ["GW-FAULT-003"]),
         "fault_truncate_before_stop_reason::expected": ("failed", ["EXP-004"]),
     }
+
+
+ERROR_THEN_DONE = ["chat_error_then_done::client", "chat_error_then_done::expected"]
+
+
+def test_a_chat_error_object_then_done_is_a_failed_turn_for_a_client() -> None:
+    """§11: vLLM's error object followed by `data: [DONE]`: the reference client reports the error and passes; one that
+    skips the error object and takes [DONE] for success fails CLI-002 in the client case (and holds the wrong ending,
+    EXP-004), nothing else."""
+    assert {k: (r.outcome, r.message) for k, r in _judge(None, "chat", ERROR_THEN_DONE).items()} == \
+        dict.fromkeys(ERROR_THEN_DONE, ("passed", ""))
+    broken = _judge("done_as_success", "chat", ERROR_THEN_DONE)
+    client, expected = broken["chat_error_then_done::client"], broken["chat_error_then_done::expected"]
+    assert _failed(client) == ["CLI-002"]
+    assert "The model backend failed while generating." in client.message
+    assert _failed(expected) == ["EXP-004"]
+
+
+def test_the_openai_sdk_raises_at_a_chat_error_object_whatever_follows() -> None:
+    """§11, the arbiter: openai-python's Stream raises APIError at `data: {"error": ...}` and never reads the [DONE]
+    after it, so the official SDK's adapter (examples/client_openai_chat.py) reports the error and passes."""
+    config = RunConfig(client="examples.client_openai_chat:run", client_dialect="chat", case_timeout=15)
+    with Harness(config) as harness:
+        results = [harness.judge(CaseSpec(*c.split("::"))) for c in ERROR_THEN_DONE]
+    assert [(r.outcome, r.message) for r in results] == [("passed", "")] * 2
+
+
+@pytest.mark.parametrize("upstream", ["chat", "responses"])
+def test_a_chat_front_may_write_done_after_its_error_object(upstream: Dialect) -> None:
+    """§11 at a gateway's Chat front: the reference gateway ends a failed turn at its error object, the
+    `error_then_done` variant writes `data: [DONE]` after it; over a failing upstream (an in-stream error, a cut, an
+    HTTP error after none) both pass every case (CHAT-FRAME-001, GW-FAULT-003, EXP-004 among them)."""
+    scenarios = {"fault_stream_error", "fault_disconnect_after_events", "fault_truncate", "failed_after_text"}
+    for defect in (None, "error_then_done"):
+        config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect {upstream}", front="chat",
+                           upstream_dialect=upstream, case_timeout=15)
+        with Harness(config) as harness:
+            results = [harness.judge(s) for s in harness.cases() if s.scenario in scenarios]
+        assert {r.spec.scenario for r in results} == scenarios
+        assert [(r.spec.id, r.outcome, r.message) for r in results if r.outcome not in ("passed", "skipped")] == []
+
+
+NO_INDEX = "chat_parallel_calls_without_index"
+INDEXLESS = [f"{NO_INDEX}::client", f"{NO_INDEX}::expected"]
+
+
+def test_chat_calls_without_index_are_told_apart_by_their_ids() -> None:
+    """§12: two parallel calls whose deltas carry their ids but no index: the reference client keys them by id and
+    passes; one that takes a missing index for 0 merges them into one call and fails EXP-001 alone."""
+    assert {k: (r.outcome, r.message) for k, r in _judge(None, "chat", INDEXLESS).items()} == \
+        dict.fromkeys(INDEXLESS, ("passed", ""))
+    broken = _judge("indexless_calls_merged", "chat", INDEXLESS)
+    assert broken[f"{NO_INDEX}::client"].outcome == "passed"
+    expected = broken[f"{NO_INDEX}::expected"]
+    assert _failed(expected) == ["EXP-001"]
+    assert "1 call: get_weatherget_time" in expected.message and "expected 2 calls" in expected.message
+
+
+@pytest.mark.parametrize("front", ["responses", "chat", "anthropic"])
+def test_a_gateway_keeps_chat_calls_without_index_apart_by_their_ids(front: Dialect) -> None:
+    """§12 at a gateway with a Chat upstream: the reference gateway's Chat reader keys index-less deltas by id and
+    passes every case at every front; the reader that takes a missing index for the delta's position merges the two
+    calls (its arguments guard then fails the turn) and fails EXP-001."""
+    cases = []
+    for defect in (None, "indexless_calls_merged"):
+        config = RunConfig(launch=f"{fakes.launch('gateways', defect)} --upstream-dialect chat", front=front,
+                           upstream_dialect="chat", case_timeout=15)
+        with Harness(config) as harness:
+            cases.append([harness.judge(s) for s in harness.cases() if s.scenario == NO_INDEX])
+    correct, broken = cases
+    assert correct and [(r.spec.id, r.outcome, r.message) for r in correct if r.outcome != "passed"] == []
+    expected = next(r for r in broken if r.spec.group == "expected")
+    assert "EXP-001" in _failed(expected) and "expected 2 calls" in expected.message

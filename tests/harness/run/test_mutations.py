@@ -254,12 +254,14 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
     # keywords, or inlines refs and re-serialises JSON outputs, changes no meaning (test_schema_gateways.py); one that
     # aborts its body on an upstream cut, or finishes an Anthropic turn cut after its stop_reason, is correct, and
     # one that invents a finish before the stop_reason is caught on a scenario of its own (test_edge_verdicts.py); a
-    # routing header whose name holds "key" is no credential (test_error_leaks.py)
+    # routing header whose name holds "key" is no credential (test_error_leaks.py); a Chat front that writes [DONE]
+    # after its error object is correct (docs/spec/verdicts.md §11, test_edge_verdicts.py)
     assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms", "rejects_builtin_tools",
                                     "one_at_a_time", "adds_empty_schema_keywords", "rewrites_by_meaning",
                                     "aborts_on_upstream_cut", "chat_aborts_on_upstream_cut",
                                     "anthropic_aborts_on_upstream_cut", "passes_settled_turn",
-                                    "invents_finish_after_cut", "routes_by_provider_header"} == listed, \
+                                    "invents_finish_after_cut", "routes_by_provider_header",
+                                    "error_then_done"} == listed, \
         "tests.fakes.gateways defects without a table row, or rows without a defect"
     defects: dict[tuple[str, str], type] = {(dialect, name): cls
                                             for dialect, (_, named) in clients.dialect_defects().items()

@@ -233,6 +233,33 @@ def test_failed_ending_ends_with_an_error_object_and_no_done() -> None:
     assert RENDERER.body(SCENARIOS["rq_failed"], RenderContext()) == {"error": payloads[-1]["error"]}
 
 
+def test_done_after_error_writes_done_after_the_error_object() -> None:
+    """chat.done_after_error (vLLM): the same stream as without it, then `data: [DONE]`; the error object and the
+    [DONE] are the stream's `ending` frames (a stream_error fault keeps both), and the body is unchanged."""
+    with_done, without = _render("rq_failed_then_done", USAGE), _render("rq_failed", USAGE)
+    def content(payloads: list[Any]) -> list[Any]:  # what a chunk says, without its per-scenario ids
+        return [p if isinstance(p, str) else (p.get("choices"), p.get("error")) for p in payloads]
+
+    assert content(_payloads(with_done)) == [*content(_payloads(without)), "[DONE]"]
+    assert [f.ending for f in with_done.frames[-3:]] == [False, True, True]
+    assert RENDERER.body(SCENARIOS["rq_failed_then_done"], RenderContext()) == \
+        RENDERER.body(SCENARIOS["rq_failed"], RenderContext())
+
+
+def test_tool_call_index_omitted_keys_every_delta_by_id_only() -> None:
+    """chat.tool_call_index "omitted" (Gemini): no tool-call delta has `index`; each carries its call's id and type,
+    interleaved as the steps say; the body is unchanged (a message's tool_calls have no index)."""
+    assert _tool_deltas("rq_no_index") == [
+        {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": ""}},
+        {"id": "call_a", "type": "function", "function": {"arguments": PARIS[0]}},
+        {"id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": ""}},
+        {"id": "call_b", "type": "function", "function": {"arguments": '{"tz":'}},
+        {"id": "call_a", "type": "function", "function": {"arguments": PARIS[1]}},
+        {"id": "call_b", "type": "function", "function": {"arguments": '"CET"}'}},
+    ]
+    assert _payloads(_render("rq_no_index"))[-2]["choices"][0]["finish_reason"] == "tool_calls"
+
+
 def test_failed_ending_keeps_the_scenario_error_type() -> None:
     assert _payloads(_render("rq_failed_overloaded"))[-1]["error"]["type"] == "overloaded_error"
 
