@@ -59,7 +59,8 @@ from ._stateful import is_stateful, play_stateful, turn_bodies, two_turn
 from ._verdict import group_results, over_limit, verdict
 from ._ws_cancel import close_socket
 from ._ws_exchange import message_as_sse, ws_url
-from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
+from ._ws_play import SocketPlay, WebSocketPlay, plan_websocket, websocket_applies
+from ._ws_turns import judge_socket, socket_details
 
 if TYPE_CHECKING:
     from callproof.mock_server import MockServer
@@ -216,9 +217,10 @@ class Harness:
                 self._calibration = calibrate(self._http(), self.mock)
             return self._calibration
 
-    def _upstream(self, case: str) -> UpstreamView:
+    def _upstream(self, case: str | None, since: float | None = None) -> UpstreamView:
+        """What reached the upstream for a case tag (from `since` on: a later turn of a socket under the same tag)."""
         journal = self.mock.journal
-        requests = journal.requests(case=case)
+        requests = [r for r in journal.requests(case=case) if since is None or r.time >= since] if case else []
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
         if requests and getattr(requests[0], "transport", "http") == "websocket":  # its messages, as SSE events
             writes = tuple((when, message_as_sse(data)) for when, data in writes)
@@ -256,6 +258,14 @@ class Harness:
                              lambda case: [(r.time, end.time if (end := journal.end(r.id)) is not None else None)
                                            for r in journal.requests(case=case)])
 
+    def _socket(self, run: ScenarioRun, socket: SocketPlay | None) -> None:
+        """The turns of the scenario's socket besides its own answer, and its transcript's RSP-WS results (every
+        WebSocket turn judged: docs/spec/gateway-websocket.md §6)."""
+        if socket is None:
+            return
+        run.turns, run.socket_results = judge_socket(socket, self.scenarios, self.config.profile, self._upstream)
+        run.details["socket"] = socket_details(socket)
+
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:
             iut = self._gateway()
@@ -272,9 +282,12 @@ class Harness:
                                            model=self.config.model, front=self.config.front)
             problem, run.error = run.error, None
             if self.config.front_transport == "websocket" and websocket_applies(run.scenario):  # one socket, GW-WS
-                run.websocket = self._ws(iut).play(run.scenario, self._request(run.scenario, new_case_tag()))[2]
+                _, _, run.websocket, socket = self._ws(iut).play(
+                    run.scenario, self._request(run.scenario, new_case_tag()), own=False)
+                self._socket(run, socket)
         elif self.config.front_transport == "websocket":  # the first turn of one socket, then the GW-WS evidence
-            answer, problem, run.websocket = self._ws(iut).play(run.scenario, run.request)
+            answer, problem, run.websocket, socket = self._ws(iut).play(run.scenario, run.request)
+            self._socket(run, socket)
         else:
             answer, problem = self._front(iut, run.request)
         run.details["front_url"] = iut.front_url

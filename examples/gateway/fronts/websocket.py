@@ -198,6 +198,8 @@ class Connection:
             await self.send_event(error_event(400, "invalid_request_error", None,
                                               f"The request does not have the responses shape ({exc!r})."))
             return
+        if previous:  # echoed in the Response object (the upstream gets the whole conversation instead)
+            request.front["previous_response_id"] = previous
         play = self.warm_up(request, items) if event.get("generate") is False else self.play(request, items)
         self.answering = True
         self.task = asyncio.create_task(play)
