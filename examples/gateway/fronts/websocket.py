@@ -96,6 +96,10 @@ class WebSocketFront(ResponsesFront):
         """Whether the socket is closed after a turn whose upstream failed (never: the socket serves on)."""
         return False
 
+    def connect(self, socket: WebSocket, open_upstream: OpenUpstream, authorization: str | None) -> Connection:
+        """The `Connection` that serves one client socket (what one socket holds lives there)."""
+        return Connection(socket, self, open_upstream, authorization)
+
     def remembered(self, items: list[Json], response: Json) -> list[Json] | None:
         """The conversation a later `previous_response_id` continues, after `response` ended (None: forget it;
         a failed response is not continued)."""
