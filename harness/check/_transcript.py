@@ -100,6 +100,11 @@ class _Lane:
     clients: bool = False
 
 
+@cache
+def _websocket_rules(profile: Profile) -> frozenset[str]:
+    return frozenset(rule.id for rule in transport_rules("responses", profile, "websocket"))
+
+
 def _line(number: int) -> str:
     return f"line {number}"
 
@@ -112,7 +117,7 @@ class TranscriptChecker:
         self.profile: Profile = profile
         #: How a message names a line: `line N` for a transcript file; `callproof run` names a socket's turns.
         self._at: Callable[[int], str] = place or _line
-        self._rules = frozenset(rule.id for rule in transport_rules("responses", profile, "websocket"))
+        self._rules = _websocket_rules(profile)
         self._sink = Sink(self._rules)
         self._schemas = _turn_schemas(profile)
         self._error_schema = schema_store().validator("responses/websocket/error_event.json")

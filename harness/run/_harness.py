@@ -217,10 +217,9 @@ class Harness:
                 self._calibration = calibrate(self._http(), self.mock)
             return self._calibration
 
-    def _upstream(self, case: str | None, since: float | None = None) -> UpstreamView:
-        """What reached the upstream for a case tag (from `since` on: a later turn of a socket under the same tag)."""
+    def _upstream(self, case: str) -> UpstreamView:
         journal = self.mock.journal
-        requests = [r for r in journal.requests(case=case) if since is None or r.time >= since] if case else []
+        requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
         if requests and getattr(requests[0], "transport", "http") == "websocket":  # its messages, as SSE events
             writes = tuple((when, message_as_sse(data)) for when, data in writes)
@@ -263,7 +262,13 @@ class Harness:
         WebSocket turn judged: docs/spec/gateway-websocket.md §6)."""
         if socket is None:
             return
-        run.turns, run.socket_results = judge_socket(socket, self.scenarios, self.config.profile, self._upstream)
+        journal = self.mock.journal
+
+        def bodies(case: str | None, since: float) -> UpstreamView:  # what the turn rules read: the request bodies
+            return UpstreamView(tuple(r.body for r in journal.requests(case=case) if r.time >= since) if case else (),
+                                ())
+
+        run.turns, run.socket_results = judge_socket(socket, self.scenarios, self.config.profile, bodies)
         run.details["socket"] = socket_details(socket)
 
     def _play_gateway(self, run: ScenarioRun) -> None:

@@ -81,7 +81,8 @@ def judge_socket(
         if played.refused:
             pass
         elif answer is None:
-            problem = f"{label.text} got no message: {exchange.error or 'no answer'}"
+            problem = (f"{label.text} got no message ({exchange.error or 'no answer'}): nothing of that turn could "
+                       "be judged (the scenario's websocket case judges the socket itself)")
         else:
             why = answer_problem(answer, scenario, upstream_called=bool(view.bodies))
             problem = f"{label.text}: {why}" if why is not None else None
