@@ -171,7 +171,8 @@ class TranscriptChecker:
             return
         meta = self._meta(value, line, offset)
         if not isinstance(value, dict):
-            self._sink.add("RSP-WS-004", f"{self._at(line)}: the message is a JSON {type(value).__name__}, not an object",
+            self._sink.add("RSP-WS-004",
+                           f"{self._at(line)}: the message is a JSON {type(value).__name__}, not an object",
                            meta.evidence("$"))
             self._last = meta
             return
@@ -282,8 +283,9 @@ class TranscriptChecker:
                 self._sink.add(
                     "RSP-WS-001",
                     f"{self._at(line)}: response.created ({shown(rid)}) arrives while response "
-                    f"{shown(old.checker.response_id)} (created on {self._at(old.line)}) is in flight, with no terminal "
-                    f"event yet: answer the second response.create with an error event, code {ALREADY_IN_FLIGHT}",
+                    f"{shown(old.checker.response_id)} (created on {self._at(old.line)}) is in flight, with no "
+                    f"terminal event yet: answer the second response.create with an error event, code "
+                    f"{ALREADY_IN_FLIGHT}",
                     meta.evidence("$.type"),
                 )
             self._end(old, abandoned=in_flight)
@@ -307,8 +309,8 @@ class TranscriptChecker:
             sent, sent_line = asked
             if said != sent:
                 dropped = " (the continuation was dropped)" if said is None else ""
-                self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)} but the "
-                               f"client's response.create on {self._at(sent_line)} sent {shown(sent)}{dropped}",
+                self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)} but "
+                               f"the client's response.create on {self._at(sent_line)} sent {shown(sent)}{dropped}",
                                meta.evidence(path, sent, said))
             return
         if said is None:
@@ -319,8 +321,8 @@ class TranscriptChecker:
                                f"connection's previous response was {shown(lane.previous)}",
                                meta.evidence(path, lane.previous, said))
         elif self._ids and said not in self._ids:
-            self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)}, a response "
-                           "this connection never answered", meta.evidence(path, None, said))
+            self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)}, a "
+                           "response this connection never answered", meta.evidence(path, None, said))
 
     def _answer(self, lane: _Lane) -> Asked:
         """The client's response.create the server's next answer on `lane` belongs to (None: not recorded)."""

@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import RULES, Profile, RuleResult, Violation
 from callproof.harness.check import Sink, TranscriptChecker
 
@@ -45,7 +46,7 @@ class SocketMessage:
 
     direction: Literal["client", "server"]
     turn: int
-    value: Any
+    value: JSONValue
     index: int | None = None
     kind: str | None = None
 

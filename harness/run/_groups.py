@@ -236,6 +236,7 @@ def _expected_turn(findings: Findings, judging: Judging, turn: JudgedTurn) -> No
 
 def _translation_turn(findings: Findings, judging: Judging, turn: JudgedTurn) -> None:
     config = judging.config
+    assert turn.case is not None  # a fresh turn has its case tag (`JudgedTurn.fresh`)
     reference = front_request(turn.scenario.id, turn.scenario.request, case=turn.case, model=config.model,
                               dialect="responses")
     _translate(findings, config, reference, turn.upstream.bodies)

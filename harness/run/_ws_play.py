@@ -10,6 +10,9 @@ answer is), and on the same socket the `websocket` case's evidence is gathered (
   socket must be answered, GW-WS-003;
 - `one_call`: two `response.create` messages back to back, GW-WS-002.
 
+Every turn is recorded (`PlayedTurn`, the socket's `SocketPlay` with its transcript), and every one is judged as its
+own stream too, the socket's messages by RSP-WS-001..003 (run/_ws_turns.py, docs/spec/gateway-websocket.md §6).
+
 No SSE framing rule applies to a socket and there is no non-stream twin: the `framing` and `equivalence` groups are
 not planned over WebSocket.
 """
@@ -25,9 +28,9 @@ from typing import Any, Protocol
 from callproof.harness.catalogue import STREAM_FAMILIES, Profile, RuleResult
 from callproof.harness.check import ALREADY_IN_FLIGHT
 from callproof.harness.judge import (
+    REFUSAL_CODES,
     CaseSpec,
     EarlierTurn,
-    REFUSAL_CODES,
     Findings,
     FrontAnswer,
     Refusal,
@@ -117,9 +120,8 @@ def split_back_to_back(messages: Sequence[Message]) -> tuple[tuple[Message, ...]
     first: list[Message] = []
     second: list[Message] = []
     for message in messages:
-        if message.type == "error" and error_code(message.event) == ALREADY_IN_FLIGHT:
-            second.append(message)
-        elif first and first[-1].ends_turn:
+        refusal = message.type == "error" and error_code(message.event) == ALREADY_IN_FLIGHT
+        if refusal or (first and first[-1].ends_turn):
             second.append(message)
         else:
             first.append(message)

@@ -86,7 +86,8 @@ def judge_socket(
         else:
             why = answer_problem(answer, scenario, upstream_called=bool(view.bodies))
             problem = f"{label.text}: {why}" if why is not None else None
-        judged.append(JudgedTurn(label, scenario, played.case, answer, view, played.refused, played.fresh, problem))
+        fresh = played.fresh and played.case is not None  # a request of its own, with its case tag
+        judged.append(JudgedTurn(label, scenario, played.case, answer, view, played.refused, fresh, problem))
     return tuple(judged), check_socket(_messages(play), labels, own=own, profile=profile)
 
 

@@ -234,7 +234,7 @@ def test_an_event_of_another_turn_of_the_socket_is_named_not_linked(failing: dic
     stream the timeline is): its evidence names the turn and neither links nor marks the timeline's event of that
     index."""
     report = copy.deepcopy(failing)
-    case, result, event = _offending(report)
+    case, _, event = _offending(report)
     for each in case["results"]:
         for evidence in (each["evidence"], *(v["evidence"] for v in each["violations"])):
             evidence["turn"] = 2

@@ -166,8 +166,8 @@ class ResponsesFront(Front[Turn]):
 
     def continued(self, body: Json) -> Json:
         """The body a `previous_response_id` continues: the kept conversation of that response, then this input
-        (every upstream gets the whole conversation; the id is only echoed in the Response object). Raises `StatefulRefusal` for a
-        response it does not hold (never kept: `store: false`, forgotten, or not its own)."""
+        (every upstream gets the whole conversation; the id is only echoed in the Response object). Raises
+        `StatefulRefusal` for a response it does not hold (never kept: `store: false`, forgotten, or not its own)."""
         previous = body.get("previous_response_id")
         if previous is None:
             return body

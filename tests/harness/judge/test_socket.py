@@ -30,8 +30,8 @@ def _passed(rule: str) -> RuleResult:
 def test_a_turns_violations_name_the_turn_in_message_and_evidence() -> None:
     (result,) = in_turn([_result("RSP-SEQ-002", "the first sequence_number is 11, not 0")], LABELS[1])
     (violation,) = result.violations
-    assert violation.message == "turn 2 of 2 (one_call, sent after the failed turn): the first sequence_number is 11, " \
-                                "not 0"
+    assert violation.message == ("turn 2 of 2 (one_call, sent after the failed turn): the first sequence_number is "
+                                 "11, not 0")
     assert violation.evidence.turn == 2 and violation.evidence.event_index == 0
     assert violation.evidence.describe().startswith("turn 2, event #0 'response.created'")
     assert violation.evidence.to_json()["turn"] == 2

@@ -57,7 +57,8 @@ def test_every_turn_of_the_reference_gateways_sockets_is_judged() -> None:
     assert "RSP-SEQ-002" in judged["fault_http_500::sequence"]  # the follow-up's stream: no stream over HTTP
     assert judged["agent_loop_tool_result::identity"]["RSP-WS-003"] == "passed"  # the continuation echoes its id
     assert [(t["turn"], t["scenario"], t["last"]) for t in turns["one_call"]] == [
-        (1, "one_call", "response.completed"), (2, "timing_ttft_and_gaps", "response.completed"), (3, "one_call", "error")]
+        (1, "one_call", "response.completed"), (2, "timing_ttft_and_gaps", "response.completed"),
+        (3, "one_call", "error")]
     assert [t["last"] for t in turns["fault_http_500"]] == ["error", "response.completed"]
     assert [t["last"] for t in turns["agent_loop_tool_result"]] == ["response.completed", "response.completed"]
 
