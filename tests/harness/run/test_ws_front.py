@@ -43,13 +43,17 @@ def test_every_turn_of_the_reference_gateways_sockets_is_judged() -> None:
     socket's transcript by RSP-WS-001..003 (docs/spec/gateway-websocket.md §6)."""
     cases = ["one_call::lifecycle", "one_call::identity", "one_call::schema", "one_call::expected",
              "fault_http_500::schema", "fault_http_500::sequence", "fault_http_500::translation",
-             "agent_loop_tool_result::expected", "agent_loop_tool_result::identity"]
+             "agent_loop_tool_result::expected", "agent_loop_tool_result::identity",
+             "builtin_tools_in_request::schema", "builtin_tools_in_request::sequence"]
     config = RunConfig(launch=fakes.launch(), front_transport="websocket", case_timeout=15)
     with Harness(config) as harness:
         results = {c: harness.judge(CaseSpec(*c.split("::"))) for c in cases}
         turns = {s: harness._run(s).details["socket"] for s in ("one_call", "fault_http_500", "agent_loop_tool_result")}
-    assert {c: r.outcome for c, r in results.items()} == dict.fromkeys(cases, "passed")
+    # a valid rejection (an error event the scenario allows): its shape is judged, nothing else of a stream is there
+    assert results.pop("builtin_tools_in_request::sequence").outcome == "skipped"
+    assert {c: r.outcome for c, r in results.items()} == dict.fromkeys(results, "passed")
     judged = {c: {x.rule.id: x.outcome for x in r.results} for c, r in results.items()}
+    assert judged["builtin_tools_in_request::schema"] == {"RSP-WS-002": "passed"}
     assert judged["one_call::lifecycle"]["RSP-WS-001"] == "passed"  # two creates sent back to back on its socket
     assert judged["one_call::identity"]["RSP-WS-003"] == "passed"
     assert judged["one_call::schema"]["RSP-WS-002"] == "passed"  # the refusal of the second create in flight
