@@ -78,7 +78,9 @@ def judge_socket(
         view = upstream(played.case, played.turn.sent)
         answer = read_answer(exchange, profile, "responses") if exchange.status is not None else None
         problem = None
-        if played.refused:
+        if played.turn.over_limit is not None:  # the harness stopped reading: nothing of it can be certified
+            answer, problem = None, f"{label.text}: {played.turn.over_limit}; nothing of that turn could be judged"
+        elif played.refused:
             pass
         elif answer is None:
             problem = (f"{label.text} got no message ({exchange.error or 'no answer'}): nothing of that turn could "

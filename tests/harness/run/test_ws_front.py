@@ -131,6 +131,16 @@ def test_a_turn_that_produced_no_events_is_an_error_for_the_groups_it_touches() 
         "turn 2 of 2 (one_call, sent after the failed turn) got no message (the gateway closed the socket")
 
 
+def test_a_later_turn_past_a_run_limit_is_not_judged() -> None:
+    """--max-events: the failed turn (8 messages) is within it, the turn after it (11) is not: the harness stopped
+    reading that turn, so the groups that judge it cannot pass."""
+    config = RunConfig(launch=fakes.launch(), front_transport="websocket", case_timeout=15, max_events=9)
+    with Harness(config) as harness:
+        result = harness.judge(CaseSpec("fault_disconnect_after_events", "sequence"))
+    assert result.outcome == "error"
+    assert result.message.startswith("turn 2 of 2 (one_call, sent after the failed turn): --max-events 9: ")
+
+
 def _message(event: dict[str, object]) -> Message:
     return Message(0.0, json.dumps(event), event)
 
