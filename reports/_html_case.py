@@ -27,11 +27,13 @@ def _ms(value: float | None) -> str:
 def _evidence(evidence: ReportEvidence, event_anchor: Mapping[int, str]) -> str:
     rows: list[str] = []
     index = evidence.event_index
+    if evidence.turn is not None:  # another turn of the socket than the timeline's: its events are not there
+        rows.append(f"<dt>turn</dt><dd>{e(evidence.turn)} of the socket (not the timeline's stream)</dd>")
     if index is not None or evidence.event_type is not None or evidence.offset is not None:
         where = ""
         if index is not None:
-            where = (f'<a href="#{event_anchor[index]}">event #{index}</a>' if index in event_anchor
-                     else f"event #{index}")
+            where = (f'<a href="#{event_anchor[index]}">event #{index}</a>'
+                     if index in event_anchor and evidence.turn is None else f"event #{index}")
         if evidence.event_type is not None:
             where += f" <code>{e(evidence.event_type)}</code>"
         if evidence.offset is not None:
@@ -82,7 +84,7 @@ def _offenders(failed: Sequence[RuleOutcome]) -> dict[int, list[RuleOutcome]]:
     found: dict[int, list[RuleOutcome]] = {}
     for result in failed:
         for evidence in result.evidences:
-            index = evidence.event_index
+            index = evidence.event_index if evidence.turn is None else None  # the timeline is the case's own answer
             if index is not None and all(r is not result for r in found.setdefault(index, [])):
                 found[index].append(result)
     return found

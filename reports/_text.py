@@ -99,9 +99,10 @@ def must_failures(cases: Iterable[Case]) -> str | None:
 
 def evidence_text(evidence: ReportEvidence, *, kind: Callable[[str], str], path: Callable[[str], str],
                   value: Callable[[JSONValue], str], sep: str, say_absent: bool) -> str:
-    """The evidence in words: `event 4 (type) · byte 812 · at $.path · expected x · actual y`, each part formatted
-    by the renderer (`kind` the event type, `path` the JSON path, `value` the expected and actual values)."""
-    parts = []
+    """The evidence in words: `event 4 (type) · byte 812 · at $.path · expected x · actual y` (led by `turn 2` for
+    an event of another turn of a WebSocket socket than the case's own answer), each part formatted by the renderer
+    (`kind` the event type, `path` the JSON path, `value` the expected and actual values)."""
+    parts = [f"turn {evidence.turn}"] if evidence.turn is not None else []
     if evidence.event_index is not None:
         parts.append(f"event {evidence.event_index}"
                      + (f" ({kind(evidence.event_type)})" if evidence.event_type is not None else ""))

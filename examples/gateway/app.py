@@ -20,7 +20,7 @@ from starlette.types import ASGIApp
 from starlette.websockets import WebSocket
 
 from .custom_tools import MODES, CallsBack, custom_tools_mode
-from .fronts import AnthropicFront, ChatFront, Connection, Front, ResponsesFront, WebSocketFront
+from .fronts import AnthropicFront, ChatFront, Front, ResponsesFront, WebSocketFront
 from .model import Event, Request, Untranslatable, UpstreamError, UpstreamHTTPError
 from .state import StatefulRefusal
 from .upstreams import AnthropicUpstream, ChatUpstream, ResponsesUpstream, Upstream, WebSocketUpstream
@@ -57,7 +57,7 @@ class Gateway:
     async def websocket_endpoint(self, socket: WebSocket) -> None:
         """One client socket of the Responses WebSocket mode (fronts/websocket.py)."""
         assert self.websocket is not None
-        await Connection(socket, self.websocket, self.stream_upstream, socket.headers.get("authorization")).serve()
+        await self.websocket.connect(socket, self.stream_upstream, socket.headers.get("authorization")).serve()
 
     async def stream_upstream(self, request: Request, authorization: str | None) -> AsyncIterator[Event] \
             | UpstreamHTTPError:

@@ -76,7 +76,9 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where a violation was seen: the event, the field, and what was expected there."""
+    """Where a violation was seen: the event, the field, and what was expected there. `turn`: over a WebSocket
+    front, the turn of the socket whose stream the event belongs to when it is not the case's own answer (1 is the
+    socket's first; docs/spec/gateway-websocket.md §6); None for the case's own answer and everywhere else."""
 
     event_index: int | None = None
     event_type: str | None = None
@@ -84,17 +86,19 @@ class Evidence:
     expected: JSONValue = None
     actual: JSONValue = None
     offset: int | None = None
+    turn: int | None = None
 
     def to_json(self) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {}
-        for name in ("event_index", "event_type", "path", "expected", "actual", "offset"):
+        for name in ("event_index", "event_type", "path", "expected", "actual", "offset", "turn"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
         return out
 
     def describe(self) -> str:
-        """`event #4 'response.output_item.done' at byte 812, $.item.call_id`."""
+        """`event #4 'response.output_item.done' at byte 812, $.item.call_id` (`turn 2, event #4 ...` in a turn of
+        a socket other than the case's own answer)."""
         parts: list[str] = []
         if self.event_index is not None:
             where = f"event #{self.event_index}"
@@ -105,9 +109,8 @@ class Evidence:
             parts.append(repr(self.event_type))
         if self.offset is not None:
             parts.append(f"at byte {self.offset}")
-        text = " ".join(parts)
-        if self.path is not None:
-            text = f"{text}, {self.path}" if text else self.path
+        text = ", ".join(p for p in (f"turn {self.turn}" if self.turn is not None else "", " ".join(parts),
+                                     self.path or "") if p)
         return text or "the stream as a whole"
 
 

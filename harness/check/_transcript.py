@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
@@ -100,13 +100,24 @@ class _Lane:
     clients: bool = False
 
 
+@cache
+def _websocket_rules(profile: Profile) -> frozenset[str]:
+    return frozenset(rule.id for rule in transport_rules("responses", profile, "websocket"))
+
+
+def _line(number: int) -> str:
+    return f"line {number}"
+
+
 class TranscriptChecker:
     """Fed a WebSocket transcript line by line (`line`) or message by message (`message`); `close()` gives the
-    report (kind `websocket`)."""
+    report (kind `websocket`). `place` names a line in messages (default `line N`; the `line` given to `message`)."""
 
-    def __init__(self, profile: Profile = "openai") -> None:
+    def __init__(self, profile: Profile = "openai", *, place: Callable[[int], str] | None = None) -> None:
         self.profile: Profile = profile
-        self._rules = frozenset(rule.id for rule in transport_rules("responses", profile, "websocket"))
+        #: How a message names a line: `line N` for a transcript file; `callproof run` names a socket's turns.
+        self._at: Callable[[int], str] = place or _line
+        self._rules = _websocket_rules(profile)
         self._sink = Sink(self._rules)
         self._schemas = _turn_schemas(profile)
         self._error_schema = schema_store().validator("responses/websocket/error_event.json")
@@ -136,7 +147,7 @@ class TranscriptChecker:
             hint = (" (it looks like SSE: check the capture with --transport sse)"
                     if transcript_line_kind(text) == "sse" else "")
             reason = exc.args[0] if exc.args else exc
-            self._sink.add("RSP-WS-004", f"line {line_no}: the message is not JSON ({reason}){hint}; it starts "
+            self._sink.add("RSP-WS-004", f"{self._at(line_no)}: the message is not JSON ({reason}){hint}; it starts "
                            f"{text[:60].decode('utf-8', 'replace')!r}", meta.evidence("$"))
             self._last = meta
             return
@@ -160,7 +171,8 @@ class TranscriptChecker:
             return
         meta = self._meta(value, line, offset)
         if not isinstance(value, dict):
-            self._sink.add("RSP-WS-004", f"line {line}: the message is a JSON {type(value).__name__}, not an object",
+            self._sink.add("RSP-WS-004",
+                           f"{self._at(line)}: the message is a JSON {type(value).__name__}, not an object",
                            meta.evidence("$"))
             self._last = meta
             return
@@ -211,7 +223,7 @@ class TranscriptChecker:
         elif etype in _STEER_TYPES:
             if not self._server_schema.is_valid(payload):
                 for err in self._server_schema.errors(payload):
-                    self._sink.add("RSP-SCHEMA-001", f"line {line}: {err.message} (schema {err.schema})",
+                    self._sink.add("RSP-SCHEMA-001", f"{self._at(line)}: {err.message} (schema {err.schema})",
                                    meta.evidence(err.path))
         else:
             if lane.turn is None:
@@ -238,25 +250,25 @@ class TranscriptChecker:
             hint = ("; this is the flat SSE error event: over a WebSocket the code and message go in a nested "
                     "`error` object") if flat else ""
             for err in schema.errors(payload):
-                sink.add("RSP-WS-002", f"line {line}: {err.message} (schema {err.schema}){hint}",
+                sink.add("RSP-WS-002", f"{self._at(line)}: {err.message} (schema {err.schema}){hint}",
                          meta.evidence(err.path))
             return
         error = payload["error"]
         if "code" not in error or error["code"] == "":
-            sink.add("RSP-WS-002", f"line {line}: the error has no code ({shown(error.get('code'))}): send "
+            sink.add("RSP-WS-002", f"{self._at(line)}: the error has no code ({shown(error.get('code'))}): send "
                      "`code`, a string clients branch on (previous_response_not_found, response_already_in_flight, "
                      "...) or null where the error has none",
                      meta.evidence("$.error.code", actual=error.get("code")))
         if inside:
             if as_int(payload.get("sequence_number")) is None:
-                sink.add("RSP-WS-002", f"line {line}: the error ends the response in flight but carries no "
+                sink.add("RSP-WS-002", f"{self._at(line)}: the error ends the response in flight but carries no "
                          "sequence_number: number it after the response's last event",
                          meta.evidence("$.sequence_number", actual=payload.get("sequence_number")))
             return
         status = payload.get("status")
         number = as_int(status)
         if number is None or not 400 <= number <= 599:
-            sink.add("RSP-WS-002", f"line {line}: the error answers a response.create outside a response but its "
+            sink.add("RSP-WS-002", f"{self._at(line)}: the error answers a response.create outside a response but its "
                      f"status is {shown(status)}: give the HTTP status of the error (400 for "
                      f"{ALREADY_IN_FLIGHT} and previous_response_not_found)",
                      meta.evidence("$.status", actual=status if isinstance(status, (int, str)) else None))
@@ -270,9 +282,10 @@ class TranscriptChecker:
             if in_flight:
                 self._sink.add(
                     "RSP-WS-001",
-                    f"line {line}: response.created ({shown(rid)}) arrives while response "
-                    f"{shown(old.checker.response_id)} (created on line {old.line}) is in flight, with no terminal "
-                    f"event yet: answer the second response.create with an error event, code {ALREADY_IN_FLIGHT}",
+                    f"{self._at(line)}: response.created ({shown(rid)}) arrives while response "
+                    f"{shown(old.checker.response_id)} (created on {self._at(old.line)}) is in flight, with no "
+                    f"terminal event yet: answer the second response.create with an error event, code "
+                    f"{ALREADY_IN_FLIGHT}",
                     meta.evidence("$.type"),
                 )
             self._end(old, abandoned=in_flight)
@@ -283,7 +296,7 @@ class TranscriptChecker:
         self._feed(turn, meta, payload, line)
         if rid is not None:
             if rid in self._ids:
-                self._sink.add("RSP-WS-003", f"line {line}: response.id {shown(rid)} is the id of an earlier "
+                self._sink.add("RSP-WS-003", f"{self._at(line)}: response.id {shown(rid)} is the id of an earlier "
                                "response of this connection: a continuation of it would be ambiguous; give every "
                                "response its own id", meta.evidence("$.response.id", actual=rid))
             lane.previous = rid
@@ -296,20 +309,20 @@ class TranscriptChecker:
             sent, sent_line = asked
             if said != sent:
                 dropped = " (the continuation was dropped)" if said is None else ""
-                self._sink.add("RSP-WS-003", f"line {line}: response.previous_response_id is {shown(said)} but the "
-                               f"client's response.create on line {sent_line} sent {shown(sent)}{dropped}",
+                self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)} but "
+                               f"the client's response.create on {self._at(sent_line)} sent {shown(sent)}{dropped}",
                                meta.evidence(path, sent, said))
             return
         if said is None:
             return
         if lane.previous is not None:
             if said != lane.previous:
-                self._sink.add("RSP-WS-003", f"line {line}: response.previous_response_id is {shown(said)}; the "
+                self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)}; the "
                                f"connection's previous response was {shown(lane.previous)}",
                                meta.evidence(path, lane.previous, said))
         elif self._ids and said not in self._ids:
-            self._sink.add("RSP-WS-003", f"line {line}: response.previous_response_id is {shown(said)}, a response "
-                           "this connection never answered", meta.evidence(path, None, said))
+            self._sink.add("RSP-WS-003", f"{self._at(line)}: response.previous_response_id is {shown(said)}, a "
+                           "response this connection never answered", meta.evidence(path, None, said))
 
     def _answer(self, lane: _Lane) -> Asked:
         """The client's response.create the server's next answer on `lane` belongs to (None: not recorded)."""
@@ -337,7 +350,7 @@ class TranscriptChecker:
             for violation in kept:
                 index = violation.evidence.event_index
                 line = turn.line_of(index) if index is not None else None
-                where = f"line {line}: " if line is not None else ""
+                where = f"{self._at(line)}: " if line is not None else ""
                 sink.add(rule, where + violation.message, violation.evidence)
             sink.add_uncounted(rule, count - len(kept))
 

@@ -54,6 +54,7 @@ from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool
 from ._rejection import check_rejection, is_rejection, refusable, rejected_reason, rejection_problem
 from ._request_items import check_request_items
 from ._settled import settled_expect
+from ._socket import SOCKET_RULES, SocketMessage, TurnLabel, check_socket, in_turn, merge_results
 from ._stateful_rules import (
     REFUSAL_CODES,
     STATEFUL_POLICIES,
@@ -85,6 +86,7 @@ __all__ = [
     "NO_STREAM",
     "REFUSAL_CODES",
     "STATEFUL_POLICIES",
+    "SOCKET_RULES",
     "STATEFUL_TAG",
     "WS_RULES",
     "XML_TAG",
@@ -100,6 +102,8 @@ __all__ = [
     "LoopCallResult",
     "Refusal",
     "SequenceRequest",
+    "SocketMessage",
+    "TurnLabel",
     "UpstreamAttempt",
     "UpstreamView",
     "WebSocketTurn",
@@ -131,6 +135,7 @@ __all__ = [
     "check_items",
     "check_isolation",
     "check_rejection",
+    "check_socket",
     "check_request_items",
     "check_store",
     "check_streaming",
@@ -159,9 +164,11 @@ __all__ = [
     "front_cannot_carry",
     "has_item_rules",
     "items_skipped",
+    "merge_results",
     "has_malformed_arguments",
     "has_usage_rules",
     "history_problems",
+    "in_turn",
     "is_rejection",
     "policy_expect",
     "protocol_problem",

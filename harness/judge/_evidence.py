@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from callproof.harness.catalogue import Evidence, RuleResult
@@ -31,14 +31,20 @@ def timeline(events: Sequence[SSEEvent], sent: float, limit: int = TIMELINE_LIMI
             for i, e in enumerate(events[:limit])]
 
 
-def excerpts(body: bytes, failed: Iterable[RuleResult]) -> dict[str, str]:
+def excerpts(body: bytes | None, failed: Iterable[RuleResult],
+             turns: Mapping[int, bytes] | None = None) -> dict[str, str]:
     """rule id -> the raw stream around its first violation that has a byte offset: the event there and what
-    surrounds it, or, for an event too long to show whole, the part around the field that failed."""
+    surrounds it, or, for an event too long to show whole, the part around the field that failed. A violation in
+    another turn of a WebSocket socket (`evidence.turn`) is cut from that turn's stream (`turns`: turn -> bytes); one
+    of the case's own answer from `body` (None: it has no stream to cut from)."""
     out: dict[str, str] = {}
     for result in failed:
-        evidence = next((v.evidence for v in result.violations if v.evidence.offset is not None), None)
-        if evidence is not None and evidence.offset is not None:
-            out[result.rule.id] = _excerpt(body, evidence.offset, evidence).decode("utf-8", "replace")
+        for violation in result.violations:
+            evidence = violation.evidence
+            source = body if evidence.turn is None else (turns or {}).get(evidence.turn)
+            if evidence.offset is not None and source is not None:
+                out[result.rule.id] = _excerpt(source, evidence.offset, evidence).decode("utf-8", "replace")
+                break
     return out
 
 

@@ -75,15 +75,17 @@ class ReportEvidence:
     expected: JSONValue | Absent = ABSENT
     actual: JSONValue | Absent = ABSENT
     offset: int | None = None
+    #: Over a WebSocket front: the socket's turn the event belongs to, when not the case's own answer.
+    turn: int | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ReportEvidence:
         return cls(data.get("event_index"), data.get("event_type"), data.get("path"), data.get("expected", ABSENT),
-                   data.get("actual", ABSENT), data.get("offset"))
+                   data.get("actual", ABSENT), data.get("offset"), data.get("turn"))
 
     def to_json(self) -> dict[str, JSONValue]:
         out: dict[str, JSONValue] = {}
-        for name in ("event_index", "event_type", "path", "expected", "actual", "offset"):
+        for name in ("event_index", "event_type", "path", "expected", "actual", "offset", "turn"):
             value = getattr(self, name)
             if value is not None and value is not ABSENT:
                 out[name] = value

@@ -51,7 +51,9 @@ from callproof.harness.judge import (
     has_item_rules,
     has_malformed_arguments,
     has_usage_rules,
+    in_turn,
     items_skipped,
+    merge_results,
     policy_expect,
     reported_incomplete_as_error,
     settled_expect,
@@ -66,6 +68,7 @@ from ._scenario_run import ScenarioRun
 from ._sequence import judge_sequence
 from ._stateful import StatefulPlay, TurnPlay, is_stateful, judge_stateful
 from ._ws_play import websocket_judge, websocket_skipped
+from ._ws_turns import JudgedTurn
 
 __all__ = [
     "CANCEL_TAG",
@@ -79,6 +82,7 @@ __all__ = [
     "planned_groups",
     "rule_group",
     "run_wide_groups",
+    "socket_results",
 ]
 
 
@@ -185,16 +189,21 @@ def _stream_family(family: str) -> RuleGroup:
             return False
         return (dialect, family) in _FRONT_FAMILIES and (_streamed(scenario) or (dialect, family) in _BODY_FAMILIES)
 
-    def judge(judging: Judging, /) -> Sequence[RuleResult]:
-        assert judging.run.answer is not None
-        answer = judging.run.answer
+    def of(answer: FrontAnswer, scenario: Scenario, front: Dialect) -> tuple[RuleResult, ...]:
         if answer.report is None:
             return ()
         # a non-JSON argument text the gateway relayed byte for byte from the scenario's upstream is the upstream's
         # finding, not a failure of the gateway (docs/spec/contracts.md §7.8)
-        results = attribute_to_upstream(answer.report.results, judging.run.scenario, judging.config.front,
-                                        answer.result)
+        results = attribute_to_upstream(answer.report.results, scenario, front, answer.result)
         return tuple(r for r in results if r.rule.family == family)
+
+    def judge(judging: Judging, /) -> Sequence[RuleResult]:
+        run, front = judging.run, judging.config.front
+        assert run.answer is not None
+        # over a WebSocket front, every other turn of the socket as its own stream, and the socket's transcript
+        turns = [in_turn(of(t.answer, t.scenario, front), t.label) for t in run.turns
+                 if t.touches(family) and t.answer is not None]
+        return merge_results(of(run.answer, run.scenario, front), *turns, socket_results(run, family))
 
     def skipped(run: ScenarioRun) -> str | None:
         if run.answer is None or run.answer.report is not None:
@@ -204,6 +213,48 @@ def _stream_family(family: str) -> RuleGroup:
                 f"allows: there is no {noun} for the {family} rules")
 
     return RuleGroup(family, ("RSP-", "CHAT-", "ANT-", "SSE-"), frozenset({"gateway"}), applies, judge, skipped)
+
+
+def socket_results(run: ScenarioRun, family: str) -> tuple[RuleResult, ...]:
+    """The results of the socket's transcript rules (RSP-WS-*) of one family, where they applied."""
+    return tuple(r for r in run.socket_results if r.rule.family == family and r.outcome != "not-applicable")
+
+
+Each = Callable[[Findings, Judging, JudgedTurn], None]
+
+
+def _with_turns(group: str, judge: Judge, each: Each) -> Judge:
+    """`judge`, and over a WebSocket front `each` on every other turn of the socket that the group touches, its
+    findings named by the turn (docs/spec/gateway-websocket.md §6)."""
+
+    def judged(judging: Judging, /) -> Sequence[RuleResult]:
+        own = judge(judging)
+        turns = []
+        for turn in judging.run.turns:
+            if turn.touches(group) and turn.answer is not None:
+                findings = Findings()
+                each(findings, judging, turn)
+                turns.append(in_turn(findings.results(), turn.label))
+        return merge_results(own, *turns) if turns else own
+
+    return judged
+
+
+def _expected_turn(findings: Findings, judging: Judging, turn: JudgedTurn) -> None:
+    assert turn.answer is not None
+    config = judging.config
+    refused = bool(turn.answer.result.refusal)
+    expect = carried_expect(policy_expect(turn.scenario, config.policies), config.front, config.upstream_dialect,
+                            refused)
+    expected_outcome(findings, expect, turn.answer.result)
+
+
+def _translation_turn(findings: Findings, judging: Judging, turn: JudgedTurn) -> None:
+    config = judging.config
+    assert turn.case is not None  # a fresh turn has its case tag (`JudgedTurn.fresh`)
+    reference = front_request(turn.scenario.id, turn.scenario.request, case=turn.case, model=config.model,
+                              dialect="responses")
+    _translate(findings, config, reference, turn.upstream.bodies)
 
 
 def _expected(findings: Findings, judging: Judging) -> None:
@@ -259,12 +310,15 @@ def _translation(findings: Findings, judging: Judging) -> None:
     run, config = judging.run, judging.config
     reference = front_request(run.scenario.id, run.scenario.request, case=run.case, model=config.model,
                               dialect="responses")
-    check_translation(findings, config.upstream_dialect, reference, _user_text(reference), list(upstream.bodies))
-    if upstream.bodies:  # GW-REQ-010..013: structured outputs, strict, custom and nameless tools
-        check_request_items(findings, config.upstream_dialect, config.front, reference, upstream.bodies[0],
-                            config.policies)
-    if upstream.bodies and isinstance(upstream.bodies[0], Mapping):  # GW-REQ-006: a turn with text and calls
-        check_text_with_calls(findings, config.upstream_dialect, reference, upstream.bodies[0])
+    _translate(findings, config, reference, upstream.bodies)
+
+
+def _translate(findings: Findings, config: RunConfig, reference: Mapping[str, Any], bodies: Sequence[Any]) -> None:
+    check_translation(findings, config.upstream_dialect, reference, _user_text(reference), list(bodies))
+    if bodies:  # GW-REQ-010..013: structured outputs, strict, custom and nameless tools
+        check_request_items(findings, config.upstream_dialect, config.front, reference, bodies[0], config.policies)
+    if bodies and isinstance(bodies[0], Mapping):  # GW-REQ-006: a turn with text and calls
+        check_text_with_calls(findings, config.upstream_dialect, reference, bodies[0])
 
 
 def _items(findings: Findings, judging: Judging) -> None:
@@ -392,10 +446,11 @@ GROUPS: tuple[RuleGroup, ...] = (
     *(_stream_family(family) for family in STREAM_FAMILIES),
     # not where a gateway's front cannot carry the scenario's items: its answer fails by design (GW-ITEM-001)
     RuleGroup("expected", ("EXP-",), _BOTH, lambda s, d, /: not front_cannot_carry(s, d),
-              _inherited(_found(_expected)), _incomplete_as_error),
+              _with_turns("expected", _inherited(_found(_expected)), _expected_turn), _incomplete_as_error),
     # judged by the run's --policy xml-tool-text (GW-XML-001)
     RuleGroup("policy", ("GW-XML-",), _GATEWAY, lambda s, d, /: XML_TAG in s.tags, _found(_policy)),
-    RuleGroup("translation", ("GW-REQ-",), _GATEWAY, _always, _found(_translation), judges_rejection=True),
+    RuleGroup("translation", ("GW-REQ-",), _GATEWAY, _always,
+              _with_turns("translation", _found(_translation), _translation_turn), judges_rejection=True),
     RuleGroup("ids", ("GW-ID-001",), _GATEWAY, lambda s, d, /: _has_calls(s, d) and not front_cannot_carry(s, d),
               _found(_ids), _no_calls),
     RuleGroup("faults", ("GW-FAULT-",), _GATEWAY, lambda s, d, /: has_fault_rules(s), _found(_faults)),

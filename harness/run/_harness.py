@@ -59,7 +59,8 @@ from ._stateful import is_stateful, play_stateful, turn_bodies, two_turn
 from ._verdict import group_results, over_limit, verdict
 from ._ws_cancel import close_socket
 from ._ws_exchange import message_as_sse, ws_url
-from ._ws_play import WebSocketPlay, plan_websocket, websocket_applies
+from ._ws_play import SocketPlay, WebSocketPlay, plan_websocket, websocket_applies
+from ._ws_turns import judge_socket, socket_details
 
 if TYPE_CHECKING:
     from callproof.mock_server import MockServer
@@ -259,6 +260,20 @@ class Harness:
                              lambda case: [(r.time, end.time if (end := journal.end(r.id)) is not None else None)
                                            for r in journal.requests(case=case)])
 
+    def _socket(self, run: ScenarioRun, socket: SocketPlay | None) -> None:
+        """The turns of the scenario's socket besides its own answer, and its transcript's RSP-WS results (every
+        WebSocket turn judged: docs/spec/gateway-websocket.md §6)."""
+        if socket is None:
+            return
+        journal = self.mock.journal
+
+        def bodies(case: str | None, since: float) -> UpstreamView:  # what the turn rules read: the request bodies
+            return UpstreamView(tuple(r.body for r in journal.requests(case=case) if r.time >= since) if case else (),
+                                ())
+
+        run.turns, run.socket_results = judge_socket(socket, self.scenarios, self.config.profile, bodies)
+        run.details["socket"] = socket_details(socket)
+
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:
             iut = self._gateway()
@@ -275,9 +290,12 @@ class Harness:
                                            model=self.config.model, front=self.config.front)
             problem, run.error = run.error, None
             if self.config.front_transport == "websocket" and websocket_applies(run.scenario):  # one socket, GW-WS
-                run.websocket = self._ws(iut).play(run.scenario, self._request(run.scenario, new_case_tag()))[2]
+                _, _, run.websocket, socket = self._ws(iut).play(
+                    run.scenario, self._request(run.scenario, new_case_tag()), own=False)
+                self._socket(run, socket)
         elif self.config.front_transport == "websocket":  # the first turn of one socket, then the GW-WS evidence
-            answer, problem, run.websocket = self._ws(iut).play(run.scenario, run.request)
+            answer, problem, run.websocket, socket = self._ws(iut).play(run.scenario, run.request)
+            self._socket(run, socket)
         else:
             answer, problem = self._front(iut, run.request)
         run.details["front_url"] = iut.front_url

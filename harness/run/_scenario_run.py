@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from callproof.harness.catalogue import RuleResult
 from callproof.harness.judge import (
     AdapterRun,
     FrontAnswer,
@@ -19,6 +20,7 @@ from callproof.harness.scenario import Scenario
 
 from ._stateful import StatefulPlay
 from ._ws_play import WebSocketEvidence
+from ._ws_turns import JudgedTurn
 
 __all__ = ["NO_ANSWER", "ScenarioRun", "SequencePlay"]
 
@@ -76,6 +78,10 @@ class ScenarioRun:
     charged: bool = False
     #: Gateway mode over a WebSocket front: the `websocket` case's evidence (GW-WS-*), None where it has none.
     websocket: WebSocketEvidence | None = None
+    #: Gateway mode over a WebSocket front: the other turns of the scenario's socket than the case's own answer, each
+    #: judged as its own stream by the groups it touches, and the socket's transcript rules (RSP-WS-001..003).
+    turns: tuple[JudgedTurn, ...] = ()
+    socket_results: tuple[RuleResult, ...] = ()
     #: A sequence (scenario with `legs`): its legs as played (gateway: the front requests; both: the journal's).
     sequence: SequencePlay | None = None
     #: A stateful scenario (tagged `stateful`) as played: its turn(s), judged in its `stateful` case (GW-STATE-*).

@@ -22,10 +22,10 @@ from callproof.harness.judge import (
 )
 
 from ._config import RunConfig
-from ._groups import Judging, rule_group
+from ._groups import Judging, rule_group, socket_results
 from ._scenario_run import ScenarioRun
 
-__all__ = ["attributed", "group_results", "over_limit", "skip_reason", "summary", "verdict"]
+__all__ = ["attributed", "group_results", "over_limit", "skip_reason", "summary", "turn_problem", "verdict"]
 
 
 def group_results(
@@ -44,8 +44,8 @@ def group_results(
             check_rejection(findings, run.scenario, run.answer, upstream=config.upstream_dialect,
                             policies=config.policies)
             return findings.results()
-        if run.unjudged is None:
-            return ()
+        if run.unjudged is None:  # over a WebSocket, the refusal's error event is judged for its shape (RSP-WS-002)
+            return socket_results(run, group.name)
     assert group.judge is not None, f"the {group.name} case is judged by the harness, not by group_results"
     results = group.judge(Judging(run, config, plain, DEFAULT_SLACK if slack is None else slack))
     return tuple(r for r in results if r.rule.id.startswith(group.prefixes))
@@ -59,20 +59,30 @@ def verdict(
     failed = [r for r in results if r.outcome == "failed"]
     rows: tuple[Mapping[str, Any], ...] = ()
     cuts: dict[str, str] = {}
+    turns = {t.label.number: t.answer.exchange.body for t in run.turns if t.answer is not None}
     if run.answer is not None and run.answer.events:
         rows = tuple(timeline(run.answer.events, run.answer.exchange.sent))
-        cuts = excerpts(run.answer.exchange.body, failed)
-    if run.unjudged is not None:
+    if failed and (rows or turns):
+        cuts = excerpts(run.answer.exchange.body if rows and run.answer is not None else None, failed, turns)
+    unjudged = run.unjudged or turn_problem(spec, run)
+    if unjudged is not None:
         if not any(r.rule.level == "MUST" for r in failed):  # nothing judged may pass, nor pass on SHOULDs only
-            message = "\n".join([run.unjudged, summary(failed)]) if failed else run.unjudged
+            message = "\n".join([unjudged, summary(failed)]) if failed else unjudged
             return CaseResult(spec, "error", tuple(failed), message, seconds, details, rows, cuts)
-        return CaseResult(spec, "failed", results, f"{summary(failed)}\n{run.unjudged}", seconds, details, rows,
-                          cuts)
+        return CaseResult(spec, "failed", results, f"{summary(failed)}\n{unjudged}", seconds, details, rows, cuts)
     if not any(r.outcome != "not-applicable" for r in results):
         return CaseResult(spec, "skipped", results, skip_reason(spec, run), seconds, details)
     if not failed:
         return CaseResult(spec, "passed", results, attributed(results), seconds, details)
     return CaseResult(spec, "failed", results, summary(failed), seconds, details, rows, cuts)
+
+
+def turn_problem(spec: CaseSpec, run: ScenarioRun) -> str | None:
+    """Why another turn of the scenario's socket that the case's group judges could not be judged (it produced no
+    events, or an error where a response was due): the case is then error, unless a MUST rule failed (nothing that
+    was not judged may pass; docs/spec/gateway-websocket.md §6). None: every turn it touches was judged."""
+    problems = [t.problem for t in run.turns if t.problem is not None and t.touches(spec.group)]
+    return "\n".join(problems) if problems else None
 
 
 def attributed(results: Sequence[RuleResult]) -> str:

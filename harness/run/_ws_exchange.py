@@ -106,6 +106,8 @@ class Socket:
     error: str | None = None
     #: Messages read past a turn's end (a late answer to an earlier create), kept for the next read.
     pending: list[Message] = field(default_factory=list)
+    #: Every client message sent and server message read, in that order: the socket's transcript (RSP-WS-*).
+    log: list[Mapping[str, Any] | Message] = field(default_factory=list)
     #: The connection entered as the context manager websockets documents (a bare `connect()` warns since 17.1);
     #: `close` exits it.
     _stack: contextlib.ExitStack[bool | None] = field(default_factory=contextlib.ExitStack, init=False, repr=False)
@@ -133,6 +135,8 @@ class Socket:
             self.connection.send(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
         except (ConnectionClosed, OSError) as exc:
             self.error = self.error or f"the socket was closed before the message could be sent ({exc})"
+        else:
+            self.log.append(message)
         return sent
 
     def read(self, wait: float) -> Message | str | None:
@@ -156,7 +160,9 @@ class Socket:
             parsed = json.loads(text)
         except ValueError:
             parsed = None
-        return Message(time.monotonic(), text, parsed if isinstance(parsed, dict) else None)
+        message = Message(time.monotonic(), text, parsed if isinstance(parsed, dict) else None)
+        self.log.append(message)
+        return message
 
     def turn(self, message: Mapping[str, Any]) -> Turn:
         """Send one `response.create` and read its answer to its end, within the socket's timeout."""

@@ -10,6 +10,9 @@ answer is), and on the same socket the `websocket` case's evidence is gathered (
   socket must be answered, GW-WS-003;
 - `one_call`: two `response.create` messages back to back, GW-WS-002.
 
+Every turn is recorded (`PlayedTurn`, the socket's `SocketPlay` with its transcript), and every one is judged as its
+own stream too, the socket's messages by RSP-WS-001..003 (run/_ws_turns.py, docs/spec/gateway-websocket.md §6).
+
 No SSE framing rule applies to a socket and there is no non-stream twin: the `framing` and `equivalence` groups are
 not planned over WebSocket.
 """
@@ -22,8 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from callproof.harness.catalogue import Profile, RuleResult
+from callproof.harness.catalogue import STREAM_FAMILIES, Profile, RuleResult
+from callproof.harness.check import ALREADY_IN_FLIGHT
 from callproof.harness.judge import (
+    REFUSAL_CODES,
     CaseSpec,
     EarlierTurn,
     Findings,
@@ -32,6 +37,7 @@ from callproof.harness.judge import (
     check_continuation,
     check_ws_failure,
     check_ws_in_flight,
+    error_code,
     read_answer,
 )
 from callproof.harness.request import tool_output
@@ -41,12 +47,15 @@ from ._http_exchange import Limits
 from ._ws_exchange import Message, Socket, Turn, create_message, turn_exchange, ws_url
 
 __all__ = [
-    "FOLLOW_UP_SCENARIO", "HTTP_ONLY_GROUPS", "IN_FLIGHT_SCENARIO", "WebSocketEvidence", "WebSocketPlay",
-    "plan_websocket", "websocket_applies", "websocket_judge", "websocket_skipped",
+    "FOLLOW_UP_SCENARIO", "HTTP_ONLY_GROUPS", "IN_FLIGHT_SCENARIO", "PlayedTurn", "SocketPlay", "WebSocketEvidence",
+    "WebSocketPlay", "plan_websocket", "split_back_to_back", "websocket_applies", "websocket_judge",
+    "websocket_skipped",
 ]
 
 #: Groups that have nothing to judge over a socket: SSE framing, the non-stream twin.
 HTTP_ONLY_GROUPS = ("framing", "equivalence")
+#: The single-stream families judged over a socket (every one but the SSE framing).
+SOCKET_FAMILIES = tuple(family for family in STREAM_FAMILIES if family not in HTTP_ONLY_GROUPS)
 #: The scenario whose case sends two creates back to back (GW-WS-002): the first plays SLOW_SCENARIO (its first
 #: token comes 300 ms after the upstream's head, so it is surely in flight), the second this one.
 IN_FLIGHT_SCENARIO = "one_call"
@@ -64,6 +73,59 @@ class WebSocketEvidence:
     in_flight: tuple[tuple[Mapping[str, Any] | None, ...], str | None, str | None] | None = None
     failure: tuple[tuple[Mapping[str, Any] | None, ...], str | None, tuple[Mapping[str, Any] | None, ...],
                    str | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedTurn:
+    """One turn of a scenario's socket as played: the scenario whose request it sent (`leg`: the agent loop's leg it
+    plays, whose expectation it has), why it was sent (`role`), its case tag, what came back. `own`: the case's own
+    answer (judged as the run's answer). `fresh`: a request of its own, not a continuation (the translation rules
+    read its upstream request). `refusable`: the `error` codes the mode allows instead of a response to it (the
+    refusal of a second create while one is in flight, of a continuation): then no stream and no expectation."""
+
+    scenario: str
+    role: str
+    turn: Turn
+    case: str | None = None
+    leg: int | None = None
+    own: bool = False
+    fresh: bool = True
+    refusable: tuple[str, ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        """The turn was answered by an `error` event of a code the mode allows instead of a response."""
+        first = self.turn.messages[0] if self.turn.messages else None
+        return first is not None and first.type == "error" and error_code(first.event) in self.refusable
+
+
+@dataclass(frozen=True, slots=True)
+class SocketPlay:
+    """One socket of a scenario: its turns in the order they were sent, and its transcript (every client message
+    sent, every server message read, in that order)."""
+
+    turns: tuple[PlayedTurn, ...]
+    log: tuple[Mapping[str, Any] | Message, ...]
+
+
+def _case(body: Mapping[str, Any]) -> str | None:
+    return case_marker(json.dumps(body))
+
+
+def split_back_to_back(messages: Sequence[Message]) -> tuple[tuple[Message, ...], tuple[Message, ...]]:
+    """The messages that answered two `response.create` sent back to back, as the two turns' (docs/spec/
+    gateway-websocket.md §6): a `response_already_in_flight` error is the second's refusal; the rest, in order,
+    the first's up to its terminal (or error) event, the second's after it. Two responses interleaved (GW-WS-002,
+    RSP-WS-001) leave the second's first events in the first turn, whose stream then fails its lifecycle rules."""
+    first: list[Message] = []
+    second: list[Message] = []
+    for message in messages:
+        refusal = message.type == "error" and error_code(message.event) == ALREADY_IN_FLIGHT
+        if refusal or (first and first[-1].ends_turn):
+            second.append(message)
+        else:
+            first.append(message)
+    return tuple(first), tuple(second)
 
 
 def _is_loop(scenario: Scenario) -> bool:
@@ -88,15 +150,21 @@ def websocket_applies(scenario: Scenario) -> bool:
 def plan_websocket(scenarios: Mapping[str, Scenario], specs: Sequence[CaseSpec]) -> list[CaseSpec]:
     """The cases of a run over a WebSocket front: the HTTP plan without the HTTP-only groups, each scenario's
     `websocket` case after its others (an agent loop, unplanned over HTTP, gets only that one); a scenario asking
-    for a non-stream body is not planned (the mode always streams)."""
+    for a non-stream body is not planned (the mode always streams). A scenario whose upstream answers an HTTP error
+    has no stream over HTTP, but its socket has: its error event (RSP-WS-002) and the turn sent after it; it gets
+    the stream families' cases too (docs/spec/gateway-websocket.md §6)."""
     out: list[CaseSpec] = []
     added: set[str] = set()
     kept = [s for s in specs if s.group not in HTTP_ONLY_GROUPS and s.group != "websocket"
             and (s.scenario not in scenarios or _streamed(scenarios[s.scenario]))]
     for index, spec in enumerate(kept):
+        scenario = scenarios.get(spec.scenario)
+        if (index == 0 or kept[index - 1].scenario != spec.scenario) and scenario is not None \
+                and _is_failure(scenario) and http_error_fault(scenario.faults) is not None:
+            out.extend(CaseSpec(spec.scenario, family) for family in SOCKET_FAMILIES
+                       if CaseSpec(spec.scenario, family) not in kept)
         out.append(spec)
         following = kept[index + 1].scenario if index + 1 < len(kept) else None
-        scenario = scenarios.get(spec.scenario)
         if following != spec.scenario and scenario is not None and websocket_applies(scenario):
             out.append(CaseSpec(spec.scenario, "websocket"))
             added.add(spec.scenario)
@@ -127,22 +195,28 @@ class WebSocketPlay:
     #: The (arrival, end) stamps of the upstream requests the mock journaled for a case tag (end None: still open).
     upstream_spans: Callable[[str], list[tuple[float, float | None]]] = lambda case: []
 
-    def play(self, scenario: Scenario, body: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None,
-                                                                          WebSocketEvidence | None]:
-        """The first turn's answer (or why there is none) and the `websocket` case's evidence."""
+    def play(self, scenario: Scenario, body: Mapping[str, Any], *,
+             own: bool = True) -> tuple[FrontAnswer | None, str | None, WebSocketEvidence | None, SocketPlay | None]:
+        """The first turn's answer (or why there is none), the `websocket` case's evidence, and the socket's turns
+        and transcript. `own`: the first turn is the case's own answer (an agent loop's socket replays its first
+        leg only to continue it: every turn of it is another)."""
         socket = Socket(ws_url(self.url), self.headers, self.timeout, self.limits)
         if not socket.open():
-            return None, socket.error, None
+            return None, socket.error, None, None
+        turns: list[PlayedTurn] = []
         try:
             turn = socket.turn(create_message(body))
+            role = "the scenario's request" if own else "the agent loop's first leg, replayed to be continued"
+            turns.append(PlayedTurn(scenario.id, role, turn, _case(body), 0 if scenario.legs else None, own))
             exchange = turn_exchange(turn)
             if exchange.status is None:
-                return None, f"the IUT did not answer over WebSocket: {exchange.error or 'no message'}", None
+                return (None, f"the IUT did not answer over WebSocket: {exchange.error or 'no message'}", None,
+                        SocketPlay(tuple(turns), tuple(socket.log)))
             answer = read_answer(exchange, self.profile, "responses")
             evidence = None
             if websocket_applies(scenario) and turn.over_limit is None:
-                evidence = self._evidence(scenario, socket, body, turn)
-            return answer, None, evidence
+                evidence = self._evidence(scenario, socket, body, turn, turns)
+            return answer, None, evidence, SocketPlay(tuple(turns), tuple(socket.log))
         finally:
             socket.close()
 
@@ -184,20 +258,24 @@ class WebSocketPlay:
             socket.close()
         return closed, read, None
 
-    def _evidence(self, scenario: Scenario, socket: Socket, body: Mapping[str, Any], turn: Turn) -> WebSocketEvidence:
+    def _evidence(self, scenario: Scenario, socket: Socket, body: Mapping[str, Any], turn: Turn,
+                  turns: list[PlayedTurn]) -> WebSocketEvidence:
         continuation = in_flight = failure = None
         if _is_loop(scenario):
-            continuation = self._continue(socket, body, turn)
+            continuation = self._continue(socket, scenario, body, turn, turns)
         if _is_failure(scenario):
-            follow = socket.turn(create_message(self.request(FOLLOW_UP_SCENARIO))) if not socket.closed else \
-                Turn(socket.url, {}, time.monotonic(), (), socket.error or "the gateway had closed the socket")
+            request = create_message(self.request(FOLLOW_UP_SCENARIO))
+            follow = socket.turn(request) if not socket.closed else \
+                Turn(socket.url, request, time.monotonic(), (), socket.error or "the gateway had closed the socket")
+            turns.append(PlayedTurn(FOLLOW_UP_SCENARIO, f"{FOLLOW_UP_SCENARIO}, sent after the failed turn", follow,
+                                    _case(request)))
             failure = (_events(turn.messages), turn.error, _events(follow.messages), follow.error)
         if scenario.id == IN_FLIGHT_SCENARIO:
-            in_flight = self._back_to_back(socket)
+            in_flight = self._back_to_back(socket, turns)
         return WebSocketEvidence(continuation, in_flight, failure)
 
-    def _continue(self, socket: Socket, body: Mapping[str, Any],
-                  turn: Turn) -> tuple[EarlierTurn, Mapping[str, Any], Any, Refusal | None] | None:
+    def _continue(self, socket: Socket, scenario: Scenario, body: Mapping[str, Any], turn: Turn,
+                  turns: list[PlayedTurn]) -> tuple[EarlierTurn, Mapping[str, Any], Any, Refusal | None] | None:
         response = turn.response
         if response is None or not isinstance(response.get("id"), str):
             return None  # the first turn did not end in a response: the other groups say why
@@ -210,23 +288,40 @@ class WebSocketPlay:
                                   "input": items}, previous_response_id=response["id"])
         message = {key: value for key, value in message.items() if key != "tools" or value}
         second = socket.turn(message)
+        turns.append(PlayedTurn(scenario.id, f"the continuation of turn {len(turns)}: previous_response_id and the "
+                                "tool outputs", second, _case(body), 1 if len(scenario.legs) > 1 else None,
+                                fresh=False, refusable=REFUSAL_CODES))
         upstream = self.upstream_after(second.sent)
         first = second.messages[0].event if second.messages else None
         refusal = Refusal(None, dict(first)) if first is not None and first.get("type") == "error" else None
         earlier = EarlierTurn(body, output, response["id"])
         return earlier, message, upstream[-1] if upstream else None, refusal
 
-    def _back_to_back(self, socket: Socket) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None, str | None]:
+    def _back_to_back(self, socket: Socket,
+                      turns: list[PlayedTurn]) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None, str | None]:
         """Two creates sent at once: the messages until both are answered (two ends), the socket closes or the
-        case timeout passes; why there are no more; what the mock's journal shows (`_overlap`)."""
+        case timeout passes; why there are no more; what the mock's journal shows (`_overlap`). Each create is a
+        turn of the socket (`split_back_to_back`)."""
         if socket.closed:
             return (), socket.error or "the gateway had closed the socket", None
-        first = create_message(self.request(SLOW_SCENARIO if self.has(SLOW_SCENARIO) else IN_FLIGHT_SCENARIO))
+        slow = SLOW_SCENARIO if self.has(SLOW_SCENARIO) else IN_FLIGHT_SCENARIO
+        first = create_message(self.request(slow))
         second = create_message(self.request(IN_FLIGHT_SCENARIO))
         sent = socket.send(first)
         socket.send(second)
-        events, closed = self._answers(socket, sent + self.timeout)
-        return events, closed, self._overlap(case_marker(json.dumps(first)), case_marker(json.dumps(second)))
+        messages, closed, timed_out = self._answers(socket, sent + self.timeout)
+        ones, twos = split_back_to_back(messages)
+        number = len(turns) + 1
+        for scenario, body, got, role in (
+                (slow, first, ones, f"{slow}, the first of two creates sent back to back"),
+                (IN_FLIGHT_SCENARIO, second, twos,
+                 f"{IN_FLIGHT_SCENARIO}, sent back to back while turn {number} was in flight")):
+            ended = bool(got) and got[-1].ends_turn
+            turns.append(PlayedTurn(scenario, role, Turn(socket.url, body, sent, got, None if ended else closed,
+                                                         timed_out and not ended),
+                                    _case(body), refusable=(ALREADY_IN_FLIGHT,) if body is second else ()))
+        overlap = self._overlap(case_marker(json.dumps(first)), case_marker(json.dumps(second)))
+        return _events(messages), closed, overlap
 
     def _overlap(self, first_case: str | None, second_case: str | None) -> str | None:
         """The journal's evidence that the second create was answered while the first was in flight: its upstream
@@ -243,18 +338,19 @@ class WebSocketPlay:
         return (f"the mock's journal shows the second response.create's upstream request arriving at {arrived:.4f} "
                 f"while the first's (arrived at {began:.4f}) {until}: the second was answered in flight")
 
-    def _answers(self, socket: Socket, deadline: float) -> tuple[tuple[Mapping[str, Any] | None, ...], str | None]:
+    def _answers(self, socket: Socket, deadline: float) -> tuple[tuple[Message, ...], str | None, bool]:
+        """The messages until two ends; why there are no more (None: both ended); whether the case timeout passed."""
         messages: list[Message] = []
         ends = 0
         while ends < 2:
             got = socket.read(deadline - time.monotonic())
             if got is None:
-                return _events(messages), f"no more messages within the case timeout of {self.timeout:g} s"
+                return tuple(messages), f"no more messages within the case timeout of {self.timeout:g} s", True
             if isinstance(got, str):
-                return _events(messages), got
+                return tuple(messages), got, False
             messages.append(got)
             ends += got.ends_turn
-        return _events(messages), None
+        return tuple(messages), None, False
 
 
 class _Run(Protocol):

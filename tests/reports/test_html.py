@@ -229,6 +229,23 @@ def test_the_offending_event_is_highlighted(failing: dict[str, Any]) -> None:
         a.get("id", "").startswith(opened.removesuffix("-more") + "-ev") for a in parsed.with_class("offending"))
 
 
+def test_an_event_of_another_turn_of_the_socket_is_named_not_linked(failing: dict[str, Any]) -> None:
+    """Over a WebSocket front a failure may lie in another turn of the socket than the case's own answer (whose
+    stream the timeline is): its evidence names the turn and neither links nor marks the timeline's event of that
+    index."""
+    report = copy.deepcopy(failing)
+    case, _, event = _offending(report)
+    for each in case["results"]:
+        for evidence in (each["evidence"], *(v["evidence"] for v in each["violations"])):
+            evidence["turn"] = 2
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    page = render_html([report])
+    event_id = "r0-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", case["id"]) + f"-ev{event['index']}"
+    assert "offending" not in _classes(page, event_id)
+    assert not [a for t, a in Page(page).tags if t == "a" and a.get("href") == f"#{event_id}"]
+    assert "<dt>turn</dt><dd>2 of the socket (not the timeline's stream)</dd>" in page
+
+
 def test_the_case_table_and_its_filters(failing: dict[str, Any]) -> None:
     parsed = Page(render_html([failing]))
     rows = parsed.with_class("case", "tr")

@@ -161,6 +161,18 @@ def test_a_section_holds_evidence_excerpt_and_repro(failing: dict[str, Any]) -> 
     assert 'at `header retry-after` · expected `"2"` · actual: absent' in retry
 
 
+def test_the_evidence_of_another_turn_of_a_socket_names_the_turn(failing: dict[str, Any]) -> None:
+    """Over a WebSocket front a failure in another turn of the socket than the case's own answer names it first."""
+    report = copy.deepcopy(failing)
+    case = next(c for c in report["cases"] if c["id"] == "fault_malformed::framing")
+    result = next(r for r in case["results"] if r["outcome"] == "failed")
+    result["evidence"]["turn"] = 2
+    section = render_markdown(report)
+    section = section[section.index("<code>fault_malformed::framing</code>"):]
+    evidence = result["evidence"]
+    assert f"turn 2 · event {evidence['event_index']} (`{evidence['event_type']}`)" in section
+
+
 def test_error_cases_show_their_message(failing: dict[str, Any]) -> None:
     markdown = render_markdown(failing)
     section = markdown[markdown.index("<code>large_arguments::expected</code>"):]

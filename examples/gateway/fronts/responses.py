@@ -165,9 +165,9 @@ class ResponsesFront(Front[Turn]):
                     format=tool.get("format"))
 
     def continued(self, body: Json) -> Json:
-        """The body a `previous_response_id` continues: the kept conversation of that response, then this input,
-        and no `previous_response_id` (every upstream gets the whole conversation). Raises `StatefulRefusal` for a
-        response it does not hold (never kept: `store: false`, forgotten, or not its own)."""
+        """The body a `previous_response_id` continues: the kept conversation of that response, then this input
+        (every upstream gets the whole conversation; the id is only echoed in the Response object). Raises
+        `StatefulRefusal` for a response it does not hold (never kept: `store: false`, forgotten, or not its own)."""
         previous = body.get("previous_response_id")
         if previous is None:
             return body
@@ -177,8 +177,7 @@ class ResponsesFront(Front[Turn]):
                                   "responses made without store: false, and not forever; send the whole "
                                   "conversation as input instead.", "previous_response_id",
                                   "previous_response_not_found")
-        rest = {key: value for key, value in body.items() if key != "previous_response_id"}
-        return {**rest, "input": [*earlier, *input_items(body)]}
+        return {**body, "input": [*earlier, *input_items(body)]}  # the id stays, echoed in the Response object
 
     def remember(self, turn: Turn) -> None:
         """Keep an ended response's conversation (its input, then its output) for a later continuation, unless
@@ -489,6 +488,7 @@ class ResponsesFront(Front[Turn]):
             "parallel_tool_calls": front.get("parallel_tool_calls", True),
             "tool_choice": front.get("tool_choice", "auto"), "tools": front.get("tools") or [],
             "usage": turn.usage if status in ("completed", "incomplete") else None, "metadata": {},
+            "previous_response_id": front.get("previous_response_id"),
             **({"text": front["text"]} if isinstance(front.get("text"), dict) else {}),
         }
 

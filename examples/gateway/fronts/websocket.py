@@ -96,6 +96,10 @@ class WebSocketFront(ResponsesFront):
         """Whether the socket is closed after a turn whose upstream failed (never: the socket serves on)."""
         return False
 
+    def connect(self, socket: WebSocket, open_upstream: OpenUpstream, authorization: str | None) -> Connection:
+        """The `Connection` that serves one client socket (what one socket holds lives there)."""
+        return Connection(socket, self, open_upstream, authorization)
+
     def remembered(self, items: list[Json], response: Json) -> list[Json] | None:
         """The conversation a later `previous_response_id` continues, after `response` ended (None: forget it;
         a failed response is not continued)."""
@@ -198,6 +202,8 @@ class Connection:
             await self.send_event(error_event(400, "invalid_request_error", None,
                                               f"The request does not have the responses shape ({exc!r})."))
             return
+        if previous:  # echoed in the Response object (the upstream gets the whole conversation instead)
+            request.front["previous_response_id"] = previous
         play = self.warm_up(request, items) if event.get("generate") is False else self.play(request, items)
         self.answering = True
         self.task = asyncio.create_task(play)

@@ -109,6 +109,8 @@ def test_open_objects_keep_their_extra_keys_and_a_null_value() -> None:
 def test_evidence_absent_and_empty() -> None:
     assert ReportEvidence().empty and ReportEvidence.from_json({}).to_json() == {}
     assert not ReportEvidence(offset=0).empty
+    assert ReportEvidence.from_json({"event_index": 0, "turn": 2}).turn == 2  # another turn of a WebSocket socket
+    assert ReportEvidence.from_json({"turn": 2}).to_json() == {"turn": 2}
     assert ReportEvidence.from_json({"actual": ""}).to_json() == {"actual": ""}
 
 
