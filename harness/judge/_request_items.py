@@ -17,7 +17,7 @@ from callproof.harness.check import short
 
 from ._custom_tools import check_custom_tools, upstream_tools
 from ._findings import Findings
-from ._schema_meaning import schema_difference
+from ._strict_schema import compared_by, strict_schema_difference, strict_target
 
 __all__ = [
     "check_request_items", "nameless_tools", "text_format", "upstream_format",
@@ -70,11 +70,14 @@ def _structured(findings: Findings, dialect: str, front_dialect: str, front: Map
         return
     checks = [("name", dialect != "anthropic" and front_dialect != "anthropic"),
               ("strict", dialect != "anthropic" and front_dialect != "anthropic" and "strict" in wanted)]
-    difference = schema_difference(wanted.get("schema"), fmt.get("schema"))
+    # Anthropic's structured outputs are always strict; a Chat or Responses format when it says `strict: true`
+    target = strict_target(dialect, strict=dialect == "anthropic" or fmt.get("strict") is True)
+    difference = strict_schema_difference(wanted.get("schema"), fmt.get("schema"), target)
     if difference is not None:
         findings.fail("GW-REQ-010", f"the structured output's schema differs from the front's at "
-                      f"{difference.says()} (schemas compared by meaning: docs/spec/schema-comparison.md); forward "
-                      "the schema unchanged", difference.evidence(f"upstream request {path}.schema"))
+                      f"{difference.says()} {compared_by(target)}; forward the schema unchanged"
+                      f"{' or in that form' if target else ''}",
+                      difference.evidence(f"upstream request {path}.schema"))
     for key, applies in checks:
         if applies and fmt.get(key) != wanted.get(key):
             findings.fail("GW-REQ-010", f"the structured output's {key} is {short(fmt.get(key))} upstream, "
