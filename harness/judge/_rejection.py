@@ -4,8 +4,8 @@ calling the upstream, whose message names what was refused, is a correct answer,
 `translation` case by the rule of what the request holds (`refusable`): a tool without a name GW-REQ-013 (the
 message names the missing name; forwarding it fails), built-in tools GW-REQ-008 (their types), a custom tool
 GW-REQ-012 (its name or "custom"; only toward an upstream without custom tools, under `--policy
-custom-tools=refuse`), a json_schema structured output GW-REQ-010 (the format). The scenario's other cases have no
-stream to judge and are skipped, saying why.
+custom-tools=either`, the default, or `refuse`), a json_schema structured output GW-REQ-010 (the format). The
+scenario's other cases have no stream to judge and are skipped, saying why.
 """
 
 from __future__ import annotations

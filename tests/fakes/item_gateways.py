@@ -39,8 +39,9 @@ _HELD: dict[tuple[int, int], str] = {}
 
 class CustomToolAsFunction(ResponsesFront):
     """custom_tool_as_function: a custom tool is offered upstream as a plain function tool with one string
-    parameter, silently, under the default policy (GW-REQ-012), and a custom call of the upstream reaches the front
-    as a function call whose arguments wrap the raw input in JSON, `{"input": "..."}` (GW-ITEM-001)."""
+    parameter, silently, even toward a Responses upstream or where the run declares `--policy custom-tools=refuse`
+    (GW-REQ-012), and a custom call of the upstream reaches the front as a function call whose arguments wrap the
+    raw input in JSON, `{"input": "..."}` (GW-ITEM-001)."""
 
     def parse_request(self, body: Json) -> Request:
         tools = [{"type": "function", "name": t.get("name"), "description": t.get("description"),
@@ -62,6 +63,28 @@ class CustomToolAsFunction(ResponsesFront):
         if (id(turn), key) in _HELD:
             super().on_arguments(turn, key, json.dumps({"input": _HELD.pop((id(turn), key))}))
         super().on_call_done(turn, key)
+
+
+class DropsCustomTool(ResponsesFront):
+    """drops_custom_tool: a custom tool is left out of the upstream request, silently: the model never sees it and
+    the client never learns why it is not called (GW-REQ-012, under every policy)."""
+
+    def parse_request(self, body: Json) -> Request:
+        if "tools" not in body:
+            return super().parse_request(body)
+        return super().parse_request({**body, "tools": [t for t in body["tools"] if t.get("type") != "custom"]})
+
+
+class CustomToolWithoutParameters(ResponsesFront):
+    """custom_tool_without_parameters: a custom tool is offered upstream as a function tool without parameters
+    (`{"type": "object", "properties": {}}`), so the model has nowhere to put the free-form input (GW-REQ-012, under
+    the default policy too: a conversion needs one required string parameter)."""
+
+    def parse_request(self, body: Json) -> Request:
+        tools = [{"type": "function", "name": t.get("name"), "description": t.get("description"),
+                  "parameters": {"type": "object", "properties": {}}} if t.get("type") == "custom" else t
+                 for t in body.get("tools") or []]
+        return super().parse_request({**body, "tools": tools} if "tools" in body else body)
 
 
 class ForwardsNamelessTool(ResponsesFront):
@@ -120,6 +143,8 @@ ITEM_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_text_format": DropsTextFormat,
     "drops_strict": DropsStrict,
     "custom_tool_as_function": CustomToolAsFunction,
+    "drops_custom_tool": DropsCustomTool,
+    "custom_tool_without_parameters": CustomToolWithoutParameters,
     "forwards_nameless_tool": ForwardsNamelessTool,
     "refusal_as_text": RefusalAsText,
     "drops_encrypted_content": DropsEncryptedContent,

@@ -84,6 +84,17 @@ def test_refusing_a_custom_tool_fails_where_it_could_be_carried(upstream: str, p
     assert failures(given, SCENARIOS["custom_tool_offered"], "GW-REQ-012", "anthropic", {}) == []
 
 
+@pytest.mark.parametrize("upstream", ["chat", "anthropic"])
+@pytest.mark.parametrize("policies", [{}, {"custom-tools": "either"}, {"custom-tools": "refuse"}])
+def test_refusing_a_custom_tool_passes_by_default_and_under_refuse(upstream: str, policies: dict[str, str]) -> None:
+    """The default policy, `either`, accepts a clear refusal as `refuse` does (docs/spec/items.md §5)."""
+    given = answer(400, _error("custom tool apply_patch is not supported"))
+    assert failures(given, SCENARIOS["custom_tool_offered"], "GW-REQ-012", upstream, policies) == []
+    vague = failures(answer(400, _error("unsupported request")), SCENARIOS["custom_tool_offered"], "GW-REQ-012",
+                     upstream, policies)
+    assert len(vague) == 1 and "names none of ['apply_patch', 'custom']" in vague[0], vague
+
+
 @pytest.mark.parametrize(("front", "body"), [("responses", OPENAI_ERROR), ("chat", OPENAI_ERROR),
                                              ("anthropic", ANTHROPIC_ERROR)])
 def test_a_4xx_in_the_fronts_error_shape_naming_a_builtin_tool_passes(front: Dialect, body: Any) -> None:
