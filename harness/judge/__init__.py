@@ -48,7 +48,14 @@ from ._loop_rules import (
     history_problems,
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
-from ._rejection import check_rejection, is_rejection, refusable, rejected_reason, rejection_problem
+from ._rejection import (
+    check_nameless_relay,
+    check_rejection,
+    is_rejection,
+    refusable,
+    rejected_reason,
+    rejection_problem,
+)
 from ._request_items import check_request_items
 from ._stateful_rules import (
     REFUSAL_CODES,
@@ -123,6 +130,7 @@ __all__ = [
     "carried_expect",
     "check_items",
     "check_isolation",
+    "check_nameless_relay",
     "check_rejection",
     "check_request_items",
     "check_store",

@@ -230,4 +230,6 @@ def custom_tool_expectation(upstream: str, policies: Mapping[str, str]) -> Liter
     if upstream == "responses":
         return "carry"
     policy = policies.get(CUSTOM_TOOLS_POLICY, "either")
-    return policy if policy in ("refuse", "convert") else "either"
+    if policy == "refuse":
+        return "refuse"
+    return "convert" if policy == "convert" else "either"

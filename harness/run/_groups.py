@@ -35,6 +35,7 @@ from callproof.harness.judge import (
     check_faults,
     check_ids,
     check_items,
+    check_nameless_relay,
     check_request_items,
     check_streaming,
     check_text_with_calls,
@@ -234,7 +235,7 @@ def _client(findings: Findings, judging: Judging) -> None:
 def _translation(findings: Findings, judging: Judging) -> None:
     """The upstream is judged against the request in Responses form whatever the front's dialect: the same
     scenario request, markers, history and ids as the front request, in the form the judge reads."""
-    _, upstream = judging.sandwich()
+    answer, upstream = judging.sandwich()
     run, config = judging.run, judging.config
     reference = front_request(run.scenario.id, run.scenario.request, case=run.case, model=config.model,
                               dialect="responses")
@@ -242,6 +243,8 @@ def _translation(findings: Findings, judging: Judging) -> None:
     if upstream.bodies:  # GW-REQ-010..013: structured outputs, strict, custom and nameless tools
         check_request_items(findings, config.upstream_dialect, config.front, reference, upstream.bodies[0],
                             config.policies)
+        # GW-REQ-013: a tool without a name forwarded as it is, the upstream's 400 passed on (verdicts.md §7)
+        check_nameless_relay(findings, config.upstream_dialect, reference, upstream.bodies[0], answer, run.scenario)
     if upstream.bodies and isinstance(upstream.bodies[0], Mapping):  # GW-REQ-006: a turn with text and calls
         check_text_with_calls(findings, config.upstream_dialect, reference, upstream.bodies[0])
 

@@ -252,10 +252,11 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
     # one that rejects built-in tools clearly (test_a_gateway_rejecting_built_in_tools_clearly_passes); one that
     # streams one response at a time leaves isolation unjudged (test_overlap.py); one that adds empty schema
     # keywords, or inlines refs and re-serialises JSON outputs, changes no meaning, nor does one that applies the
-    # anthropic SDK's strict transform toward Anthropic (test_schema_gateways.py)
+    # anthropic SDK's strict transform toward Anthropic (test_schema_gateways.py); one that forwards a nameless tool
+    # and passes the upstream's 400 on is correct (test_nameless_tool.py)
     assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms", "rejects_builtin_tools",
                                     "one_at_a_time", "adds_empty_schema_keywords", "rewrites_by_meaning",
-                                    "anthropic_strict_transform"} == listed, \
+                                    "anthropic_strict_transform", "forwards_nameless_tool"} == listed, \
         "tests.fakes.gateways defects without a table row, or rows without a defect"
     defects: dict[tuple[str, str], type] = {(dialect, name): cls
                                             for dialect, (_, named) in clients.dialect_defects().items()
