@@ -1,10 +1,11 @@
 """Structured outputs and tool flags in request translation (docs/spec/items.md §1, §2): GW-REQ-010 (`text.format`
 json_schema reaches the upstream's equivalent), GW-REQ-011 (`strict` on a function tool survives), GW-REQ-012 (a
-custom tool reaches the upstream as a custom tool, or, under `--policy custom-tools=convert`, as a function tool
-with one string parameter; never silently a plain function tool) and GW-REQ-013 (a tool without a name is never
-dropped or given a name on the way: forwarded as it is, the upstream refuses it and the front passes that on,
-`check_nameless_relay` in `_rejection.py`). Each reads the front request in Responses form and the first body the
-upstream received; a gateway's refusal of the request is judged by the rejection path (`_rejection.py`).
+custom tool reaches the upstream as a custom tool, or, under `--policy custom-tools=either` (the default) or
+`convert`, as a function tool with one required string parameter; never dropped, never another function tool) and
+GW-REQ-013 (a tool without a name is never dropped or given a name on the way: forwarded as it is, the upstream
+refuses it and the front passes that on, `check_nameless_relay` in `_rejection.py`). Each reads the front request in
+Responses form and the first body the upstream received; a gateway's refusal of the request is judged by the
+rejection path (`_rejection.py`).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
     schema_field = {"chat": "parameters", "anthropic": "input_schema"}.get(dialect, "parameters")
     for tool in function_tools(front):
         if not tool.get("name"):
-            continue  # a tool without a name is never forwarded: GW-REQ-013
+            continue  # a tool without a name: GW-REQ-013 judges it
         name = tool["name"]
         if name not in found:
             findings.fail("GW-REQ-002", f"tool {name!r} is missing upstream (it has {sorted(found)})",
