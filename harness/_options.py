@@ -177,8 +177,8 @@ POLICIES: dict[str, tuple[str, ...]] = {
     "stateful": ("either", "reject", "honor"),
     # a custom (free-form) tool toward an upstream without custom tools (Chat, Anthropic; docs/spec/items.md §2):
     # refused with a 4xx naming it, or offered as a function tool with one string parameter whose call goes back
-    # to the front as a custom call with the raw input (GW-REQ-012, GW-ITEM-001)
-    "custom-tools": ("refuse", "convert"),
+    # to the front as a custom call with the raw input, either accepted by default (GW-REQ-012, GW-ITEM-001)
+    "custom-tools": ("either", "refuse", "convert"),
 }
 
 
@@ -303,7 +303,9 @@ OPTIONS: tuple[Option, ...] = (
     _option("policy", "how the IUT treats what the spec leaves to it, KEY=VALUE, repeatable: xml-tool-text="
             "passthrough (default: tool-call markup in upstream text stays text) or convert (it becomes tool calls); "
             "stateful=either (default: previous_response_id honoured or refused with the documented 400), reject or "
-            "honor (`callproof docs cli#policies`)", _RUN_PYTEST, metavar="KEY=VALUE", type=policy_pair, kind="many"),
+            "honor; custom-tools=either (default: a custom tool toward Chat or Anthropic refused with a 4xx or "
+            "converted to a function tool), refuse or convert (`callproof docs cli#policies`)", _RUN_PYTEST,
+            metavar="KEY=VALUE", type=policy_pair, kind="many"),
     _option("max_events", "fail a case whose answer exceeds N events, and stop reading it (default: no limit)",
             _RUN_PYTEST, metavar="N", type=positive_int),
     _option("max_bytes", "fail a case whose answer exceeds N bytes, and stop reading it (default: no limit)",

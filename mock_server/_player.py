@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ._clock import Clock
@@ -85,8 +85,10 @@ def _duration(seconds: float) -> str:
 def error_plan(
     renderer: Renderer, status: int, message: str, *, retry_after: float | None = None, first_byte: float = 0.0,
     headers: Sequence[tuple[str, str]] = (), faults: tuple[str, ...] = (),
+    error_fields: Mapping[str, str] | None = None,
 ) -> Plan:
-    """An HTTP error in the renderer's dialect; 429 carries Retry-After and x-ratelimit-* headers."""
+    """An HTTP error in the renderer's dialect; 429 carries Retry-After and x-ratelimit-* headers. `error_fields` are
+    set in the body's `error` object (OpenAI's `param` and `code`)."""
     extra = list(headers)
     if status == 429 and retry_after is None:
         retry_after = 1.0
@@ -102,7 +104,10 @@ def error_plan(
         ]
         if renderer.dialect == "anthropic":
             extra += [("anthropic-ratelimit-requests-limit", "60"), ("anthropic-ratelimit-requests-remaining", "0")]
-    body = _json_bytes(renderer.error_body(status, message))
+    error = renderer.error_body(status, message)
+    if error_fields:
+        error["error"] = {**error["error"], **error_fields}
+    body = _json_bytes(error)
     return Plan(status, tuple(extra), JSON_MEDIA_TYPE, first_byte=first_byte, body=body, faults=faults)
 
 

@@ -28,6 +28,7 @@ from ._plan_cache import PLAN_CACHE, plan_key
 from ._planning import make_plan
 from ._player import Plan, error_plan
 from ._registry import Registry
+from ._request_checks import request_refusal
 from ._select import BY_MODEL, no_match, select
 from ._sequences import Sequences, choose_leg, session_of
 from .dialects import Dialect, RenderContext, Renderer
@@ -179,6 +180,9 @@ class Upstream:
         if scenario is None:
             plan = self._not_found(renderer, wanted, how) if facts is None else self._no_match(renderer, facts, wanted)
             return Decision(plan)
+        refused = request_refusal(renderer, body)  # what the real upstream refuses (a tool without a name)
+        if refused is not None:
+            return Decision(refused, scenario.id, chosen)
         leg = None
         if scenario.legs:  # a sequence: the session's next leg answers (docs/mock.md#sequences)
             choice = choose_leg(self.sequences, scenario, renderer, session=session, body=body, strict=self.strict)

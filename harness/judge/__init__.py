@@ -51,7 +51,14 @@ from ._loop_rules import (
     history_problems,
 )
 from ._policy import XML_TAG, XmlCall, check_xml_policy, policy_expect, xml_tool_calls
-from ._rejection import check_rejection, is_rejection, refusable, rejected_reason, rejection_problem
+from ._rejection import (
+    check_nameless_relay,
+    check_rejection,
+    is_rejection,
+    refusable,
+    rejected_reason,
+    rejection_problem,
+)
 from ._request_items import check_request_items
 from ._settled import settled_expect
 from ._socket import SOCKET_RULES, SocketMessage, TurnLabel, check_socket, in_turn, merge_results
@@ -134,6 +141,7 @@ __all__ = [
     "carried_expect",
     "check_items",
     "check_isolation",
+    "check_nameless_relay",
     "check_rejection",
     "check_socket",
     "check_request_items",

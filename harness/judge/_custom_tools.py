@@ -1,11 +1,12 @@
 """GW-REQ-012, custom tools in request translation (docs/spec/items.md §2): a custom (free-form) tool reaches a
 Responses upstream as a custom tool, its name, description and format unchanged. Toward an upstream whose streams
 cannot carry a custom call (Chat Completions, Anthropic Messages) the run's `--policy custom-tools` says what the
-gateway does: `refuse` (the default) a 4xx before any upstream request (the rejection path, `_rejection.py`);
-`convert` a function tool of the same name with one required string parameter, whose call the gateway turns back
-into a custom call at the front. A Chat `custom` tool (Chat's request form) is accepted under either. Under
-`refuse`, a plain function tool of that name is the defect this rule exists for: the model then answers JSON that
-the client receives wrapped, or the gateway must unwrap it without saying so.
+gateway does: `either` (the default) a clear refusal or a faithful conversion; `refuse` a 4xx before any upstream
+request (the rejection path, `_rejection.py`); `convert` a function tool of the same name with one required string
+parameter, whose call the gateway turns back into a custom call at the front. A Chat `custom` tool (Chat's request
+form) is accepted under each. A function tool of that name with other parameters, under any policy, and any
+function tool under `refuse`, is the defect this rule exists for: the model then answers JSON that the client
+receives wrapped, or the gateway must unwrap it without saying so; and so is a custom tool dropped silently.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 
 from ._findings import Findings
-from ._policy import custom_tool_expectation
+from ._policy import CUSTOM_TOOLS_POLICY, custom_tool_expectation
 from ._schema_meaning import ABSENT, json_difference
 
 __all__ = ["check_custom_tools", "converted_parameter", "custom_tools", "upstream_tools"]
@@ -91,11 +92,11 @@ def _same_custom(findings: Findings, dialect: str, tool: Mapping[str, Any], upst
 
 
 def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[str, Any], path: str,
-                 expected: str) -> None:
-    """A custom tool that reached the upstream as a function tool: right only where `convert` is expected, with
-    one string parameter."""
-    flag = f"--policy custom-tools={'refuse' if expected == 'refuse' else 'convert'}"
-    if expected != "convert":
+                 expected: str, declared: str) -> None:
+    """A custom tool that reached the upstream as a function tool: right only where a conversion is allowed
+    (`convert`, or `either`, the default), with one required string parameter. `declared`: the run's policy."""
+    flag = f"--policy custom-tools={declared}"
+    if expected not in ("convert", "either"):
         why = ("a Responses upstream has custom tools: forward it as one" if dialect == "responses" else
                "refuse the request with a 4xx naming the tool, or run with --policy custom-tools=convert if the "
                "gateway converts it on purpose")
@@ -106,7 +107,8 @@ def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[
     elif converted_parameter(upstream.get("parameters")) is None:
         findings.fail("GW-REQ-012", f"{flag}: custom tool {name!r} became a function tool whose parameters "
                       f"{short(upstream.get('parameters'))} are not one required string parameter; the free-form "
-                      "input needs exactly one, e.g. {\"input\": {\"type\": \"string\"}}",
+                      "input needs exactly one, e.g. {\"input\": {\"type\": \"string\"}} (or refuse the request "
+                      "with a 4xx naming the tool)",
                       Evidence(path=f"upstream request {path}.parameters",
                                expected='{"type": "object", "properties": {"input": {"type": "string"}}, '
                                         '"required": ["input"]}', actual=short(upstream.get("parameters"))))
@@ -131,10 +133,10 @@ def check_custom_tools(findings: Findings, dialect: str, front_dialect: str, fro
             _same_custom(findings, dialect, tool, custom[0], custom[1])
         elif function is not None:
             _as_function(findings, dialect, name, function[0], function[1],
-                         custom_tool_expectation(dialect, policies))
+                         custom_tool_expectation(dialect, policies), policies.get(CUSTOM_TOOLS_POLICY, "either"))
         else:
             findings.fail("GW-REQ-012", f"custom tool {name!r} is missing from the upstream request (it has "
                           f"{short([t.get('name') for _, t, _ in found])}); a gateway that cannot carry it refuses "
-                          "the request with a 4xx naming it (--policy custom-tools=refuse) or converts it "
-                          "(custom-tools=convert), never drops it silently",
+                          "the request with a 4xx naming it or converts it to a function tool with one required "
+                          "string parameter (--policy custom-tools), never drops it silently",
                           Evidence(path="upstream request $.tools", expected=f"a tool {name!r}"))

@@ -12,10 +12,11 @@ block naming a tool the request did not offer stay text (GW-XML-002 for the latt
 here, deterministically.
 
 `custom-tools` (docs/spec/items.md §2, §5): what a gateway does with a custom (free-form) tool toward an upstream
-without custom tools (Chat Completions, Anthropic Messages). Under `refuse` (the default) a 4xx naming the tool
-before any upstream request; under `convert` a function tool with one required string parameter, its call turned
-back into a custom call at the front. Toward a Responses upstream the tool is carried under either
-(`custom_tool_expectation`; GW-REQ-012 in `_custom_tools` and `_rejection`).
+without custom tools (Chat Completions, Anthropic Messages). Under `either` (the default) a clear refusal or a
+faithful conversion, whichever the gateway does; under `refuse` a 4xx naming the tool before any upstream request;
+under `convert` a function tool with one required string parameter, its call turned back into a custom call at the
+front. Toward a Responses upstream the tool is carried whatever the policy (`custom_tool_expectation`; GW-REQ-012
+in `_custom_tools` and `_rejection`).
 """
 
 from __future__ import annotations
@@ -221,10 +222,14 @@ def _check_unoffered(findings: Findings, result: Result, foreign: tuple[tuple[st
                       Evidence(path="the final result.text", expected=missing[0], actual=result.text))
 
 
-def custom_tool_expectation(upstream: str, policies: Mapping[str, str]) -> Literal["carry", "refuse", "convert"]:
+def custom_tool_expectation(upstream: str, policies: Mapping[str, str]) -> Literal[
+        "carry", "refuse", "convert", "either"]:
     """What a gateway must do with a custom tool toward an `upstream` dialect under the run's `--policy
-    custom-tools`: carry it as a custom tool (a Responses upstream, whatever the policy), refuse the request, or
-    convert it to a function tool with one string parameter."""
+    custom-tools`: carry it as a custom tool (a Responses upstream, whatever the policy), refuse the request,
+    convert it to a function tool with one string parameter, or either of the last two (the default)."""
     if upstream == "responses":
         return "carry"
-    return "convert" if policies.get(CUSTOM_TOOLS_POLICY) == "convert" else "refuse"
+    policy = policies.get(CUSTOM_TOOLS_POLICY, "either")
+    if policy == "refuse":
+        return "refuse"
+    return "convert" if policy == "convert" else "either"

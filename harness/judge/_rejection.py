@@ -2,17 +2,23 @@
 §1, §2): where a scenario allows it (`expect.may_reject`), a 4xx in the front's error shape, answered without
 calling the upstream, whose message names what was refused, is a correct answer, judged in the scenario's
 `translation` case by the rule of what the request holds (`refusable`): a tool without a name GW-REQ-013 (the
-message names the missing name; forwarding it fails), built-in tools GW-REQ-008 (their types), a custom tool
+message names the missing name), built-in tools GW-REQ-008 (their types), a custom tool
 GW-REQ-012 (its name or "custom"; only toward an upstream without custom tools, under `--policy
-custom-tools=refuse`), a json_schema structured output GW-REQ-010 (the format). The scenario's other cases have no
-stream to judge and are skipped, saying why.
+custom-tools=either`, the default, or `refuse`), a json_schema structured output GW-REQ-010 (the format). The
+scenario's other cases have no stream to judge and are skipped, saying why.
+
+A tool without a name may also be forwarded as it is: every real upstream refuses it with a 400 (the mock does, in
+each dialect's shape), and the front passes that refusal on, judged by the same test (`check_nameless_relay`,
+docs/spec/verdicts.md §16).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.scenario import Scenario
@@ -21,12 +27,12 @@ from ._custom_tools import custom_tools
 from ._findings import Findings
 from ._gateway import ERROR_SHAPES, FrontAnswer, error_shape_problem
 from ._policy import custom_tool_expectation
-from ._request_items import nameless_tools, text_format
+from ._request_items import nameless_tools, text_format, upstream_nameless
 from ._request_shapes import builtin_tools
 
 __all__ = [
-    "Refusable", "builtin_tool_types", "check_rejection", "is_rejection", "refusable", "rejected_reason",
-    "rejection_problem",
+    "Refusable", "builtin_tool_types", "check_nameless_relay", "check_rejection", "is_rejection", "refusable",
+    "rejected_reason", "rejection_problem",
 ]
 
 
@@ -130,3 +136,24 @@ def rejected_reason(answer: FrontAnswer, scenario: Scenario) -> str:
     """Why a case other than `translation` is skipped after a valid rejection."""
     return (f"the gateway rejected the request with HTTP {answer.exchange.status}, as the scenario allows; judged "
             f"by {refusable(scenario).rule} in {scenario.id}::translation")
+
+
+def check_nameless_relay(findings: Findings, dialect: str, front: Mapping[str, Any], body: JSONValue,
+                         answer: FrontAnswer, scenario: Scenario) -> None:
+    """GW-REQ-013 where the front's tools without a name reached the `dialect` upstream without one: the upstream
+    refuses such a request (HTTP 400, every real one and the mock alike), and the front must pass that on as it
+    would refuse the request itself: a 4xx in the front's error shape whose message names the missing name. A
+    success (the refusal swallowed, or an answer from an upstream that took it), a 5xx or a vague message fails.
+    A tool dropped or given a name on the way is judged on the request (`_request_items`)."""
+    indexes = nameless_tools(front)
+    if not indexes or not isinstance(body, Mapping) or upstream_nameless(dialect, body)[0] < len(indexes):
+        return
+    findings.check("GW-REQ-013")
+    problem = rejection_problem(answer, scenario)
+    if problem is None:
+        return
+    why, evidence = problem
+    findings.fail("GW-REQ-013", f"the front request's tools{indexes} have no name and reached the {dialect} upstream "
+                  f"without one, which refuses such a request (HTTP 400); the front answered HTTP "
+                  f"{answer.exchange.status}, but {why}; pass the upstream's 4xx on in the front's error shape (its "
+                  "message names the missing name), or refuse the request before calling the upstream", evidence)

@@ -1,9 +1,11 @@
 """Structured outputs and tool flags in request translation (docs/spec/items.md §1, §2): GW-REQ-010 (`text.format`
 json_schema reaches the upstream's equivalent), GW-REQ-011 (`strict` on a function tool survives), GW-REQ-012 (a
-custom tool reaches the upstream as a custom tool, or, under `--policy custom-tools=convert`, as a function tool
-with one string parameter; never silently a plain function tool) and GW-REQ-013 (a tool without a name is never
-forwarded). Each reads the front request in Responses form and the first body the upstream received; a gateway's
-refusal of the request is judged by the rejection path (`_rejection.py`).
+custom tool reaches the upstream as a custom tool, or, under `--policy custom-tools=either` (the default) or
+`convert`, as a function tool with one required string parameter; never dropped, never another function tool) and
+GW-REQ-013 (a tool without a name is never dropped or given a name on the way: forwarded as it is, the upstream
+refuses it and the front passes that on, `check_nameless_relay` in `_rejection.py`). Each reads the front request in
+Responses form and the first body the upstream received; a gateway's refusal of the request is judged by the
+rejection path (`_rejection.py`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from callproof.harness.check import short
 
 from ._custom_tools import check_custom_tools, upstream_tools
 from ._findings import Findings
-from ._schema_meaning import schema_difference
+from ._strict_schema import compared_by, strict_schema_difference, strict_target
 
 __all__ = [
-    "check_request_items", "nameless_tools", "text_format", "upstream_format",
+    "check_request_items", "nameless_tools", "text_format", "upstream_format", "upstream_nameless",
 ]
 
 def text_format(front: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -35,6 +37,14 @@ def nameless_tools(front: Mapping[str, Any]) -> list[int]:
     custom tools)."""
     return [i for i, t in enumerate(front.get("tools") or ()) if isinstance(t, Mapping)
             and t.get("type", "function") in ("function", "custom") and not t.get("name")]
+
+
+def upstream_nameless(dialect: str, body: Mapping[str, Any]) -> tuple[int, list[str]]:
+    """How many of the upstream body's function and custom tools have no name (missing or empty), and the names of
+    the others, in order."""
+    tools = [t for kind, t, _ in upstream_tools(dialect, body) if kind in ("function", "custom")]
+    return (sum(1 for t in tools if not t.get("name")),
+            [str(t["name"]) for t in tools if t.get("name")])
 
 
 def upstream_format(dialect: str, body: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str]:
@@ -70,11 +80,14 @@ def _structured(findings: Findings, dialect: str, front_dialect: str, front: Map
         return
     checks = [("name", dialect != "anthropic" and front_dialect != "anthropic"),
               ("strict", dialect != "anthropic" and front_dialect != "anthropic" and "strict" in wanted)]
-    difference = schema_difference(wanted.get("schema"), fmt.get("schema"))
+    # Anthropic's structured outputs are always strict; a Chat or Responses format when it says `strict: true`
+    target = strict_target(dialect, strict=dialect == "anthropic" or fmt.get("strict") is True)
+    difference = strict_schema_difference(wanted.get("schema"), fmt.get("schema"), target)
     if difference is not None:
         findings.fail("GW-REQ-010", f"the structured output's schema differs from the front's at "
-                      f"{difference.says()} (schemas compared by meaning: docs/spec/schema-comparison.md); forward "
-                      "the schema unchanged", difference.evidence(f"upstream request {path}.schema"))
+                      f"{difference.says()} {compared_by(target)}; forward the schema unchanged"
+                      f"{' or in that form' if target else ''}",
+                      difference.evidence(f"upstream request {path}.schema"))
     for key, applies in checks:
         if applies and fmt.get(key) != wanted.get(key):
             findings.fail("GW-REQ-010", f"the structured output's {key} is {short(fmt.get(key))} upstream, "
@@ -109,15 +122,27 @@ def _strict(findings: Findings, dialect: str, front: Mapping[str, Any], body: Ma
                               actual=upstream.get("strict")))
 
 
-def _nameless(findings: Findings, front: Mapping[str, Any]) -> None:
-    """GW-REQ-013: a request with a tool without a name reached the upstream (it must be refused)."""
+def _nameless(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
+    """GW-REQ-013 on the request side: a tool without a name that reached the upstream dropped, or with a name the
+    gateway made up, fails (the caller never learns its definition is broken, and a call to a made-up name cannot
+    be routed back). Forwarded without a name, the upstream refuses it: `check_nameless_relay` judges the front's
+    answer (docs/spec/verdicts.md §16)."""
     indexes = nameless_tools(front)
     if not indexes:
         return
+    nameless, names = upstream_nameless(dialect, body)
+    if nameless >= len(indexes):
+        return  # forwarded as it is: the upstream's refusal, passed on, is judged with the front's answer
     findings.check("GW-REQ-013")
-    findings.fail("GW-REQ-013", f"the front request's tools{indexes} have no name, yet the request was forwarded "
-                  "upstream; refuse it with a 4xx in the front's error shape whose message says which tool has no "
-                  "name", Evidence(path="upstream request $.tools", expected="no upstream request"))
+    front_names = {t.get("name") for t in front.get("tools") or () if isinstance(t, Mapping)}
+    made_up = [name for name in names if name not in front_names]
+    how = (f"given the made-up name{'s' if len(made_up) > 1 else ''} {short(made_up)}" if made_up else
+           "dropped from the upstream request")
+    findings.fail("GW-REQ-013", f"the front request's tools{indexes} have no name and were {how}: the caller never "
+                  "learns its tool definition is broken; refuse the request with a 4xx in the front's error shape "
+                  "whose message says which tool has no name, or forward it as it is and pass the upstream's 4xx on",
+                  Evidence(path="upstream request $.tools", expected=f"{len(indexes)} tool(s) without a name, or "
+                           "no upstream request", actual=short(made_up) if made_up else f"{nameless} without a name"))
 
 
 def check_request_items(findings: Findings, dialect: str, front_dialect: str, front: Mapping[str, Any],
@@ -129,4 +154,4 @@ def check_request_items(findings: Findings, dialect: str, front_dialect: str, fr
     _structured(findings, dialect, front_dialect, front, body)
     _strict(findings, dialect, front, body)
     check_custom_tools(findings, dialect, front_dialect, front, body, policies)
-    _nameless(findings, front)
+    _nameless(findings, dialect, front, body)

@@ -28,7 +28,7 @@ from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 
-__all__ = ["ABSENT", "Difference", "json_difference", "schema_difference", "schema_normal_form"]
+__all__ = ["ABSENT", "Difference", "dereferenced", "json_difference", "schema_difference", "schema_normal_form"]
 
 #: Keywords whose value is one subschema.
 _ONE = frozenset({"additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
@@ -235,12 +235,18 @@ def _unused_defs_dropped(schema: JSONData) -> JSONData:
     return drop(schema, ())
 
 
+def dereferenced(schema: JSONData) -> JSONData:
+    """`schema` with its local non-recursive `$ref`s inlined and the definitions left unused dropped (§2.1), as
+    JSON (not yet in normal form)."""
+    if isinstance(schema, Mapping):
+        return _unused_defs_dropped(_inline(schema, schema, _cyclic(schema)))
+    return schema
+
+
 def schema_normal_form(schema: JSONData) -> JSONData:
     """`schema` as a model or validator sees it (module docstring): comparable with ==; `_plain` turns it back.
     Local `$ref`s are inlined first, except recursive ones, and the definitions left unused dropped (§2.1)."""
-    if isinstance(schema, Mapping):
-        schema = _unused_defs_dropped(_inline(schema, schema, _cyclic(schema)))
-    return _normal(schema)
+    return _normal(dereferenced(schema))
 
 
 def _normal(schema: JSONData) -> JSONData:

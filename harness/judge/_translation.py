@@ -27,7 +27,8 @@ from ._request_shapes import (
     system_prompts,
     upstream_system,
 )
-from ._schema_meaning import json_difference, schema_difference
+from ._schema_meaning import json_difference
+from ._strict_schema import compared_by, strict_schema_difference, strict_target
 
 __all__ = ["check_translation"]
 
@@ -51,22 +52,23 @@ def _json_equal(text: JSONValue, value: JSONValue) -> bool:
     return json_difference(value, text) is None
 
 
-def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[Any, Any, str]] | None:
-    """name -> (description, parameters, JSON path) of the tools in the upstream body."""
+def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[Any, Any, str, Any]] | None:
+    """name -> (description, parameters, JSON path, strict) of the tools in the upstream body."""
     tools = body.get("tools")
     if not isinstance(tools, list):
         return None
-    found: dict[str, tuple[Any, Any, str]] = {}
+    found: dict[str, tuple[Any, Any, str, Any]] = {}
     for index, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
             continue
         if dialect == "chat":
             fn = tool.get("function")
             if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
-                found[fn["name"]] = (fn.get("description"), fn.get("parameters"), f"$.tools[{index}].function")
+                found[fn["name"]] = (fn.get("description"), fn.get("parameters"), f"$.tools[{index}].function",
+                                     fn.get("strict"))
         elif isinstance(tool.get("name"), str):
             schema = tool.get("input_schema") if dialect == "anthropic" else tool.get("parameters")
-            found[tool["name"]] = (tool.get("description"), schema, f"$.tools[{index}]")
+            found[tool["name"]] = (tool.get("description"), schema, f"$.tools[{index}]", tool.get("strict"))
     return found
 
 
@@ -83,22 +85,23 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
     schema_field = {"chat": "parameters", "anthropic": "input_schema"}.get(dialect, "parameters")
     for tool in function_tools(front):
         if not tool.get("name"):
-            continue  # a tool without a name is never forwarded: GW-REQ-013
+            continue  # a tool without a name: GW-REQ-013 judges it
         name = tool["name"]
         if name not in found:
             findings.fail("GW-REQ-002", f"tool {name!r} is missing upstream (it has {sorted(found)})",
                           _where("$.tools"))
             continue
-        description, parameters, path = found[name]
+        description, parameters, path, strict = found[name]
         if "description" in tool and description != tool["description"]:
             findings.fail("GW-REQ-002", f"tool {name!r} has description {short(description)} upstream, expected "
                           f"{short(tool['description'])}", Evidence(path=f"upstream request {path}.description",
                                                                     expected=tool["description"], actual=description))
-        difference = schema_difference(tool["parameters"], parameters)
+        target = strict_target(dialect, strict=strict is True)  # a strict tool: the upstream's strict mode
+        difference = strict_schema_difference(tool["parameters"], parameters, target)
         if difference is not None:
             findings.fail("GW-REQ-002", f"tool {name!r} has {schema_field} that differ from the front's at "
-                          f"{difference.says()} (schemas compared by meaning: docs/spec/schema-comparison.md); "
-                          "forward the schema unchanged",
+                          f"{difference.says()} {compared_by(target)}; forward the schema unchanged"
+                          f"{' or in that form' if target else ''}",
                           difference.evidence(f"upstream request {path}.{schema_field}"))
 
 

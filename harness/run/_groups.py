@@ -38,6 +38,7 @@ from callproof.harness.judge import (
     check_faults,
     check_ids,
     check_items,
+    check_nameless_relay,
     check_request_items,
     check_streaming,
     check_text_with_calls,
@@ -254,7 +255,7 @@ def _translation_turn(findings: Findings, judging: Judging, turn: JudgedTurn) ->
     assert turn.case is not None  # a fresh turn has its case tag (`JudgedTurn.fresh`)
     reference = front_request(turn.scenario.id, turn.scenario.request, case=turn.case, model=config.model,
                               dialect="responses")
-    _translate(findings, config, reference, turn.upstream.bodies)
+    _translate(findings, config, reference, turn.upstream.bodies, turn.answer, turn.scenario)
 
 
 def _expected(findings: Findings, judging: Judging) -> None:
@@ -306,17 +307,20 @@ def _client(findings: Findings, judging: Judging) -> None:
 def _translation(findings: Findings, judging: Judging) -> None:
     """The upstream is judged against the request in Responses form whatever the front's dialect: the same
     scenario request, markers, history and ids as the front request, in the form the judge reads."""
-    _, upstream = judging.sandwich()
+    answer, upstream = judging.sandwich()
     run, config = judging.run, judging.config
     reference = front_request(run.scenario.id, run.scenario.request, case=run.case, model=config.model,
                               dialect="responses")
-    _translate(findings, config, reference, upstream.bodies)
+    _translate(findings, config, reference, upstream.bodies, answer, run.scenario)
 
 
-def _translate(findings: Findings, config: RunConfig, reference: Mapping[str, Any], bodies: Sequence[Any]) -> None:
+def _translate(findings: Findings, config: RunConfig, reference: Mapping[str, Any], bodies: Sequence[Any],
+               answer: FrontAnswer | None, scenario: Scenario) -> None:
     check_translation(findings, config.upstream_dialect, reference, _user_text(reference), list(bodies))
     if bodies:  # GW-REQ-010..013: structured outputs, strict, custom and nameless tools
         check_request_items(findings, config.upstream_dialect, config.front, reference, bodies[0], config.policies)
+        if answer is not None:  # GW-REQ-013: a nameless tool forwarded, the upstream's 400 passed on (verdicts.md §16)
+            check_nameless_relay(findings, config.upstream_dialect, reference, bodies[0], answer, scenario)
     if bodies and isinstance(bodies[0], Mapping):  # GW-REQ-006: a turn with text and calls
         check_text_with_calls(findings, config.upstream_dialect, reference, bodies[0])
 

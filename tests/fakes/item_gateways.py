@@ -1,6 +1,7 @@
 """Broken gateways for structured outputs, tool flags and the other output items (docs/spec/items.md): the reference
 Responses front with one defect each, in the request it forwards (GW-REQ-010..013) or in the items it answers
-(GW-ITEM-001..004). `tests/fakes/gateways.py` lists them in its `DEFECTS`.
+(GW-ITEM-001..004); `forwards_nameless_tool` is correct (it passes the upstream's refusal on). `tests/fakes/gateways.py`
+lists them in its `DEFECTS`.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ _HELD: dict[tuple[int, int], str] = {}
 
 class CustomToolAsFunction(ResponsesFront):
     """custom_tool_as_function: a custom tool is offered upstream as a plain function tool with one string
-    parameter, silently, under the default policy (GW-REQ-012), and a custom call of the upstream reaches the front
-    as a function call whose arguments wrap the raw input in JSON, `{"input": "..."}` (GW-ITEM-001)."""
+    parameter, silently, even toward a Responses upstream or where the run declares `--policy custom-tools=refuse`
+    (GW-REQ-012), and a custom call of the upstream reaches the front as a function call whose arguments wrap the
+    raw input in JSON, `{"input": "..."}` (GW-ITEM-001)."""
 
     def parse_request(self, body: Json) -> Request:
         tools = [{"type": "function", "name": t.get("name"), "description": t.get("description"),
@@ -64,18 +66,66 @@ class CustomToolAsFunction(ResponsesFront):
         super().on_call_done(turn, key)
 
 
+class DropsCustomTool(ResponsesFront):
+    """drops_custom_tool: a custom tool is left out of the upstream request, silently: the model never sees it and
+    the client never learns why it is not called (GW-REQ-012, under every policy)."""
+
+    def parse_request(self, body: Json) -> Request:
+        if "tools" not in body:
+            return super().parse_request(body)
+        return super().parse_request({**body, "tools": [t for t in body["tools"] if t.get("type") != "custom"]})
+
+
+class CustomToolWithoutParameters(ResponsesFront):
+    """custom_tool_without_parameters: a custom tool is offered upstream as a function tool without parameters
+    (`{"type": "object", "properties": {}}`), so the model has nowhere to put the free-form input (GW-REQ-012, under
+    the default policy too: a conversion needs one required string parameter)."""
+
+    def parse_request(self, body: Json) -> Request:
+        tools = [{"type": "function", "name": t.get("name"), "description": t.get("description"),
+                  "parameters": {"type": "object", "properties": {}}} if t.get("type") == "custom" else t
+                 for t in body.get("tools") or []]
+        return super().parse_request({**body, "tools": tools} if "tools" in body else body)
+
+
+def _nameless(body: Json) -> list[Json]:
+    """The request's function tools without a name."""
+    return [t for t in body.get("tools") or [] if t.get("type", "function") == "function" and not t.get("name")]
+
+
 class ForwardsNamelessTool(ResponsesFront):
-    """forwards_nameless_tool: a tool definition without a name is forwarded with an empty name instead of being
-    refused (GW-REQ-013)."""
+    """forwards_nameless_tool (correct, not a defect): a tool definition without a name is passed on as it is (with
+    an empty name), as real gateways do; the upstream refuses the request with HTTP 400 and the front passes that
+    refusal on in its own error shape (GW-REQ-013 passes: docs/spec/verdicts.md §16)."""
+
+    def parse_request(self, body: Json) -> Request:
+        nameless = _nameless(body)
+        if not nameless:
+            return super().parse_request(body)
+        request = super().parse_request({**body, "tools": [t for t in body["tools"] if t not in nameless]})
+        return replace(request, tools=[*request.tools, *(Tool("", t.get("description"), t.get("parameters"))
+                                                         for t in nameless)])
+
+
+class DropsNamelessTool(ResponsesFront):
+    """drops_nameless_tool: a tool definition without a name is left out of the upstream request, silently: the
+    upstream answers, and the caller never learns its tool is broken (GW-REQ-013; EXP-004: every upstream refuses
+    the request)."""
+
+    def parse_request(self, body: Json) -> Request:
+        nameless = _nameless(body)
+        return super().parse_request({**body, "tools": [t for t in body["tools"] if t not in nameless]}
+                                     if nameless else body)
+
+
+class NamesNamelessTool(ResponsesFront):
+    """names_nameless_tool: a tool definition without a name is given one (`tool_1`, its index) on the way: the
+    upstream answers, and a call to `tool_1` reaches a caller that never offered it (GW-REQ-013; EXP-004)."""
 
     def parse_request(self, body: Json) -> Request:
         tools = body.get("tools") or []
-        nameless = [t for t in tools if t.get("type", "function") == "function" and not t.get("name")]
-        if not nameless:
-            return super().parse_request(body)
-        request = super().parse_request({**body, "tools": [t for t in tools if t not in nameless]})
-        return replace(request, tools=[*request.tools, *(Tool("", t.get("description"), t.get("parameters"))
-                                                         for t in nameless)])
+        named = [{**t, "name": f"tool_{i}"} if t in _nameless(body) else t for i, t in enumerate(tools)]
+        return super().parse_request({**body, "tools": named} if tools else body)
 
 
 class RefusalAsText(ResponsesFront):
@@ -120,7 +170,11 @@ ITEM_DEFECTS: dict[str, type[ResponsesFront]] = {
     "drops_text_format": DropsTextFormat,
     "drops_strict": DropsStrict,
     "custom_tool_as_function": CustomToolAsFunction,
+    "drops_custom_tool": DropsCustomTool,
+    "custom_tool_without_parameters": CustomToolWithoutParameters,
     "forwards_nameless_tool": ForwardsNamelessTool,
+    "drops_nameless_tool": DropsNamelessTool,
+    "names_nameless_tool": NamesNamelessTool,
     "refusal_as_text": RefusalAsText,
     "drops_encrypted_content": DropsEncryptedContent,
     "mangles_mcp_args": ManglesMcpArgs,

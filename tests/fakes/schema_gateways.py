@@ -1,6 +1,8 @@
-"""Gateways that rewrite tool schemas on the way upstream (docs/spec/schema-comparison.md): the reference Responses
-front with one rewrite each. Two change nothing a model or validator sees and must pass; the other drops a
-property and must fail GW-REQ-002 naming it. `tests/fakes/gateways.py` lists them in its `DEFECTS`.
+"""Gateways that rewrite schemas on the way upstream (docs/spec/schema-comparison.md): the reference Responses
+front with one rewrite each (tool schemas: GW-REQ-002), or its Anthropic upstream (a structured output's and a
+strict tool's schema: GW-REQ-010, GW-REQ-002). Those that change nothing a model or validator sees, or only bring the
+schema into what the upstream's strict mode takes (§6), must pass; the others must fail naming the difference.
+`tests/fakes/gateways.py` lists them in its `DEFECTS`.
 """
 
 from __future__ import annotations
@@ -8,8 +10,11 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from anthropic import transform_schema
+
 from examples.gateway import Json, Request, ResponsesFront
-from examples.gateway.model import Result, Tool
+from examples.gateway.model import OutputFormat, Result, Tool
+from examples.gateway.upstreams.anthropic import AnthropicUpstream
 
 __all__ = ["SCHEMA_DEFECTS"]
 
@@ -87,8 +92,81 @@ class RewritesByMeaning(ResponsesFront):
                      for p in request.history])
 
 
-SCHEMA_DEFECTS: dict[str, type[ResponsesFront]] = {
+class AnthropicStrictTransform(AnthropicUpstream):
+    """anthropic_strict_transform (correct, not a defect; an Anthropic upstream): the structured output's schema and
+    each strict tool's input_schema go through the anthropic SDK's own `transform_schema` (lib/_parse/_transform.py),
+    as that SDK does before it sends a schema: every object closed with `additionalProperties: false`, minLength,
+    maximum, pattern, minItems above 1 and the like moved into the description, `type` dropped beside an `enum`.
+    The meaning for Anthropic's strict mode is unchanged (docs/spec/schema-comparison.md §6): GW-REQ-010 and
+    GW-REQ-002 pass."""
+
+    def translate_output_format(self, output: OutputFormat) -> Json:
+        translated = super().translate_output_format(output)
+        return {**translated, "schema": transform_schema(translated["schema"])}
+
+    def translate_tool(self, tool: Tool) -> Json:
+        translated = super().translate_tool(tool)
+        if tool.strict:
+            translated["input_schema"] = transform_schema(translated["input_schema"])
+        return translated
+
+
+def _every_property_required(schema: object) -> object:
+    """`schema` with every object closed and every property listed in `required` (gproxy's
+    enforce_anthropic_strict_schema does both toward Anthropic)."""
+    if isinstance(schema, list):
+        return [_every_property_required(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _every_property_required(v) for k, v in schema.items()}
+    if out.get("type") == "object":
+        properties = out.get("properties")
+        out["additionalProperties"] = False
+        out["required"] = list(properties) if isinstance(properties, dict) else []
+    return out
+
+
+class StrictFormRequiresAll(AnthropicUpstream):
+    """strict_form_requires_all (an Anthropic upstream): toward Anthropic's strict mode the structured output's schema
+    gets `additionalProperties: false` on every object, and every property is made required, optional ones included,
+    as some gateways do for OpenAI's strict mode; the model must then invent a value the caller left optional
+    (GW-REQ-010, at $.required of `structured_output_constrained_schema`)."""
+
+    def translate_output_format(self, output: OutputFormat) -> Json:
+        translated = super().translate_output_format(output)
+        return {**translated, "schema": _every_property_required(translated["schema"])}
+
+
+def _unsupported_dropped(schema: object) -> object:
+    """`schema` without the keywords Anthropic's strict mode does not take (and each object closed), dropped
+    rather than moved into the description."""
+    dropped = {"minLength", "maxLength", "minimum", "maximum", "pattern", "minItems", "maxItems", "uniqueItems"}
+    if isinstance(schema, list):
+        return [_unsupported_dropped(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _unsupported_dropped(v) for k, v in schema.items() if k not in dropped}
+    if out.get("type") == "object" and "additionalProperties" not in out:
+        out["additionalProperties"] = False
+    return out
+
+
+class DropsUnsupportedKeywords(AnthropicUpstream):
+    """drops_unsupported_keywords (an Anthropic upstream): the structured output's minLength, maximum, pattern,
+    minItems and the like, which Anthropic's strict mode does not take, are deleted instead of moved into the
+    description as the anthropic SDK does: the model is no longer told the bounds (GW-REQ-010, at
+    $.properties.days.maximum of `structured_output_constrained_schema`)."""
+
+    def translate_output_format(self, output: OutputFormat) -> Json:
+        translated = super().translate_output_format(output)
+        return {**translated, "schema": _unsupported_dropped(translated["schema"])}
+
+
+SCHEMA_DEFECTS: dict[str, type[ResponsesFront] | type[AnthropicUpstream]] = {
     "rewrites_by_meaning": RewritesByMeaning,
     "adds_empty_schema_keywords": AddsEmptySchemaKeywords,
     "drops_title_property": DropsTitleProperty,
+    "anthropic_strict_transform": AnthropicStrictTransform,
+    "strict_form_requires_all": StrictFormRequiresAll,
+    "drops_unsupported_keywords": DropsUnsupportedKeywords,
 }

@@ -1,5 +1,6 @@
 """The app on a real server: routes under any prefix, scenario selection (docs/spec/contracts.md §3), strict 404
-with the nearest ids, 400/413 in each dialect's error shape, the journal and the control API; and timing logic
+with the nearest ids, 400/413 in each dialect's error shape (a tool without a name as the real upstreams answer
+it), the journal and the control API; and timing logic
 in-process on a VirtualClock (no real sleeps)."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import asyncio
 import json
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -89,6 +91,47 @@ def test_malformed_json_is_a_400_in_the_dialects_error_shape(mock: Mock, dialect
     got = mock.post(dialect, None, content=content, headers={"content-type": "application/json"})
     assert got.status == 400 and error_message(dialect, got.body)
     assert mock.server.journal.requests()[0].status == 400
+
+
+#: A request's tools with the second one's name missing or empty, in each dialect's shape.
+def _nameless_tools(dialect: Dialect, name: object) -> list[dict[str, Any]]:
+    named: dict[str, Any] = {"name": "get_weather", "parameters": {"type": "object"}}
+    nameless: dict[str, Any] = {"description": "lost its name", "parameters": {"type": "object"}}
+    if name is not None:
+        nameless["name"] = name
+    if dialect == "chat":
+        return [{"type": "function", "function": tool} for tool in (named, nameless)]
+    if dialect == "anthropic":
+        return [{k if k != "parameters" else "input_schema": v for k, v in tool.items()} for tool in (named, nameless)]
+    return [{"type": "function", **tool} for tool in (named, nameless)]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(("name", "problem"), [(None, "missing"), ("", "empty")])
+def test_a_tool_without_a_name_gets_the_real_upstreams_400(mock: Mock, dialect: Dialect, name: object,
+                                                           problem: str) -> None:
+    """mock_server/_request_checks.py: as every real upstream does, before any scenario plays (journaled as a
+    refusal of the selected scenario); OpenAI's error names the field in `param` and says `code`."""
+    body = {**request_body(dialect, "text_only"), "tools": _nameless_tools(dialect, name)}
+    got = mock.post(dialect, body)
+    assert got.status == 400 and got.headers["content-type"].startswith("application/json")
+    error = json.loads(got.body)
+    field = {"chat": "tools[1].function.name", "responses": "tools[1].name"}.get(dialect)
+    if dialect == "anthropic":
+        assert error == {"type": "error", "error": {"type": "invalid_request_error", "message": (
+            "tools.1.custom.name: Field required" if problem == "missing" else
+            "tools.1.custom.name: String should have at least 1 character")}}
+    elif problem == "missing":
+        assert error == {"error": {"message": f"Missing required parameter: '{field}'.",
+                                   "type": "invalid_request_error", "param": field,
+                                   "code": "missing_required_parameter"}}
+    else:
+        assert error["error"]["code"] == "empty_string" and error["error"]["param"] == field
+        assert error["error"]["message"].startswith(f"Invalid '{field}': empty string.")
+    (journaled,) = mock.server.journal.requests()
+    assert (journaled.status, journaled.scenario) == (400, "text_only")
+    named = {**body, "tools": _nameless_tools(dialect, "lookup")}
+    assert mock.post(dialect, named).status == 200  # the same request with the name plays the scenario
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)

@@ -333,6 +333,20 @@ def test_previous_response_id_must_name_the_connections_last_response(server: Mo
         assert _turn(other)[0]["error"]["code"] == "previous_response_not_found"
 
 
+def test_a_tool_without_a_name_gets_the_error_event_of_the_real_400_and_the_connection_stays(
+        server: MockServer) -> None:
+    with connect(_url(server)) as ws:
+        ws.send(_create("text_only", tools=[{"type": "function", "parameters": {"type": "object"}}]))
+        [error] = _turn(ws)
+        assert error["status"] == 400 and error["error"]["code"] == "missing_required_parameter"
+        assert error["error"]["param"] == "tools[0].name"
+        assert error["error"]["message"] == "Missing required parameter: 'tools[0].name'."
+        _valid([error])
+        ws.send(_create("text_only"))
+        assert _turn(ws)[-1]["type"] == "response.completed"
+    assert [r.status for r in server.journal.requests()] == [400, 200]
+
+
 def test_generate_false_answers_a_response_without_output_that_a_turn_continues(server: MockServer) -> None:
     with connect(_url(server)) as ws:
         ws.send(_create("text_only", generate=False, instructions="Be brief."))

@@ -395,15 +395,15 @@ def test_the_xml_tool_text_policy_switches_the_expectation_and_is_reported(tmp_p
     assert outcomes(report)["xml_tool_text_two_calls::policy"] == "failed"
     assert "GW-XML-001 MUST: --policy xml-tool-text=passthrough: the answer holds the tool calls" in done.stdout
     assert report is not None and report["target"]["policy"] == {"xml-tool-text": "passthrough", "stateful": "either",
-                                                                 "custom-tools": "refuse"}
+                                                                 "custom-tools": "either"}
     done, report = run(tmp_path, *args, "--policy", "xml-tool-text=convert")
     assert done.returncode == 0, done.stdout + done.stderr
     assert set(outcomes(report).values()) == {"passed"}
     assert report is not None and report["target"]["policy"] == {"xml-tool-text": "convert", "stateful": "either",
-                                                                 "custom-tools": "refuse"}
-    policies = "custom-tools=refuse, stateful=either, xml-tool-text=convert"
+                                                                 "custom-tools": "either"}
+    policies = "custom-tools=either, stateful=either, xml-tool-text=convert"
     assert f"**policy** {policies}" in (tmp_path / "r.md").read_text(encoding="utf-8")
-    assert '<property name="policy" value="custom-tools=refuse, stateful=either, xml-tool-text=convert" />' in (
+    assert '<property name="policy" value="custom-tools=either, stateful=either, xml-tool-text=convert" />' in (
         tmp_path / "r.xml").read_text("utf-8")
     assert all("--policy xml-tool-text=convert" in c["repro"] for c in report["cases"])
 

@@ -13,6 +13,7 @@ import pytest
 from callproof.harness._types import Dialect
 from callproof.harness.judge import (
     Findings,
+    check_nameless_relay,
     check_rejection,
     is_rejection,
     read_answer,
@@ -20,6 +21,7 @@ from callproof.harness.judge import (
     rejection_problem,
 )
 from callproof.harness.outcome import Chunk, Exchange
+from callproof.harness.request import front_request
 from callproof.mock_server import bundled_scenarios
 
 SCENARIOS = bundled_scenarios()
@@ -84,6 +86,17 @@ def test_refusing_a_custom_tool_fails_where_it_could_be_carried(upstream: str, p
     assert failures(given, SCENARIOS["custom_tool_offered"], "GW-REQ-012", "anthropic", {}) == []
 
 
+@pytest.mark.parametrize("upstream", ["chat", "anthropic"])
+@pytest.mark.parametrize("policies", [{}, {"custom-tools": "either"}, {"custom-tools": "refuse"}])
+def test_refusing_a_custom_tool_passes_by_default_and_under_refuse(upstream: str, policies: dict[str, str]) -> None:
+    """The default policy, `either`, accepts a clear refusal as `refuse` does (docs/spec/items.md §5)."""
+    given = answer(400, _error("custom tool apply_patch is not supported"))
+    assert failures(given, SCENARIOS["custom_tool_offered"], "GW-REQ-012", upstream, policies) == []
+    vague = failures(answer(400, _error("unsupported request")), SCENARIOS["custom_tool_offered"], "GW-REQ-012",
+                     upstream, policies)
+    assert len(vague) == 1 and "names none of ['apply_patch', 'custom']" in vague[0], vague
+
+
 @pytest.mark.parametrize(("front", "body"), [("responses", OPENAI_ERROR), ("chat", OPENAI_ERROR),
                                              ("anthropic", ANTHROPIC_ERROR)])
 def test_a_4xx_in_the_fronts_error_shape_naming_a_builtin_tool_passes(front: Dialect, body: Any) -> None:
@@ -114,3 +127,63 @@ def test_a_rejection_missing_something_fails_naming_it(status: int, body: Any, f
     messages = failures(given)
     assert len(messages) == 1 and missing in messages[0], messages
     assert messages[0].startswith(f"the front answered HTTP {status} without calling its upstream, but ")
+
+
+NAMELESS = SCENARIOS["tool_definition_without_name"]
+#: The upstream's refusal of a tool without a name, as a gateway passes it on (docs/spec/verdicts.md §16).
+RELAYED = {
+    "chat": {"error": {"message": "Missing required parameter: 'tools[1].function.name'.",
+                       "type": "invalid_request_error", "param": "tools[1].function.name",
+                       "code": "missing_required_parameter"}},
+    "anthropic": {"type": "error", "error": {"type": "invalid_request_error",
+                                             "message": "tools.1.custom.name: Field required"}},
+}
+
+
+def _forwarded(dialect: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The front request (Responses form) and an upstream body that carries its nameless tool as it is."""
+    front = front_request(NAMELESS.id, NAMELESS.request, case="t1", dialect="responses")
+    tools: list[dict[str, Any]] = (
+        [{"type": "function", "function": {"name": "get_weather", "parameters": {}}},
+         {"type": "function", "function": {"description": "lost", "parameters": {}}}] if dialect == "chat" else
+        [{"name": "get_weather", "input_schema": {}}, {"description": "lost", "input_schema": {}}])
+    return front, {"model": "m", "messages": [], "tools": tools}
+
+
+def relay_failures(dialect: str, given: Any) -> list[str]:
+    front, body = _forwarded(dialect)
+    findings = Findings()
+    check_nameless_relay(findings, dialect, front, body, given, NAMELESS)
+    assert [r.rule.id for r in findings.results()] == ["GW-REQ-013"]
+    return [v.message for r in findings.results() for v in r.violations]
+
+
+@pytest.mark.parametrize(("upstream", "front"), [("chat", "responses"), ("anthropic", "responses"),
+                                                 ("chat", "anthropic"), ("anthropic", "chat")])
+def test_the_upstreams_400_for_a_nameless_tool_passed_on_passes(upstream: str, front: Dialect) -> None:
+    """docs/spec/verdicts.md §16: forwarded as it is, the tool is refused by the upstream; a front that passes that
+    4xx on in its own error shape, the message naming the name, passes GW-REQ-013."""
+    shape = "anthropic" if front == "anthropic" else "chat"
+    assert relay_failures(upstream, answer(400, RELAYED[shape], front)) == []
+
+
+@pytest.mark.parametrize(("status", "body", "missing"), [
+    (200, {"status": "completed", "output": []}, "HTTP 200 is not a 4xx"),
+    (502, {"error": {"message": "upstream error: tools[1].name", "type": "server_error"}}, "HTTP 502 is not a 4xx"),
+    (400, {"error": {"message": "Bad request", "type": "invalid_request_error"}}, "names none of ['name']"),
+])
+def test_a_nameless_tools_refusal_swallowed_or_blurred_fails(status: int, body: Any, missing: str) -> None:
+    (message,) = relay_failures("chat", answer(status, body))
+    assert message.startswith("the front request's tools[1] have no name and reached the chat upstream without one, "
+                              f"which refuses such a request (HTTP 400); the front answered HTTP {status}, but ")
+    assert missing in message, message
+
+
+def test_a_nameless_tool_dropped_or_named_is_not_the_relays_to_judge() -> None:
+    """Dropped or given a name, no nameless tool reached the upstream: the request side judges it (_request_items),
+    not the relay, which is then not applicable."""
+    front, body = _forwarded("chat")
+    for tools in (body["tools"][:1], [*body["tools"][:1], {"type": "function", "function": {"name": "tool_1"}}]):
+        findings = Findings()
+        check_nameless_relay(findings, "chat", front, {**body, "tools": tools}, answer(200, {}), NAMELESS)
+        assert findings.results() == ()

@@ -66,7 +66,7 @@ def test_a_correct_gateway_passes_and_the_report_is_written(pytester: pytest.Pyt
     assert report["target"] == {"kind": "gateway", "how": "launch", "command": gateway(), "front": "responses",
                                 "upstream_dialect": "chat", "front_transport": "http", "upstream_transport": "http",
                                 "policy": {"xml-tool-text": "passthrough", "stateful": "either",
-                                           "custom-tools": "refuse"}}
+                                           "custom-tools": "either"}}
     result.stdout.fnmatch_lines(["target: gateway, responses front, chat upstream", "cases: 14 passed"])
     assert not (pytester.path / "out" / "report.jsonl").exists()  # the JSON report holds it all now
     case = by_id(report)["fault_http_429::faults"]
@@ -300,7 +300,7 @@ def test_policy_and_limits_reach_the_judge_through_the_plugin(pytester: pytest.P
                                 "-k", "xml_tool_text_split_mid_tag::policy or xml_tool_text_split_mid_tag::expected")
     result.assert_outcomes(passed=2)
     policy = report_of(pytester.path / "report.json")["target"]["policy"]
-    assert policy == {"xml-tool-text": "convert", "stateful": "either", "custom-tools": "refuse"}
+    assert policy == {"xml-tool-text": "convert", "stateful": "either", "custom-tools": "either"}
     result = pytester.runpytest(*SUITE, "--callproof-launch", gateway("runaway_stream"), "--callproof-max-bytes",
                                 "20000", "-k", "one_call::expected")
     result.assert_outcomes(failed=1)

@@ -251,17 +251,20 @@ def test_every_defect_of_the_fakes_is_in_the_table() -> None:
     # an IUT crash is an error, not a rule; a merely delayed gateway is correct (test_gateway_timing.py), and so is
     # one that rejects built-in tools clearly (test_a_gateway_rejecting_built_in_tools_clearly_passes); one that
     # streams one response at a time leaves isolation unjudged (test_overlap.py); one that adds empty schema
-    # keywords, or inlines refs and re-serialises JSON outputs, changes no meaning (test_schema_gateways.py); one that
-    # aborts its body on an upstream cut, or finishes an Anthropic turn cut after its stop_reason, is correct, and
-    # one that invents a finish before the stop_reason is caught on a scenario of its own (test_edge_verdicts.py); a
-    # routing header whose name holds "key" is no credential (test_error_leaks.py); a Chat front that writes [DONE]
-    # after its error object is correct (docs/spec/verdicts.md §11, test_edge_verdicts.py)
+    # keywords, or inlines refs and re-serialises JSON outputs, changes no meaning, nor does one that applies the
+    # anthropic SDK's strict transform toward Anthropic (test_schema_gateways.py); one that forwards a nameless tool
+    # and passes the upstream's 400 on is correct (test_nameless_tool.py); one that aborts its body on an upstream
+    # cut, or finishes an Anthropic turn cut after its stop_reason, is correct, and one that invents a finish before
+    # the stop_reason is caught on a scenario of its own (test_edge_verdicts.py); a routing header whose name holds
+    # "key" is no credential (test_error_leaks.py); a Chat front that writes [DONE] after its error object is correct
+    # (docs/spec/verdicts.md §11, test_edge_verdicts.py)
     assert set(gateways.DEFECTS) - {"dies_on_large_arguments", "delayed_40ms", "rejects_builtin_tools",
                                     "one_at_a_time", "adds_empty_schema_keywords", "rewrites_by_meaning",
                                     "aborts_on_upstream_cut", "chat_aborts_on_upstream_cut",
                                     "anthropic_aborts_on_upstream_cut", "passes_settled_turn",
                                     "invents_finish_after_cut", "routes_by_provider_header",
-                                    "error_then_done"} == listed, \
+                                    "error_then_done", "anthropic_strict_transform",
+                                    "forwards_nameless_tool"} == listed, \
         "tests.fakes.gateways defects without a table row, or rows without a defect"
     defects: dict[tuple[str, str], type] = {(dialect, name): cls
                                             for dialect, (_, named) in clients.dialect_defects().items()
