@@ -18,15 +18,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
 from examples.gateway import AnthropicFront, AnthropicUpstream, ChatFront, Front, Request, ResponsesFront, UpstreamCut
 from examples.gateway.fronts.anthropic import AnthropicTurn
 from examples.gateway.fronts.chat import ChatTurn
 from examples.gateway.fronts.responses import Turn
 from examples.gateway.model import Event
 from examples.gateway.upstreams.anthropic import ReadState
-from examples.gateway.wire import parse_json_event, read_sse
 
 __all__ = ["CUT_DEFECTS"]
 
@@ -108,20 +105,10 @@ class PassesSettledTurn(AnthropicUpstream):
     carried its stop_reason, without message_stop, finishes the turn from that stop_reason, as the anthropic SDK's
     MessageStream does; without a stop_reason it is still a cut. Correct (docs/spec/verdicts.md §1)."""
 
-    async def events(self, response: httpx.Response) -> AsyncIterator[Event]:
-        state = ReadState()
-        async for data in read_sse(response):
-            event = parse_json_event(data)
-            if event is None:
-                continue
-            for neutral in self.on_event(state, event):
-                yield neutral
-            if event.get("type") == "message_stop":
-                return
+    def ended_without_message_stop(self, state: ReadState) -> list[Event]:
         if state.stop_reason is None:
             self.cut_before_stop_reason(state)
-        for neutral in self.on_event(state, {"type": "message_stop"}):  # the finish the stop_reason settled
-            yield neutral
+        return self.on_event(state, {"type": "message_stop"})  # the finish the stop_reason settled
 
     def cut_before_stop_reason(self, state: ReadState) -> None:
         raise UpstreamCut("the upstream stream ended without a stop_reason")

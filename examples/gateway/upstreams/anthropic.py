@@ -149,7 +149,7 @@ class AnthropicUpstream(Upstream):
     # -- answer -----------------------------------------------------------------------------------------------
 
     async def events(self, response: httpx.Response) -> AsyncIterator[Event]:
-        """Returns at message_stop; raises UpstreamCut without it."""
+        """Returns at message_stop; a stream that ends without it is `ended_without_message_stop`'s to judge."""
         state = ReadState()
         async for data in read_sse(response):
             event = parse_json_event(data)
@@ -159,6 +159,13 @@ class AnthropicUpstream(Upstream):
                 yield neutral
             if event.get("type") == "message_stop":
                 return
+        for neutral in self.ended_without_message_stop(state):
+            yield neutral
+
+    def ended_without_message_stop(self, state: ReadState) -> list[Event]:
+        """The upstream stream ended cleanly without message_stop: this gateway fails the turn (UpstreamCut), even
+        after message_delta carried its stop_reason; finishing the turn from that stop_reason is allowed too
+        (docs/spec/verdicts.md §1) and returns the events of that finish."""
         raise UpstreamCut("the upstream stream ended without message_stop")
 
     def on_event(self, state: ReadState, event: Json) -> list[Event]:
