@@ -38,15 +38,17 @@ def filter_reported_as_refusal(scenario: Scenario, result: Result) -> bool:
     return filtered(scenario) and reads_as_refusal(result)
 
 
-def as_filtered(scenario: Scenario, result: Result) -> Result:
+def as_filtered(scenario: Scenario, result: Result, *, words: bool = True) -> Result:
     """The answer as the content filter's ending it should have been, when it reported a refusal instead (else
-    unchanged): the refusal's words are text (after the answer text), and an Anthropic turn that stopped with
-    "refusal" ended incomplete, by the content filter (its stop_details not read). Any other status stays: a
-    Responses or Chat answer that also says `completed` / `stop` has another stop reason, still judged."""
+    unchanged): the refusal's words are text (after the answer text; left out with `words=False`, which GW-EQ-001
+    also tries, so that words one half adds after its text are GW-FAULT-004's finding alone), and an Anthropic turn
+    that stopped with "refusal" ended incomplete, by the content filter (its stop_details not read). Any other
+    status stays: a Responses or Chat answer that also says `completed` / `stop` has another stop reason, still
+    judged."""
     if not filter_reported_as_refusal(scenario, result):
         return result
     anthropic = stopped_refusing(result)
     status = "incomplete" if anthropic else result.status
     reason = "content_filter" if anthropic else result.incomplete_reason
-    return dataclasses.replace(result, status=status, incomplete_reason=reason, text=result.text + result.refusal,
-                               refusal="")
+    text = result.text + (result.refusal if words else "")
+    return dataclasses.replace(result, status=status, incomplete_reason=reason, text=text, refusal="")

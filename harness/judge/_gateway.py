@@ -250,19 +250,26 @@ def _same_seconds(header: str, seconds: float) -> bool:
         return False
 
 
+def _said(result: Result) -> tuple[str, str, list[tuple[str, Any]]]:
+    """What GW-EQ-001 compares of an answer: its status, its text and its calls."""
+    return result.status, result.text, [(c.name, call_value(c)) for c in result.calls]
+
+
 def check_equivalence(findings: Findings, streamed: Result, plain: FrontAnswer, expect: Expect | None = None, *,
                       scenario: Scenario | None = None) -> None:
     """GW-EQ-001: the non-stream answer holds what the stream held: status, text and calls. With the scenario's
     `expect`, the message says which half differs from the expected outcome (the broken one). With the `scenario`,
     a half that reported a content filter's ending as a refusal is read as the content filter's ending (its
-    words as text, an Anthropic stop_reason without its stop_details): GW-FAULT-004 judges that in each half
-    against the upstream (docs/spec/verdicts.md §5)."""
+    refusal's words as text, or left out where one half added them after its text; an Anthropic stop_reason without
+    its stop_details): GW-FAULT-004 judges that in each half against the upstream (docs/spec/verdicts.md §5)."""
     findings.check("GW-EQ-001")
     result = plain.result
     if scenario is not None:
+        bare = as_filtered(scenario, streamed, words=False), as_filtered(scenario, result, words=False)
+        if _said(bare[0]) == _said(bare[1]):  # the refusal's words one half added: GW-FAULT-004's alone
+            return
         streamed, result = as_filtered(scenario, streamed), as_filtered(scenario, result)
-    mine = (result.status, result.text, [(c.name, call_value(c)) for c in result.calls])
-    theirs = (streamed.status, streamed.text, [(c.name, call_value(c)) for c in streamed.calls])
+    mine, theirs = _said(result), _said(streamed)
     if mine == theirs:
         return
     labels = ("status", "text", "tool calls")

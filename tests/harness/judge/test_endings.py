@@ -186,6 +186,21 @@ def test_gw_eq_001_passes_a_body_that_alone_adds_stop_details() -> None:
     assert _equivalence(chat(), chat(refusal=True, stream=False)) == []
 
 
+def test_gw_eq_001_passes_refusal_words_one_half_adds_after_its_text() -> None:
+    """§5, as llm-rosetta answers: the non-stream message keeps the stream's text and adds a refusal ("Request
+    refused by model."); that refusal is GW-FAULT-004's finding alone, not a second one by GW-EQ-001. Other text
+    beside it still differs."""
+    def added(text: str) -> FrontAnswer:
+        message = {"role": "assistant", "content": text, "refusal": "Request refused by model."}
+        return _answer("chat", json.dumps({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                                           "choices": [{"index": 0, "message": message,
+                                                        "finish_reason": "content_filter"}]}).encode(), JSON)
+
+    assert _equivalence(chat(), added(TEXT)) == []
+    [message] = _equivalence(chat(), added("Here"))
+    assert message.startswith("the non-stream response differs from the stream in text")
+
+
 @pytest.mark.parametrize(("plain", "differ"), [
     (anthropic(stop="end_turn", stream=False), "status"),
     (anthropic("Here is how", stream=False), "text"),
