@@ -5,6 +5,7 @@ planned over its socket; the planning and the option checks."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -127,8 +128,10 @@ def test_a_turn_that_produced_no_events_is_an_error_for_the_groups_it_touches() 
     assert {c: r.outcome for c, r in results.items()} == {
         "fault_http_500::sequence": "error", "fault_http_500::translation": "error",
         "fault_http_500::faults": "passed", "fault_http_500::websocket": "failed"}
-    assert results["fault_http_500::sequence"].message.startswith(
-        "turn 2 of 2 (one_call, sent after the failed turn) got no message (the gateway closed the socket")
+    # whether the harness saw the close before sending the turn or while waiting for its answer is a race: either
+    # wording names the closed socket
+    assert re.match(r"turn 2 of 2 \(one_call, sent after the failed turn\) got no message \(the gateway (had )?closed "
+                    r"the socket", results["fault_http_500::sequence"].message), results["fault_http_500::sequence"]
 
 
 def test_a_later_turn_past_a_run_limit_is_not_judged() -> None:
