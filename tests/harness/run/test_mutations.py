@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -168,7 +169,7 @@ def test_broken_gateway_is_caught(entry: dict[str, Any], record_property: Any, m
 #: The keys a row of the table may have, by kind.
 ROW_KEYS = {"gateway": {"defect", "cases", "rules", "front", "upstream", "policy", "max_events", "max_bytes",
                          "front_transport"},
-            "client": {"defect", "cases", "rules", "dialect", "transport"}}
+            "client": {"defect", "cases", "rules", "dialect", "transport", "scenarios"}}
 
 
 @pytest.mark.parametrize("kind", sorted(ROW_KEYS))
@@ -233,6 +234,8 @@ def test_broken_client_is_caught(entry: dict[str, Any], record_property: Any) ->
     else:
         config = RunConfig(client=f"tests.fakes.clients:broken.{entry['defect']}", client_dialect=dialect,
                            case_timeout=timeout)
+    if "scenarios" in entry:  # a test-only scenario beside the bundled ones (the row's defect needs a sharper case)
+        config = replace(config, scenario_paths=(Path(__file__).parent / "data" / entry["scenarios"],))
     results = _judge(config, entry["cases"])
     caught = _failed_rules(results)
     _row(record_property, "client", _client_id(entry), entry["rules"], caught)
