@@ -12,6 +12,7 @@ from typing import BinaryIO, Literal
 from callproof.harness._errors import InputError
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Profile
+from callproof.harness.dialects import DIALECTS
 
 from ._check import CheckReport, StreamChecker, Transport, check_body
 from ._sse import parse_sse
@@ -145,7 +146,7 @@ def _transport(head: bytes, name: str, transport: Transport | Literal["auto"]) -
 def _check_transcript(stream: BinaryIO, head: bytes, name: str, front: Dialect | Literal["auto"],
                       profile: Profile) -> CheckReport:
     """A WebSocket transcript, read line by line (memory bounded by the longest line and the turn's state)."""
-    if front not in ("auto", "responses"):
+    if front != "auto" and not DIALECTS[front].socket_mode:
         raise InputError(f"{name}: a WebSocket transcript is checked as the Responses API's WebSocket mode; "
                          f"--front {front} has no WebSocket transport (drop --front or give --transport sse)")
     first = capture_text(head)[:1]

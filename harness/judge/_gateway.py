@@ -13,6 +13,7 @@ from typing import Any
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
+from callproof.harness.dialects import DIALECTS, Column
 from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
 from callproof.harness.scenario import Expect, Scenario, cut_kinds, http_error_fault
 
@@ -224,10 +225,7 @@ def check_ending(findings: Findings, scenario: Scenario, answer: FrontAnswer, *,
 
 
 #: The error body each front's clients parse (docs/spec/contracts.md §7.10).
-ERROR_SHAPES: dict[str, str] = {
-    "responses": '{"error": {"message": ..., "type": ...}}', "chat": '{"error": {"message": ..., "type": ...}}',
-    "anthropic": '{"type": "error", "error": {"type": ..., "message": ...}}',
-}
+ERROR_SHAPES: Mapping[str, str] = Column("error_shape")
 
 
 def error_shape_problem(front: Dialect, body: JSONValue) -> str | None:
@@ -238,8 +236,9 @@ def error_shape_problem(front: Dialect, body: JSONValue) -> str | None:
     error = body.get("error")
     if not isinstance(error, Mapping) or not isinstance(error.get("message"), str):
         return "without an `error` object holding a `message` string"
-    if front == "anthropic" and (body.get("type") != "error" or not isinstance(error.get("type"), str)):
-        return "not Anthropic's error envelope (`type: \"error\"` and `error.type`)"
+    envelope = DIALECTS[front].error_envelope_type
+    if envelope is not None and (body.get("type") != envelope or not isinstance(error.get("type"), str)):
+        return f"not {DIALECTS[front].short}'s error envelope (`type: \"{envelope}\"` and `error.type`)"
     return None
 
 

@@ -26,9 +26,11 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS, Entry
+from callproof.harness.dialects.responses import item_entries
 
 from ._findings import Findings
-from ._request_shapes import same_output, text_of
+from ._request_shapes import same_output
 
 __all__ = [
     "REFUSAL_CODES",
@@ -50,11 +52,6 @@ STATEFUL_POLICIES = ("either", "reject", "honor")
 #: The `error.code` of a documented refusal: the field is not supported, or the response it names is unknown
 #: (never stored: `store: false`, evicted, or never issued by this gateway).
 REFUSAL_CODES = ("unsupported_parameter", "previous_response_not_found")
-
-#: One conversational unit: ("user"|"assistant", text), ("call", call_id, name, arguments JSON),
-#: ("output", call_id, output), ("reasoning", encrypted_content).
-Entry = tuple[Any, ...]
-
 
 @dataclass(frozen=True, slots=True)
 class EarlierTurn:
@@ -80,88 +77,9 @@ class Refusal:
 
 # -- entries --
 
-def _arguments(text: JSONValue) -> JSONValue:
-    if isinstance(text, str):
-        try:
-            value: JSONValue = json.loads(text)
-        except ValueError:
-            return text
-        return value
-    return text
-
-
-def _responses_entries(items: Sequence[Any]) -> list[Entry]:
-    out: list[Entry] = []
-    for item in items:
-        if not isinstance(item, Mapping):
-            continue
-        kind = item.get("type", "message" if "role" in item else None)
-        if kind == "message" and item.get("role") in ("user", "assistant"):
-            text = text_of(item.get("content"))
-            if text:
-                out.append((item["role"], text))
-        elif kind == "function_call":
-            out.append(("call", item.get("call_id"), item.get("name"), _arguments(item.get("arguments"))))
-        elif kind == "function_call_output":
-            out.append(("output", item.get("call_id"), item.get("output")))
-        elif kind == "reasoning" and item.get("encrypted_content") is not None:
-            out.append(("reasoning", item.get("encrypted_content")))
-    return out
-
-
-def _chat_entries(body: Mapping[str, Any]) -> list[Entry]:
-    out: list[Entry] = []
-    for message in body.get("messages") or ():
-        if not isinstance(message, Mapping):
-            continue
-        role = message.get("role")
-        if role in ("user", "assistant"):
-            text = text_of(message.get("content"))
-            if text:
-                out.append((role, text))
-        if role == "assistant":
-            for call in message.get("tool_calls") or ():
-                fn = call.get("function") if isinstance(call, Mapping) else None
-                if isinstance(fn, Mapping):
-                    out.append(("call", call.get("id"), fn.get("name"), _arguments(fn.get("arguments"))))
-        elif role == "tool":
-            out.append(("output", message.get("tool_call_id"), message.get("content")))
-    return out
-
-
-def _anthropic_entries(body: Mapping[str, Any]) -> list[Entry]:
-    out: list[Entry] = []
-    for message in body.get("messages") or ():
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            if content:
-                out.append((message["role"], content))
-            continue
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping):
-                continue
-            kind = block.get("type")
-            if kind == "text" and block.get("text"):
-                out.append((message["role"], block["text"]))
-            elif kind == "tool_use":
-                out.append(("call", block.get("id"), block.get("name"), block.get("input")))
-            elif kind == "tool_result":
-                out.append(("output", block.get("tool_use_id"), block.get("content")))
-    return out
-
-
 def entries_of(dialect: str, body: Mapping[str, Any]) -> list[Entry]:
     """The conversational entries of a request body in `dialect` (a Responses body: its `input`), in order."""
-    if dialect == "chat":
-        return _chat_entries(body)
-    if dialect == "anthropic":
-        return _anthropic_entries(body)
-    items = body.get("input")
-    if isinstance(items, str):
-        return [("user", items)] if items else []
-    return _responses_entries(items if isinstance(items, list) else [])
+    return DIALECTS[dialect].entries(body)
 
 
 def _same(wanted: Entry, got: Entry) -> bool:
@@ -305,7 +223,8 @@ def check_continuation(
                                "previous_response_id", actual="an upstream request"))
         return
     new = _new_entries(request)
-    passed_on = upstream.get("previous_response_id") if upstream_dialect == "responses" else None
+    spec = DIALECTS[upstream_dialect]
+    passed_on = upstream.get("previous_response_id") if spec.previous_response_id else None
     last = earlier[-1] if earlier else None
     if passed_on is not None:
         issued = last.upstream_response_id if last is not None else None
@@ -317,13 +236,13 @@ def check_continuation(
             return
         wanted = new
     else:
-        wanted = [e for turn in earlier for e in [*_new_entries(turn.request), *_responses_entries(turn.output)]]
+        wanted = [e for turn in earlier for e in [*_new_entries(turn.request), *item_entries(turn.output)]]
         wanted += new
-    if upstream_dialect != "responses":  # no dialect but Responses carries encrypted reasoning (§3)
+    if not spec.sealed_reasoning:  # no dialect but Responses carries encrypted reasoning (§3)
         wanted = [e for e in wanted if e[0] != "reasoning"]
     got = entries_of(upstream_dialect, upstream)
     for kind, entry in _order_problems(wanted, got):
-        where = "$.input" if upstream_dialect == "responses" else "$.messages"
+        where = f"$.{spec.messages_key}"
         earlier_item = entry not in new
         findings.fail(rule, f"{_describe(entry)} of the {'earlier turns' if earlier_item else 'new input'} is "
                       f"{kind} in the upstream request of the continuation"
@@ -338,7 +257,7 @@ def _new_entries(request: Mapping[str, Any]) -> list[Entry]:
     items = request.get("input")
     if isinstance(items, str):
         return [("user", items)]
-    return _responses_entries(items if isinstance(items, list) else [])
+    return item_entries(items if isinstance(items, list) else [])
 
 
 # -- GW-STATE-002: store --
@@ -357,16 +276,18 @@ def check_store(
         return
     if first_upstream is not None:
         stored = first_upstream.get("store")
-        if upstream_dialect == "responses" and stored is not False:
+        spec = DIALECTS[upstream_dialect]
+        if spec.stores_by_default is True and stored is not False:
             got = "no store field" if stored is None else f"store: {short(stored)}"
-            findings.fail("GW-STATE-002", f"the client sent store: false and the Responses upstream got {got} (a "
-                          "Responses upstream stores by default): forward store: false",
+            findings.fail("GW-STATE-002", f"the client sent store: false and the {spec.short} upstream got {got} "
+                          f"(a {spec.short} upstream stores by default): forward store: false",
                           Evidence(path="upstream request $.store", expected=False, actual=stored))
-        elif upstream_dialect == "chat" and stored is True:
-            findings.fail("GW-STATE-002", "the client sent store: false and the Chat upstream got store: true",
+        elif spec.stores_by_default is False and stored is True:
+            findings.fail("GW-STATE-002", f"the client sent store: false and the {spec.short} upstream got store: "
+                          "true",
                           Evidence(path="upstream request $.store", expected=False, actual=stored))
     if continued is not None:
-        if upstream_dialect == "responses" and continued.get("previous_response_id") is not None:
+        if DIALECTS[upstream_dialect].previous_response_id and continued.get("previous_response_id") is not None:
             return  # the upstream that issued the response decides
         findings.fail("GW-STATE-002", "the gateway continued a response made with store: false: it kept what the "
                       "client asked it not to store; answer a continuation naming it with HTTP 400 "
@@ -411,7 +332,7 @@ def check_encrypted_reasoning(
         _reasoning_refused(findings, reasoning, refusal, upstream_dialect, policy)
         return
     wanted = _new_entries(request)
-    if upstream_dialect == "responses":
+    if DIALECTS[upstream_dialect].sealed_reasoning:
         _reasoning_passed_through(findings, reasoning, request, upstream)
     else:
         wanted = [e for e in wanted if e[0] != "reasoning"]
@@ -428,7 +349,7 @@ def _reasoning_refused(findings: Findings, reasoning: Sequence[tuple[int, Mappin
                        refusal: Refusal | None, upstream_dialect: str, policy: str) -> None:
     """GW-STATE-003 when the upstream was not called: a refusal in the documented shape, unless the policy is honor
     and the upstream speaks Responses."""
-    if policy == "honor" and upstream_dialect == "responses":
+    if policy == "honor" and DIALECTS[upstream_dialect].sealed_reasoning:
         findings.fail("GW-STATE-003", "--policy stateful=honor: the gateway refused a request with encrypted "
                       "reasoning that its Responses upstream can take; pass the items through",
                       Evidence(path=f"$.input[{reasoning[0][0]}]", expected="passed through",

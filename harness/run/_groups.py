@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, STREAM_FAMILIES, RuleResult
 from callproof.harness.check import BODY_RULES
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.judge import (
     DEFAULT_SLACK,
     XML_TAG,
@@ -471,7 +472,7 @@ GROUPS: tuple[RuleGroup, ...] = (
     # journal itself (GW-CANCEL-*, harness/run/_cancel_exchange.py)
     RuleGroup("cancellation", ("GW-CANCEL-",), _GATEWAY, lambda s, d, /: CANCEL_TAG in s.tags, None),
     # scenarios tagged `stateful`, a Responses front only: continuations, store, encrypted reasoning (GW-STATE-*)
-    RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and d == "responses",
+    RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and DIALECTS[d].previous_response_id,
               _found(_stateful)),
     RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _inherited(_found(_client))),
     # a gateway's Responses WebSocket front (GW-WS-*): planned by the harness over --front-transport websocket only
