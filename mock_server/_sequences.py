@@ -89,8 +89,7 @@ def missing(requires: Requires | None, dialect: str, body: Mapping[str, Any]) ->
     present = set(_tool_results(dialect, body))
     absent = [c for c in requires.tool_results if c not in present]
     if absent:
-        form = {"responses": "a function_call_output input item", "chat": "a message with role tool",
-                "anthropic": "a tool_result content block"}.get(dialect, "a tool result")
+        form = DIALECTS[dialect].tool_result_form
         found = ", ".join(sorted(present)) or "none"
         problems.append(f"a tool result for call id {', '.join(map(repr, absent))} ({form}; the request carries "
                         f"results for: {found})")

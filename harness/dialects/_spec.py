@@ -82,7 +82,13 @@ class DialectSpec:
     (items a same-dialect gateway passes through byte for byte), `reasoning` (what a reasoning part is called:
     the part, its text, its sealed field; None: an answer carries none), `refusal_where` (where an answer carries
     a refusal), `refusal_at_end` (it says refusal only as the stop reason, after the text streamed),
-    `content_filter_ending` (the ending a refusal given as text takes at this front).
+    `content_filter_ending` (the ending a refusal given as text takes at this front), `failed_end` (how it ends a
+    failed response), `incomplete_at` and `incomplete_reasons` (where it says a response was cut short, streamed
+    and in a body, and its word per Responses incomplete reason), `refusal_at` and `refusal_forms` (where and how
+    it says the model refused, streamed and in a body), `filter_form` (how it says a content filter instead),
+    `bad_arguments_rule` (the stream rule a relayed non-JSON argument text fails), `format_field` (where a request
+    asks for structured output), `max_tokens_fields` (where it takes the output token limit), `tool_result_form`
+    (what a tool result is, for a message).
 
     Hooks, pure functions over decoded bodies: `system_texts`, `tools` (every tool, read into one shape),
     `function_tools` (name -> description, schema, path, strict), `tool_entries` (calls and results in order),
@@ -140,6 +146,16 @@ class DialectSpec:
     opaque_items: bool = False
     terminal_restates_output: bool = False
     call_item_ids: bool = False
+    failed_end: str = ""
+    incomplete_at: tuple[str, str] = ("", "")
+    incomplete_reasons: Mapping[str, str] = field(default_factory=dict)
+    refusal_at: tuple[str, str] = ("", "")
+    refusal_forms: tuple[str, str] = ("", "")
+    filter_form: str = ""
+    bad_arguments_rule: str = ""
+    format_field: str = ""
+    max_tokens_fields: tuple[str, ...] = ()
+    tool_result_form: str = ""
     stores_by_default: bool | None = None
     previous_response_id: bool = False
     refusal_at_end: bool = False

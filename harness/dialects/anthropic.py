@@ -139,7 +139,14 @@ ANTHROPIC = DialectSpec(
     entries=entries, tool_choice_ok=tool_choice_ok, usage=usage, read_usage=read_usage,
     structured_format=structured_format, assistant_turn=assistant_turn, error_envelope_type="error",
     error_shape='{"type": "error", "error": {"type": ..., "message": ...}}',
-    no_tools_means_none=True, tool_result_errors=True,
+    no_tools_means_none=True, failed_end="an error event, with no normal stop_reason",
+    incomplete_at=("$.delta.stop_reason", "$.stop_reason"),
+    incomplete_reasons={"max_output_tokens": "max_tokens", "content_filter": "refusal"},
+    refusal_at=("$.delta.stop_details", "$.stop_details"),
+    refusal_forms=('stop_reason "refusal" with stop_details of type refusal',) * 2,
+    filter_form='stop_reason "refusal" without stop_details, the text as text blocks',
+    bad_arguments_rule="ANT-TOOL-002", format_field="output_config.format", max_tokens_fields=("max_tokens",),
+    tool_result_form="a tool_result content block", tool_result_errors=True,
     ratelimit_headers=(("anthropic-ratelimit-requests-limit", "60"), ("anthropic-ratelimit-requests-remaining", "0")),
     builtin_tools={
         # anthropic.types WebSearchTool20250305Param ... CodeExecutionTool20260521Param

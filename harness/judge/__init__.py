@@ -77,7 +77,7 @@ from ._stateful_rules import (
     responses_output,
 )
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
-from ._translation import check_translation
+from ._translation import HISTORY_CHECKS, check_translation
 from ._upstream_fault import ATTRIBUTABLE, UPSTREAM_SECTION, attribute_to_upstream, upstream_note
 from ._usage import UNREPORTED_USAGE, check_usage, front_usage, has_usage_rules
 from ._websocket_front import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
@@ -90,6 +90,7 @@ __all__ = [
     "UNREPORTED_USAGE",
     "CANCEL_RULES",
     "DEFAULT_SLACK",
+    "HISTORY_CHECKS",
     "ITEM_READERS",
     "ITEM_TYPES",
     "LOOP_RULES",

@@ -63,7 +63,7 @@ def _structured(findings: Findings, dialect: str, front_dialect: str, front: Map
         return
     findings.check("GW-REQ-010")
     fmt, path = upstream_format(dialect, body)
-    field = {"chat": "response_format", "anthropic": "output_config.format"}.get(dialect, "text.format")
+    field = DIALECTS[dialect].format_field
     if fmt is None:
         findings.fail("GW-REQ-010", f"the front asked for a json_schema structured output, but the upstream "
                       f"request has no json_schema {field} (got {short(body.get(path.split('.')[1]))}); forward it "

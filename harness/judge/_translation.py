@@ -10,7 +10,7 @@ path in the upstream body where the translation went wrong.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from callproof.harness._types import JSONValue
@@ -31,7 +31,7 @@ from ._request_shapes import (
 from ._schema_meaning import json_difference
 from ._strict_schema import compared_by, strict_schema_difference, strict_target
 
-__all__ = ["check_translation"]
+__all__ = ["HISTORY_CHECKS", "check_translation"]
 
 
 #: A GW-REQ-006 problem: its message, and the upstream JSON path (or the evidence, when it names both values).
@@ -226,13 +226,20 @@ def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
     return problems
 
 
+#: How each dialect's upstream request must carry the front's calls and tool results (GW-REQ-006): one per row of
+#: the dialect table (tests/harness/judge/test_dialect_tables.py binds them).
+HISTORY_CHECKS: dict[str, Callable[[list[Any], Mapping[str, Any]], list[_Problem]]] = {
+    "responses": _responses_history, "chat": _chat_history, "anthropic": _anthropic_history,
+}
+
+
 def _history(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
     items = [i for i in front["input"] if i.get("type") in ("function_call", "function_call_output")] \
         if isinstance(front["input"], list) else []
     if not items:
         return
     findings.check("GW-REQ-006")
-    check = {"chat": _chat_history, "anthropic": _anthropic_history}.get(dialect, _responses_history)
+    check = HISTORY_CHECKS[dialect]
     for message, where in check(items, body):
         findings.fail("GW-REQ-006", message, where if isinstance(where, Evidence) else _where(where))
 
@@ -242,8 +249,7 @@ def _max_tokens(findings: Findings, dialect: str, front: Mapping[str, Any], body
         return
     findings.check("GW-REQ-007")
     wanted = front["max_output_tokens"]
-    fields = {"chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",)}.get(
-        dialect, ("max_output_tokens",))
+    fields = DIALECTS[dialect].max_tokens_fields
     if not any(body.get(f) == wanted for f in fields):
         findings.fail("GW-REQ-007", f"max_output_tokens {wanted} is not forwarded as {' or '.join(fields)} "
                       f"(got {short({f: body.get(f) for f in fields})})",

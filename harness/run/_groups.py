@@ -189,7 +189,8 @@ def _stream_family(family: str) -> RuleGroup:
     def applies(scenario: Scenario, dialect: Dialect, /) -> bool:
         if http_error_fault(scenario.faults) is not None:  # an HTTP error instead of a stream: no stream to judge
             return False
-        return (dialect, family) in _FRONT_FAMILIES and (_streamed(scenario) or (dialect, family) in _BODY_FAMILIES)
+        rules_of = DIALECTS[dialect].schema_set  # the catalogue's fronts name schema sets (Rule.applies)
+        return (rules_of, family) in _FRONT_FAMILIES and (_streamed(scenario) or (rules_of, family) in _BODY_FAMILIES)
 
     def of(answer: FrontAnswer, scenario: Scenario, front: Dialect) -> tuple[RuleResult, ...]:
         if answer.report is None:
