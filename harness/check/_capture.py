@@ -29,10 +29,6 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 #: File names read as a WebSocket transcript whatever their content looks like.
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-_ANTHROPIC_TYPES = frozenset((
-    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-    "message_delta", "message_stop", "ping", "message",
-))
 
 
 def capture_text(data: bytes) -> bytes:
@@ -82,14 +78,7 @@ def payload_dialect(payload: object) -> Dialect | None:
     nothing either way."""
     if not isinstance(payload, dict):
         return None
-    obj, typ = payload.get("object"), payload.get("type")
-    if isinstance(obj, str) and obj.startswith("chat.completion"):
-        return "chat"
-    if typ in _ANTHROPIC_TYPES:
-        return "anthropic"
-    if obj == "response" or (isinstance(typ, str) and typ.startswith("response.")):
-        return "responses"
-    return None
+    return next((row.name for row in DIALECTS.values() if row.speaks(payload)), None)
 
 
 def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Dialect:

@@ -95,7 +95,8 @@ class DialectSpec:
     `entries` (the conversation in order), `assistant_turn` (the message carrying a call, and its text before the
     call), `tool_choice_ok` (whether the body's tool_choice means a Responses one), `custom_format` (a Responses
     custom tool format in the dialect's shape), `usage` (counts in its field names), `read_usage` (the usage an
-    event carries, merged), `structured_format` (the json_schema format and its path).
+    event carries, merged), `structured_format` (the json_schema format and its path), `speaks` (whether one event
+    or body is positively written in the dialect: how a capture's dialect is detected).
     """
 
     name: Dialect
@@ -125,6 +126,7 @@ class DialectSpec:
     usage: Callable[[int, int, int], dict[str, int]]
     read_usage: Callable[[Body, dict[str, Any] | None], tuple[dict[str, Any] | None, str] | None]
     structured_format: Callable[[Body], tuple[Mapping[str, Any] | None, str]]
+    speaks: Callable[[Mapping[str, Any]], bool]
     assistant_turn: Callable[[Body, str], tuple[int, str] | None] | None = None
     custom_format: Callable[[Mapping[str, Any]], Mapping[str, Any]] = lambda fmt: fmt
     bare_string_input: bool = False

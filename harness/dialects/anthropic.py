@@ -128,6 +128,17 @@ def structured_format(body: Body) -> tuple[Mapping[str, Any] | None, str]:
     return (fmt if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema" else None), "$.output_config.format"
 
 
+_TYPES = frozenset((
+    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+    "message_delta", "message_stop", "ping", "message",
+))
+
+
+def speaks(payload: Mapping[str, Any]) -> bool:
+    """An event type of Anthropic's stream, or `type: message` (a body)."""
+    return payload.get("type") in _TYPES
+
+
 ANTHROPIC = DialectSpec(
     name="anthropic", display="Anthropic Messages", short="Anthropic", front_path="/v1/messages",
     route_suffix="/messages", key_prefix="sk-ant-callproof-", schema_set="anthropic", messages_key="messages",
@@ -137,7 +148,7 @@ ANTHROPIC = DialectSpec(
     strict_target="anthropic", parallel_off=("tool_choice.disable_parallel_tool_use", True),
     system_texts=system_texts, tools=tools, function_tools=function_tools, tool_entries=tool_entries,
     entries=entries, tool_choice_ok=tool_choice_ok, usage=usage, read_usage=read_usage,
-    structured_format=structured_format, assistant_turn=assistant_turn, error_envelope_type="error",
+    structured_format=structured_format, speaks=speaks, assistant_turn=assistant_turn, error_envelope_type="error",
     error_shape='{"type": "error", "error": {"type": ..., "message": ...}}',
     no_tools_means_none=True, failed_end="an error event, with no normal stop_reason",
     incomplete_at=("$.delta.stop_reason", "$.stop_reason"),

@@ -122,6 +122,12 @@ def structured_format(body: Body) -> tuple[Mapping[str, Any] | None, str]:
     return {**inner, "type": "json_schema"}, "$.response_format.json_schema"
 
 
+def speaks(payload: Mapping[str, Any]) -> bool:
+    """`object: chat.completion.chunk` (an event) or `chat.completion` (a body)."""
+    kind = payload.get("object")
+    return isinstance(kind, str) and kind.startswith("chat.completion")
+
+
 CHAT = DialectSpec(
     name="chat", display="Chat Completions", short="Chat", front_path="/v1/chat/completions",
     route_suffix="/chat/completions", key_prefix="sk-callproof-", schema_set="chat", messages_key="messages",
@@ -131,7 +137,8 @@ CHAT = DialectSpec(
     tool_result_shape="a role: tool message with its tool_call_id", strict_target="openai",
     parallel_off=("parallel_tool_calls", False), system_texts=system_texts, tools=tools,
     function_tools=function_tools, tool_entries=tool_entries, entries=entries, tool_choice_ok=tool_choice_ok,
-    usage=usage, read_usage=read_usage, structured_format=structured_format, assistant_turn=assistant_turn,
+    usage=usage, read_usage=read_usage, structured_format=structured_format, speaks=speaks,
+    assistant_turn=assistant_turn,
     custom_format=custom_format, typed_events=False, nested_tools=True, stream_options={"include_usage": True},
     done_sentinel=True, failed_end="an error chunk, with no finish_reason",
     incomplete_at=("$.choices[0].finish_reason", "$.choices[0].finish_reason"),

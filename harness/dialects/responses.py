@@ -99,6 +99,12 @@ def structured_format(body: Body) -> tuple[Mapping[str, Any] | None, str]:
     return (fmt if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema" else None), "$.text.format"
 
 
+def speaks(payload: Mapping[str, Any]) -> bool:
+    """`object: response` (a body) or a `response.*` type (an event)."""
+    kind = payload.get("type")
+    return payload.get("object") == "response" or (isinstance(kind, str) and kind.startswith("response."))
+
+
 RESPONSES = DialectSpec(
     name="responses", display="Responses", short="Responses", front_path="/v1/responses", route_suffix="/responses",
     key_prefix="sk-callproof-", schema_set="responses", messages_key="input", schema_field="parameters",
@@ -108,7 +114,8 @@ RESPONSES = DialectSpec(
     tool_result_shape="a function_call_output item with its call_id", strict_target="openai",
     parallel_off=("parallel_tool_calls", False), system_texts=system_texts, tools=tools,
     function_tools=function_tools, tool_entries=tool_entries, entries=entries, tool_choice_ok=tool_choice_ok,
-    usage=usage, read_usage=read_usage, structured_format=structured_format, bare_string_input=True, socket_mode=True,
+    usage=usage, read_usage=read_usage, structured_format=structured_format, speaks=speaks, bare_string_input=True,
+    socket_mode=True,
     custom_tools=True, custom_tools_carried=True, carries_custom_calls=True,
     builtin_tools={
         # openai.types.responses WebSearchToolParam, WebSearchPreviewToolParam, tool_param.CodeInterpreter
