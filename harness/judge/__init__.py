@@ -64,6 +64,7 @@ from ._request_items import check_request_items
 from ._request_shapes import BUILTIN_TOOL_READERS
 from ._settled import settled_expect
 from ._socket import SOCKET_RULES, SocketMessage, TurnLabel, check_socket, in_turn, merge_results
+from ._stateful_reasoning import check_encrypted_reasoning
 from ._stateful_rules import (
     REFUSAL_CODES,
     STATEFUL_POLICIES,
@@ -71,7 +72,6 @@ from ._stateful_rules import (
     EarlierTurn,
     Refusal,
     check_continuation,
-    check_encrypted_reasoning,
     check_store,
     entries_of,
     responses_output,
