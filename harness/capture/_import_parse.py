@@ -303,7 +303,7 @@ def _anthropic_body(body: Mapping[str, Any]) -> Structured:
 
 
 #: How a capture of each dialect reads into a scenario's parts: (its stream's events, its non-stream body). One row
-#: per row of the dialect table (tests/harness/capture/test_import.py binds them).
+#: per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
 STRUCTURE_READERS: dict[str, tuple[Callable[[Sequence[SSEEvent]], Structured],
                                    Callable[[Mapping[str, Any]], Structured]]] = {
     "responses": (_responses_events, _responses_body),

@@ -133,7 +133,7 @@ class CheckerRow:
     body_schema_rule: str
 
 
-#: The stream checkers, one per row of the dialect table (tests/harness/check/test_checkers.py binds them).
+#: The stream checkers, one per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
 CHECKERS: dict[str, CheckerRow] = {
     "responses": CheckerRow(ResponsesChecker, _RSP_BODY_RULES, "RSP-SCHEMA-003"),
     "chat": CheckerRow(ChatChecker, _CHAT_BODY_RULES, "CHAT-SCHEMA-002"),

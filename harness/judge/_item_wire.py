@@ -111,7 +111,7 @@ def _anthropic_body(body: Mapping[str, Any]) -> ItemView:
 
 
 #: How each dialect's answer reads as an `ItemView`: (a non-stream body, the decoded events of a stream). One row
-#: per row of the dialect table (tests/harness/judge/test_item_wire.py binds them).
+#: per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
 ITEM_READERS: dict[str, tuple[Callable[[Mapping[str, Any]], ItemView], Callable[[list[Any]], ItemView]]] = {
     "responses": (_responses_body, _responses_stream),
     "chat": (lambda body: _chat([dict(body)]), _chat),

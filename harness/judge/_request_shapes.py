@@ -155,7 +155,7 @@ def _responses_tool(tool: Mapping[str, Any], kind: Any, builtins: list[Mapping[s
 
 
 #: How each dialect's upstream tool list may carry the front's built-in tools (GW-REQ-008): one reader per row of
-#: the dialect table (tests/harness/judge/test_request_shapes.py binds them).
+#: the dialect table (tests/harness/dialects/test_tables.py binds them).
 BUILTIN_TOOL_READERS: dict[str, Callable[[Mapping[str, Any], Any, list[Mapping[str, Any]], set[str], set[Any]],
                                          _Read]] = {
     "responses": _responses_tool, "chat": _chat_tool, "anthropic": _anthropic_tool,

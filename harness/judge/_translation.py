@@ -227,7 +227,7 @@ def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
 
 
 #: How each dialect's upstream request must carry the front's calls and tool results (GW-REQ-006): one per row of
-#: the dialect table (tests/harness/judge/test_dialect_tables.py binds them).
+#: the dialect table (tests/harness/dialects/test_tables.py binds them).
 HISTORY_CHECKS: dict[str, Callable[[list[Any], Mapping[str, Any]], list[_Problem]]] = {
     "responses": _responses_history, "chat": _chat_history, "anthropic": _anthropic_history,
 }

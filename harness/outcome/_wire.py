@@ -17,7 +17,7 @@ from ._outcome_chat import chat_body, chat_events
 __all__ = ["OUTCOME_READERS", "reads_as_refusal", "result_of_body", "result_of_events"]
 
 #: How a client of each dialect reads an answer: (its stream's events, its non-stream body). One row per row of
-#: the dialect table (tests/harness/outcome/test_wire.py binds them).
+#: the dialect table (tests/harness/dialects/test_tables.py binds them).
 OUTCOME_READERS: dict[str, tuple[Callable[[Iterable[SSEEvent]], Result], Callable[[Mapping[str, Any]], Result]]] = {
     "responses": (responses_events, responses_body),
     "chat": (chat_events, chat_body),

@@ -230,7 +230,7 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
 
 
 #: How each dialect's request is built from a scenario's (Responses-form) request: one row per row of the dialect
-#: table (tests/harness/request/test_request.py binds them).
+#: table (tests/harness/dialects/test_tables.py binds them).
 REQUEST_BUILDERS: dict[str, Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Json]] = {
     "responses": _responses, "chat": _chat, "anthropic": _anthropic,
 }
