@@ -8,7 +8,7 @@ CHECKERS, `outcome`'s readers, `request`'s builders, the mock's RENDERERS), each
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Generic, TypeVar
 
 from ._json import text_of
 from ._spec import Body, Dialect, DialectSpec, Entry, ToolEntry, ToolRead
@@ -31,7 +31,10 @@ def spec(name: str) -> DialectSpec:
         raise KeyError(f"{name!r} is not a dialect; use one of {', '.join(DIALECTS)}") from None
 
 
-class Column(Mapping[str, Any]):
+_T = TypeVar("_T")
+
+
+class Column(Mapping[str, _T], Generic[_T]):
     """One field of every row, by dialect name, read live (a row added to `DIALECTS` shows here): a consumer that
     wants a mapping (`FRONT_PATHS`, `ERROR_SHAPES`) keeps no list of its own."""
 
@@ -40,8 +43,9 @@ class Column(Mapping[str, Any]):
     def __init__(self, field: str) -> None:
         self._field = field
 
-    def __getitem__(self, name: str) -> Any:
-        return getattr(DIALECTS[name], self._field)
+    def __getitem__(self, name: str) -> _T:
+        value: _T = getattr(DIALECTS[name], self._field)
+        return value
 
     def __iter__(self) -> Iterator[str]:
         return iter(DIALECTS)

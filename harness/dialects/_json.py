@@ -6,10 +6,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from callproof.harness._json_types import JSONData
+
 __all__ = ["arguments", "flat", "output_text", "text_of"]
 
 
-def text_of(content: Any) -> str:
+def text_of(content: JSONData) -> str:
     """The text of a message content: a string, or text parts / blocks joined."""
     if isinstance(content, str):
         return content
@@ -18,7 +20,7 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def output_text(value: Any) -> str | None:
+def output_text(value: JSONData) -> str | None:
     """A tool output's text: a string, or the texts of its parts joined (None: another shape)."""
     if isinstance(value, str):
         return value
@@ -27,7 +29,7 @@ def output_text(value: Any) -> str | None:
     return None
 
 
-def arguments(text: Any) -> Any:
+def arguments(text: JSONData) -> JSONData:
     """A call's arguments: the JSON value a string holds, else the value as given."""
     if isinstance(text, str):
         try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from callproof.harness._json_types import JSONData
+
 from ._json import flat, output_text, text_of
 from ._spec import Body, DialectSpec, Entry, ToolEntry, ToolRead
 
@@ -88,7 +90,7 @@ def assistant_turn(body: Body, call_id: str) -> tuple[int, str] | None:
     return None
 
 
-def tool_choice_ok(choice: Any, body: Body) -> tuple[bool, Any]:
+def tool_choice_ok(choice: JSONData, body: Body) -> tuple[bool, Any]:
     actual = body.get("tool_choice")
     named = choice.get("name") if isinstance(choice, Mapping) else None
     kind = actual.get("type") if isinstance(actual, Mapping) else None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from callproof.harness._json_types import JSONData
+
 from ._json import arguments, flat, output_text, text_of
 from ._spec import Body, DialectSpec, Entry, ToolEntry, ToolRead
 
@@ -44,7 +46,7 @@ def tool_entries(body: Body) -> Iterator[ToolEntry]:
                             output_text(item.get("output")))
 
 
-def item_entries(items: Any) -> list[Entry]:
+def item_entries(items: JSONData) -> list[Entry]:
     """The conversational entries of Responses items (a request's `input`, a response's `output`), in order."""
     out: list[Entry] = []
     for item in items:
@@ -71,7 +73,7 @@ def entries(body: Body) -> list[Entry]:
     return item_entries(items if isinstance(items, list) else [])
 
 
-def tool_choice_ok(choice: Any, body: Body) -> tuple[bool, Any]:
+def tool_choice_ok(choice: JSONData, body: Body) -> tuple[bool, Any]:
     actual = body.get("tool_choice")
     named = choice.get("name") if isinstance(choice, Mapping) else None
     if named is not None:

@@ -20,7 +20,7 @@ __all__ = ["REFUSAL_AT", "as_filtered", "filtered", "filter_reported_as_refusal"
 
 #: Where each front says a turn is the model refusing, streamed and in the non-stream body (a column of the
 #: dialect table).
-REFUSAL_AT: Mapping[str, tuple[str, str]] = Column("refusal_at")
+REFUSAL_AT: Mapping[str, tuple[str, str]] = Column[tuple[str, str]]("refusal_at")
 
 def filtered(scenario: Scenario) -> bool:
     """Whether the upstream's content filter ends the scenario's turn, with no refusal of the model in its output

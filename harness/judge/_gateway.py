@@ -201,7 +201,7 @@ def check_ending(findings: Findings, scenario: Scenario, answer: FrontAnswer, *,
 
 
 #: The error body each front's clients parse (docs/spec/contracts.md §7.10).
-ERROR_SHAPES: Mapping[str, str] = Column("error_shape")
+ERROR_SHAPES: Mapping[str, str] = Column[str]("error_shape")
 
 
 def error_shape_problem(front: Dialect, body: JSONValue) -> str | None:

@@ -108,7 +108,7 @@ def _options(tool: Mapping[str, Any]) -> dict[str, Any]:
 _Read = tuple[JSONValue, set[Any], Any] | str | None
 
 
-def _chat_tool(tool: Mapping[str, Any], kind: Any, builtins: list[Mapping[str, Any]], functions: set[str],
+def _chat_tool(tool: Mapping[str, Any], kind: JSONData, builtins: list[Mapping[str, Any]], functions: set[str],
                custom: set[Any]) -> _Read:
     """Chat Completions has no built-in tool types: each tool a function or custom tool, nested under its type."""
     inner = tool.get(kind) if kind in ("function", "custom") else None
@@ -118,7 +118,7 @@ def _chat_tool(tool: Mapping[str, Any], kind: Any, builtins: list[Mapping[str, A
     return inner.get("name"), functions if kind == "function" else custom, kind
 
 
-def _anthropic_tool(tool: Mapping[str, Any], kind: Any, builtins: list[Mapping[str, Any]], functions: set[str],
+def _anthropic_tool(tool: Mapping[str, Any], kind: JSONData, builtins: list[Mapping[str, Any]], functions: set[str],
                     custom: set[Any]) -> _Read:
     """An Anthropic server tool of a row the front asked for, named by its row; else a custom tool with a schema."""
     kinds = {t.get("type") for t in builtins}
@@ -133,7 +133,7 @@ def _anthropic_tool(tool: Mapping[str, Any], kind: Any, builtins: list[Mapping[s
     return tool.get("name"), functions, "function"
 
 
-def _responses_tool(tool: Mapping[str, Any], kind: Any, builtins: list[Mapping[str, Any]], functions: set[str],
+def _responses_tool(tool: Mapping[str, Any], kind: JSONData, builtins: list[Mapping[str, Any]], functions: set[str],
                     custom: set[Any]) -> _Read:
     """A built-in tool as the front gave it, or as an equivalent type with the same options; else a function."""
     kinds = {t.get("type") for t in builtins}

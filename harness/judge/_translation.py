@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from callproof.harness._types import JSONValue
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
 from callproof.harness.dialects import DIALECTS
@@ -116,7 +116,7 @@ def _parallel(findings: Findings, dialect: str, front: Mapping[str, Any], body: 
         return
     findings.check("GW-REQ-004")
     field, wanted = DIALECTS[dialect].parallel_off
-    actual: Any = body
+    actual: JSONData = body
     for key in field.split("."):
         actual = actual.get(key) if isinstance(actual, Mapping) else None
     if actual is wanted:

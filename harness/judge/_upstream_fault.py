@@ -33,7 +33,7 @@ from ._arguments import has_malformed_arguments, is_malformed
 __all__ = ["ATTRIBUTABLE", "UPSTREAM_SECTION", "as_upstream", "attribute_to_upstream", "upstream_note"]
 
 #: The rule of each front that a relayed non-JSON argument text fails.
-ATTRIBUTABLE: Mapping[str, str] = Column("bad_arguments_rule")
+ATTRIBUTABLE: Mapping[str, str] = Column[str]("bad_arguments_rule")
 #: Where the position is written down.
 UPSTREAM_SECTION = "docs/spec/contracts.md §7.8"
 
