@@ -16,6 +16,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from callproof.harness import __version__
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import Scenario, bundled_scenarios
 
 from ._asgi import ScriptedDisconnect
@@ -103,7 +104,8 @@ class _MockApp(Starlette):
             await self.upstream(scope, receive, send)
         elif scope["type"] == "websocket":
             path = _route_path(scope)
-            if dialect_of(path) == "responses" and not path.startswith(_CONTROL_PREFIX):
+            dialect = dialect_of(path)
+            if dialect is not None and DIALECTS[dialect].socket_mode and not path.startswith(_CONTROL_PREFIX):
                 await self.websocket(scope, receive, send)
             else:
                 await refuse(scope, receive, send, f"the mock serves WebSockets on .../responses only, not {path}")

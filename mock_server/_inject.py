@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import Fault, Scenario, fault_param
 
 from ._framing import reframe
@@ -222,7 +223,7 @@ def _stream_error(draft: StreamDraft, fault: Fault) -> None:
     cut = fault_param(fault, "after_events")
     if cut is not None and int(cut) < ending:
         tail = frames[ending:]
-        if answer.renderer.dialect == "responses":
+        if DIALECTS[answer.renderer.dialect].terminal_restates_output:
             tail = [_renumber(_only_sent_items(tail[0], frames[: int(cut)]), int(cut))]
         frames = [*frames[: int(cut)], *tail]
     draft.frames = frames

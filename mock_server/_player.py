@@ -10,6 +10,8 @@ import math
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from callproof.harness.dialects import DIALECTS
+
 from ._clock import Clock
 from .dialects import Renderer
 
@@ -102,8 +104,7 @@ def error_plan(
             ("x-ratelimit-limit-tokens", "150000"), ("x-ratelimit-remaining-tokens", "0"),
             ("x-ratelimit-reset-tokens", reset),
         ]
-        if renderer.dialect == "anthropic":
-            extra += [("anthropic-ratelimit-requests-limit", "60"), ("anthropic-ratelimit-requests-remaining", "0")]
+        extra += DIALECTS[renderer.dialect].ratelimit_headers
     error = renderer.error_body(status, message)
     if error_fields:
         error["error"] = {**error["error"], **error_fields}

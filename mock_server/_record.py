@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from callproof.harness import InputError
 from callproof.harness.capture import Capture, import_capture, read_capture, request_match, scenario_file
+from callproof.harness.dialects import DIALECTS
 
 from ._serve import is_loopback
 from ._threaded import ThreadedServer
@@ -131,7 +132,7 @@ class Recorder:
             _LOG.error("%s %s: %s; nothing recorded", request.method, request.url.path, message)
             renderer = RENDERERS[dialect or "responses"]
             error = renderer.error_body(502, message)
-            if dialect != "anthropic":  # Responses and Chat: {"error": {"message", "type"}}
+            if DIALECTS[renderer.dialect].error_envelope_type is None:  # Responses, Chat: {"error": {message, type}}
                 error = {"error": {"message": message, "type": "upstream_unreachable"}}
             return JSONResponse(error, status_code=502)
         first_byte_ms = (time.monotonic() - started) * 1000.0

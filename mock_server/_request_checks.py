@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from callproof.harness.dialects import DIALECTS
+
 from ._player import Plan, error_plan
 from .dialects import Renderer
 
@@ -37,10 +39,10 @@ def nameless_tool(dialect: str, body: Mapping[str, Any]) -> NamelessTool | None:
     for index, tool in enumerate(tools):
         if not isinstance(tool, Mapping):
             continue
-        kind = tool.get("type", "custom" if dialect == "anthropic" else "function")
+        kind = tool.get("type", DIALECTS[dialect].default_tool_type)
         if kind not in ("function", "custom"):
             continue
-        holder, field = (tool.get(kind), f"{kind}.name") if dialect == "chat" else (tool, "name")
+        holder, field = (tool.get(kind), f"{kind}.name") if DIALECTS[dialect].nested_tools else (tool, "name")
         if not isinstance(holder, Mapping):
             continue
         name = holder.get("name")
@@ -51,30 +53,10 @@ def nameless_tool(dialect: str, body: Mapping[str, Any]) -> NamelessTool | None:
     return None
 
 
-def _openai(found: NamelessTool) -> tuple[str, str, str]:
-    """OpenAI's message, param and code for the tool (Responses and Chat Completions alike)."""
-    param = f"tools[{found.index}].{found.field}"
-    if found.problem == "missing":
-        return f"Missing required parameter: '{param}'.", param, "missing_required_parameter"
-    if found.problem == "empty":
-        return (f"Invalid '{param}': empty string. Expected a string with minimum length 1, but got an empty string "
-                "instead.", param, "empty_string")
-    return f"Invalid type for '{param}': expected a string.", param, "invalid_type"
-
-
-def _anthropic(found: NamelessTool) -> str:
-    """Anthropic's message for the tool (its validator's wording: `<path>: <what>`)."""
-    what = {"missing": "Field required", "empty": "String should have at least 1 character"}.get(
-        found.problem, "Input should be a valid string")
-    return f"tools.{found.index}.custom.name: {what}"
-
-
 def request_refusal(renderer: Renderer, body: Mapping[str, Any]) -> Plan | None:
     """The HTTP 400 the real upstream of the renderer's dialect answers to `body`, or None when it takes it."""
     found = nameless_tool(renderer.dialect, body)
     if found is None:
         return None
-    if renderer.dialect == "anthropic":
-        return error_plan(renderer, 400, _anthropic(found))
-    message, param, code = _openai(found)
-    return error_plan(renderer, 400, message, error_fields={"param": param, "code": code})
+    message, fields = renderer.tool_name_error(found.index, found.field, found.problem)
+    return error_plan(renderer, 400, message, error_fields=fields or None)

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import Leg, Requires, Scenario, strings_in
 
 from ._player import Plan, error_plan
@@ -88,8 +89,7 @@ def missing(requires: Requires | None, dialect: str, body: Mapping[str, Any]) ->
     present = set(_tool_results(dialect, body))
     absent = [c for c in requires.tool_results if c not in present]
     if absent:
-        form = {"responses": "a function_call_output input item", "chat": "a message with role tool",
-                "anthropic": "a tool_result content block"}.get(dialect, "a tool result")
+        form = DIALECTS[dialect].tool_result_form
         found = ", ".join(sorted(present)) or "none"
         problems.append(f"a tool result for call id {', '.join(map(repr, absent))} ({form}; the request carries "
                         f"results for: {found})")
@@ -102,23 +102,7 @@ def missing(requires: Requires | None, dialect: str, body: Mapping[str, Any]) ->
 
 def _tool_results(dialect: str, body: Mapping[str, Any]) -> Iterator[str]:
     """The call ids the request carries tool results for, in its dialect's form."""
-    if dialect == "responses":
-        items = body.get("input")
-        for item in items if isinstance(items, list) else ():
-            if isinstance(item, dict) and item.get("type") == "function_call_output":
-                yield str(item.get("call_id"))
-        return
-    messages = body.get("messages")
-    for message in messages if isinstance(messages, list) else ():
-        if not isinstance(message, dict):
-            continue
-        if dialect == "chat" and message.get("role") == "tool":
-            yield str(message.get("tool_call_id"))
-        content = message.get("content")
-        if dialect == "anthropic" and isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    yield str(block.get("tool_use_id"))
+    return (entry.call_id for entry in DIALECTS[dialect].tool_entries(body) if entry.kind == "result")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import RequestFacts, Scenario, scenario_marker
 
 from ._asgi import json_plan, loads_body, play_plan, read_body
@@ -38,18 +39,12 @@ __all__ = ["Decision", "Upstream", "dialect_of", "json_object", "select_scenario
 _LOG = logging.getLogger("callproof.mock")
 
 _MODEL_PREFIX = "callproof/"
-_SUFFIXES: tuple[tuple[str, Dialect], ...] = (
-    ("/chat/completions", "chat"), ("/responses", "responses"), ("/messages", "anthropic"),
-)
 
 
 def dialect_of(path: str) -> Dialect | None:
     """The dialect an upstream path speaks, under any prefix (/v1/responses, /openai/v1/responses, /responses)."""
     path = path.rstrip("/")
-    for suffix, dialect in _SUFFIXES:
-        if path.endswith(suffix):
-            return dialect
-    return None
+    return next((row.name for row in DIALECTS.values() if path.endswith(row.route_suffix)), None)
 
 
 def select_scenario(headers: Mapping[str, str], text: str, body: Mapping[str, Any]) -> tuple[str | None, str]:

@@ -4,5 +4,6 @@ record`) read back into a scenario file that replays it (`callproof scenarios im
 from __future__ import annotations
 
 from ._import import Capture, import_capture, read_capture, request_match, scenario_file
+from ._import_parse import STRUCTURE_READERS
 
-__all__ = ["Capture", "import_capture", "read_capture", "request_match", "scenario_file"]
+__all__ = ["STRUCTURE_READERS", "Capture", "import_capture", "read_capture", "request_match", "scenario_file"]

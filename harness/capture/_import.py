@@ -30,6 +30,7 @@ from callproof.harness.check import (
     nul_offset,
     parse_sse,
 )
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.outcome import result_of_body, result_of_events
 from callproof.harness.scenario import request_facts
 
@@ -270,7 +271,7 @@ def _replay(
 
 def _input(dialect: Dialect, body: Mapping[str, Any]) -> list[dict[str, str]]:
     items: list[dict[str, str]] = []
-    messages = body.get("input" if dialect == "responses" else "messages")
+    messages = body.get(DIALECTS[dialect].messages_key)
     if isinstance(messages, str):
         messages = [{"role": "user", "content": messages}]
     for message in messages if isinstance(messages, list) else ():

@@ -5,7 +5,7 @@ dialect, the inverse of the mock's renderers (mock_server/dialects/); `_import` 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from callproof.harness._types import Dialect, JSONData, JSONValue
@@ -13,7 +13,7 @@ from callproof.harness.check import SSEEvent
 
 from ._import_model import Item, Structured, Unstructured, error_of, non_negative, payload_of
 
-__all__ = ["Structured", "Unstructured", "structure_body", "structure_events"]
+__all__ = ["STRUCTURE_READERS", "Structured", "Unstructured", "structure_body", "structure_events"]
 
 
 # -- Responses --
@@ -302,13 +302,21 @@ def _anthropic_body(body: Mapping[str, Any]) -> Structured:
     return out
 
 
+#: How a capture of each dialect reads into a scenario's parts: (its stream's events, its non-stream body). One row
+#: per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
+STRUCTURE_READERS: dict[str, tuple[Callable[[Sequence[SSEEvent]], Structured],
+                                   Callable[[Mapping[str, Any]], Structured]]] = {
+    "responses": (_responses_events, _responses_body),
+    "chat": (_chat_events, _chat_body),
+    "anthropic": (_anthropic_events, _anthropic_body),
+}
+
+
 def structure_events(events: Sequence[SSEEvent], dialect: Dialect) -> Structured:
     """The structured parts of a stream; Unstructured when it does not read as one of `dialect`."""
-    reader = {"responses": _responses_events, "chat": _chat_events, "anthropic": _anthropic_events}[dialect]
-    return reader(events)
+    return STRUCTURE_READERS[dialect][0](events)
 
 
 def structure_body(body: Mapping[str, Any], dialect: Dialect) -> Structured:
     """The structured parts of a non-stream body; Unstructured when it does not read as one of `dialect`."""
-    reader = {"responses": _responses_body, "chat": _chat_body, "anthropic": _anthropic_body}[dialect]
-    return reader(body)
+    return STRUCTURE_READERS[dialect][1](body)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from callproof.harness._types import DIALECTS, Dialect, JSONValue
+from callproof.harness.dialects import DialectSpec
 
 __all__ = [
     "FAMILIES",
@@ -38,7 +40,8 @@ Family = Literal[
 Outcome = Literal["passed", "failed", "not-applicable", "upstream"]
 
 LEVELS: tuple[Level, ...] = ("MUST", "SHOULD", "INFO")
-FRONTS: tuple[Dialect, ...] = DIALECTS
+#: The dialect table's names, read live (a row added to it is a front here).
+FRONTS: Mapping[str, DialectSpec] = DIALECTS
 PROFILES: tuple[Profile, ...] = ("openai", "open-responses", "lenient")
 STREAM_FAMILIES: tuple[Family, ...] = ("framing", "schema", "sequence", "lifecycle", "identity", "reassembly")
 FAMILIES: tuple[Family, ...] = (*STREAM_FAMILIES, "expected", "gateway", "client")
@@ -61,7 +64,10 @@ class Rule:
     timing: bool = False
 
     def applies(self, front: Dialect, profile: Profile) -> bool:
-        return front in self.fronts and profile in self.profiles
+        # a dialect's rules are those of its schema set (a new row reusing a set reuses its rules)
+        row = DIALECTS.get(front)
+        in_fronts = front in self.fronts or (row is not None and row.schema_set in self.fronts)
+        return in_fronts and profile in self.profiles
 
     @property
     def on_stream(self) -> bool:

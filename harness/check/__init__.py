@@ -14,7 +14,17 @@ from ._capture import (
     payload_dialect,
 )
 from ._chat import BODY_RULES as _CHAT_BODY_RULES
-from ._check import CheckReport, StreamChecker, Transport, check_body, check_bytes, check_events, transport_rules
+from ._check import (
+    CHECKERS,
+    CheckerRow,
+    CheckReport,
+    StreamChecker,
+    Transport,
+    check_body,
+    check_bytes,
+    check_events,
+    transport_rules,
+)
 from ._format import catalogue_markdown, format_report, rule_markdown, summary_line
 from ._front import Sink, short, shown
 from ._relay_caveat import RELAY_CAVEAT, relay_caveat
@@ -33,7 +43,9 @@ __all__ = [
     "RELAY_CAVEAT",
     "ALREADY_IN_FLIGHT",
     "BODY_RULES",
+    "CHECKERS",
     "CheckReport",
+    "CheckerRow",
     "FramingIssue",
     "REASSEMBLED_EVENTS",
     "SSEEvent",

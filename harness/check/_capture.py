@@ -12,6 +12,7 @@ from typing import BinaryIO, Literal
 from callproof.harness._errors import InputError
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Profile
+from callproof.harness.dialects import DIALECTS
 
 from ._check import CheckReport, StreamChecker, Transport, check_body
 from ._sse import parse_sse
@@ -28,10 +29,6 @@ MAX_BODY_BYTES = 64 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 #: File names read as a WebSocket transcript whatever their content looks like.
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-_ANTHROPIC_TYPES = frozenset((
-    "message_start", "content_block_start", "content_block_delta", "content_block_stop",
-    "message_delta", "message_stop", "ping", "message",
-))
 
 
 def capture_text(data: bytes) -> bytes:
@@ -81,14 +78,7 @@ def payload_dialect(payload: object) -> Dialect | None:
     nothing either way."""
     if not isinstance(payload, dict):
         return None
-    obj, typ = payload.get("object"), payload.get("type")
-    if isinstance(obj, str) and obj.startswith("chat.completion"):
-        return "chat"
-    if typ in _ANTHROPIC_TYPES:
-        return "anthropic"
-    if obj == "response" or (isinstance(typ, str) and typ.startswith("response.")):
-        return "responses"
-    return None
+    return next((row.name for row in DIALECTS.values() if row.speaks(payload)), None)
 
 
 def detect_front(head: bytes, kind: Literal["sse", "json"]) -> Dialect:
@@ -145,7 +135,7 @@ def _transport(head: bytes, name: str, transport: Transport | Literal["auto"]) -
 def _check_transcript(stream: BinaryIO, head: bytes, name: str, front: Dialect | Literal["auto"],
                       profile: Profile) -> CheckReport:
     """A WebSocket transcript, read line by line (memory bounded by the longest line and the turn's state)."""
-    if front not in ("auto", "responses"):
+    if front != "auto" and not DIALECTS[front].socket_mode:
         raise InputError(f"{name}: a WebSocket transcript is checked as the Responses API's WebSocket mode; "
                          f"--front {front} has no WebSocket transport (drop --front or give --transport sse)")
     first = capture_text(head)[:1]

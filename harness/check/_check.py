@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence, Profile, Rule, RuleResult, rules_for
+from callproof.harness.dialects import DIALECTS
 
 from ._anthropic import BODY_RULES as _ANT_BODY_RULES
 from ._anthropic import AnthropicChecker
@@ -24,13 +25,13 @@ from ._chat import ChatChecker
 from ._front import EventMeta, FrontChecker, Sink
 from ._responses import BODY_RULES as _RSP_BODY_RULES
 from ._responses import ResponsesChecker
-from ._schemas import schema_store
+from ._schemas import FrontSchemas, schema_store
 from ._sse import FramingIssue, SSEEvent, SSEParser
 from ._unicode import loads_json
 
 __all__ = [
-    "WEBSOCKET_PREFIX", "CheckReport", "InputKind", "StreamChecker", "Transport", "check_body", "check_bytes",
-    "check_events", "report_of", "transport_applies", "transport_rules",
+    "CHECKERS", "WEBSOCKET_PREFIX", "CheckReport", "CheckerRow", "InputKind", "StreamChecker", "Transport",
+    "check_body", "check_bytes", "check_events", "report_of", "transport_applies", "transport_rules",
 ]
 
 InputKind = Literal["sse", "json", "events", "websocket"]
@@ -122,13 +123,26 @@ def _rule_ids(front: Dialect, profile: Profile, transport: Transport = "sse") ->
     return frozenset(rule.id for rule in transport_rules(front, profile, transport))
 
 
+@dataclass(frozen=True, slots=True)
+class CheckerRow:
+    """How `check` reads one dialect: its stream checker, the rules a non-stream body can fail, and the schema rule
+    a body that is not JSON fails."""
+
+    checker: Callable[[Sink, FrontSchemas, Profile], FrontChecker]
+    body_rules: frozenset[str]
+    body_schema_rule: str
+
+
+#: The stream checkers, one per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
+CHECKERS: dict[str, CheckerRow] = {
+    "responses": CheckerRow(ResponsesChecker, _RSP_BODY_RULES, "RSP-SCHEMA-003"),
+    "chat": CheckerRow(ChatChecker, _CHAT_BODY_RULES, "CHAT-SCHEMA-002"),
+    "anthropic": CheckerRow(AnthropicChecker, _ANT_BODY_RULES, "ANT-SCHEMA-003"),
+}
+
+
 def _front_checker(front: Dialect, profile: Profile, sink: Sink) -> FrontChecker:
-    schemas = schema_store().front(front, profile)
-    if front == "responses":
-        return ResponsesChecker(sink, schemas, profile)
-    if front == "chat":
-        return ChatChecker(sink, schemas, profile)
-    return AnthropicChecker(sink, schemas, profile)
+    return CHECKERS[front].checker(sink, schema_store().front(front, profile), profile)
 
 
 @cache
@@ -196,7 +210,7 @@ class StreamChecker:
         self._count = 0
         self._last: EventMeta | None = None
         self._report: CheckReport | None = None
-        self._check_type = front != "chat"
+        self._check_type = DIALECTS[front].typed_events
         self._id_seen = False
         rules = _rule_ids(front, profile)
         #: The rule a data-less `event:` block fails: SSE-007 (MUST) where the OpenAI SDK is the reference.
@@ -305,7 +319,7 @@ def check_events(
     checker = _front_checker(front, profile, sink)
     meta: EventMeta | None = None
     count = 0
-    key = "object" if front == "chat" else "type"
+    key = DIALECTS[front].event_type_key
     for index, payload in enumerate(events):
         kind = payload.get(key) if isinstance(payload, Mapping) else None
         meta = EventMeta(index, kind if isinstance(kind, str) else None, None, None)
@@ -316,17 +330,10 @@ def check_events(
     return _report(front, profile, "events", sink, count, 0, evaluated)
 
 
-_BODY_RULES: Mapping[Dialect, frozenset[str]] = {
-    "responses": _RSP_BODY_RULES,
-    "chat": _CHAT_BODY_RULES,
-    "anthropic": _ANT_BODY_RULES,
-}
-
-
 def check_body(data: bytes, *, front: Dialect = "responses", profile: Profile = "openai") -> CheckReport:
     """Check a non-stream JSON response body (a Response, chat.completion, Message, or an error body)."""
     sink = Sink(_rule_ids(front, profile))
-    schema_rule = {"responses": "RSP-SCHEMA-003", "chat": "CHAT-SCHEMA-002", "anthropic": "ANT-SCHEMA-003"}[front]
+    schema_rule = CHECKERS[front].body_schema_rule
     meta = EventMeta(0, None, 0, None)
     try:
         payload: JSONValue = loads_json(data)
@@ -335,4 +342,4 @@ def check_body(data: bytes, *, front: Dialect = "responses", profile: Profile = 
         sink.add(schema_rule, f"the body is not valid JSON: {reason}", meta.evidence("$"))
     else:
         _front_checker(front, profile, sink).body(meta, payload)
-    return _report(front, profile, "json", sink, 0, len(data), _BODY_RULES[front])
+    return _report(front, profile, "json", sink, 0, len(data), CHECKERS[front].body_rules)

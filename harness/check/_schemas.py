@@ -20,6 +20,7 @@ import jsonschema_rs
 
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Profile
+from callproof.harness.dialects import DIALECTS
 
 __all__ = [
     "SCHEMA_BASE",
@@ -136,9 +137,10 @@ class SchemaStore:
         key = (front, profile)
         cached = self._fronts.get(key)
         if cached is None:
-            manifest = self._manifests.get(f"{front}.{profile}") or self._manifests.get(front)
+            named = DIALECTS[front].schema_set
+            manifest = self._manifests.get(f"{named}.{profile}") or self._manifests.get(named)
             if manifest is None:
-                raise KeyError(f"no manifest schemas/fronts/{front}.{profile}.json or {front}.json")
+                raise KeyError(f"no manifest schemas/fronts/{named}.{profile}.json or {named}.json")
             cached = self._fronts[key] = FrontSchemas(
                 front=front,
                 profile=profile,

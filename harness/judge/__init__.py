@@ -30,6 +30,7 @@ from ._gateway import (
 from ._incomplete_error import reported_incomplete_as_error
 from ._inherited import INHERITED_NOTE, attribute_inherited
 from ._issued_ids import IdsOfAnswer, IssuedId, answer_ids, check_unique_ids, given_ids
+from ._item_wire import ITEM_READERS
 from ._items import ITEM_TYPES, carried_expect, check_items, front_cannot_carry, has_item_rules, items_skipped
 from ._judgeable import (
     NO_RESULT,
@@ -60,8 +61,10 @@ from ._rejection import (
     rejection_problem,
 )
 from ._request_items import check_request_items
+from ._request_shapes import BUILTIN_TOOL_READERS
 from ._settled import settled_expect
 from ._socket import SOCKET_RULES, SocketMessage, TurnLabel, check_socket, in_turn, merge_results
+from ._stateful_reasoning import check_encrypted_reasoning
 from ._stateful_rules import (
     REFUSAL_CODES,
     STATEFUL_POLICIES,
@@ -69,24 +72,26 @@ from ._stateful_rules import (
     EarlierTurn,
     Refusal,
     check_continuation,
-    check_encrypted_reasoning,
     check_store,
     entries_of,
     responses_output,
 )
 from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
-from ._translation import check_translation
+from ._translation import HISTORY_CHECKS, check_translation
 from ._upstream_fault import ATTRIBUTABLE, UPSTREAM_SECTION, attribute_to_upstream, upstream_note
 from ._usage import UNREPORTED_USAGE, check_usage, front_usage, has_usage_rules
 from ._websocket_front import WS_RULES, check_ws_failure, check_ws_in_flight, error_code
 
 __all__ = [
     "ATTRIBUTABLE",
+    "BUILTIN_TOOL_READERS",
     "INHERITED_NOTE",
     "UPSTREAM_SECTION",
     "UNREPORTED_USAGE",
     "CANCEL_RULES",
     "DEFAULT_SLACK",
+    "HISTORY_CHECKS",
+    "ITEM_READERS",
     "ITEM_TYPES",
     "LOOP_RULES",
     "NO_RESULT",

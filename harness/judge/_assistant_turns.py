@@ -14,9 +14,9 @@ from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS, text_of
 
 from ._findings import Findings
-from ._request_shapes import text_of
 
 __all__ = ["check_text_with_calls", "texts_before_calls"]
 
@@ -32,41 +32,16 @@ def texts_before_calls(front: Mapping[str, Any]) -> list[tuple[str, str]]:
             and text_of(item.get("content")).strip() and after.get("type") == "function_call"]
 
 
-def _chat_turn(body: Mapping[str, Any], call_id: str) -> tuple[int, str] | None:
-    """(index, text) of the Chat assistant message whose tool_calls hold `call_id`."""
-    for index, message in enumerate(body.get("messages") or ()):
-        calls = message.get("tool_calls") if isinstance(message, Mapping) else None
-        if isinstance(calls, list) and any(isinstance(c, Mapping) and c.get("id") == call_id for c in calls):
-            return index, text_of(message.get("content"))
-    return None
-
-
-def _anthropic_turn(body: Mapping[str, Any], call_id: str) -> tuple[int, str] | None:
-    """(index, the text of its text blocks before that tool_use) of the Anthropic assistant message holding the
-    tool_use block `call_id`."""
-    for index, message in enumerate(body.get("messages") or ()):
-        content = message.get("content") if isinstance(message, Mapping) else None
-        if not isinstance(content, list):
-            continue
-        ids = [b.get("id") if isinstance(b, Mapping) and b.get("type") == "tool_use" else None for b in content]
-        if call_id in ids:
-            before = content[:ids.index(call_id)]
-            return index, "".join(str(b.get("text", "")) for b in before
-                                  if isinstance(b, Mapping) and b.get("type") == "text")
-    return None
-
-
 def check_text_with_calls(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
     """GW-REQ-006: each front assistant text directly followed by calls is in the upstream message carrying the
     first of those calls (Chat: its content; Anthropic: a text block before the tool_use). A missing call is
     GW-REQ-006's pairing check's to report, not this one's."""
     pairs = texts_before_calls(front)
-    if dialect not in ("chat", "anthropic") or not pairs:
+    spec = DIALECTS[dialect]
+    turn_of, shape = spec.assistant_turn, spec.assistant_turn_shape
+    if turn_of is None or shape is None or not pairs:
         return
     findings.check("GW-REQ-006")
-    turn_of = _chat_turn if dialect == "chat" else _anthropic_turn
-    shape = ("one assistant message with content and tool_calls" if dialect == "chat"
-             else "one assistant message with a text block, then the tool_use blocks")
     for text, call_id in pairs:
         turn = turn_of(body, call_id)
         if turn is None or text in turn[1]:

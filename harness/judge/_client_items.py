@@ -11,6 +11,7 @@ from typing import Any
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.outcome import Call, Result
 from callproof.harness.scenario import Chunked, Scenario
 
@@ -100,7 +101,7 @@ def _check_reasoning_text(findings: Findings, scenario: Scenario, result: Result
     """CLI-019: no reasoning text or summary part the stream carried shows in the answer text (unless the answer
     itself carries those words). Chat streams carry no reasoning, so there is nothing to mix."""
     pieces = [p for p in reasoning_pieces(scenario) if p not in wire.text]
-    if dialect == "chat" or not pieces or result.error is not None:
+    if DIALECTS[dialect].reasoning is None or not pieces or result.error is not None:
         return
     findings.check("CLI-019")
     for piece in pieces:

@@ -3,12 +3,10 @@ complete, kept call ids and gave id-less calls distinct ones (in Responses, the 
 the standard allows, reported calls in output order, and kept concurrent runs apart. `wire` is what the mock
 actually streamed to the client for the case (from its journal), read in the client's dialect: the calls done on
 the wire (Responses done events, an Anthropic `content_block_stop`, a Chat finish_reason) are the only ones a client
-may report."""
+may report. The checks of the reported calls against the wire's (ids, order, fallback ids) are in `_client_calls`."""
 
 from __future__ import annotations
 
-import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +17,15 @@ from callproof.harness.scenario import Scenario, framing_variant, is_framing
 
 from ._adapter import AdapterRun, Layer, adapter_layer
 from ._arguments import has_malformed_arguments, is_malformed
+from ._client_calls import (
+    call_key,
+    call_value_key,
+    check_fallback,
+    check_idless,
+    check_ids,
+    check_order,
+    pair_calls,
+)
 from ._client_items import check_client_items
 from ._expected import call_value, expects_success
 from ._findings import Findings
@@ -46,18 +53,18 @@ def check_client(findings: Findings, scenario: Scenario, run: AdapterRun, result
     _check_ending(findings, scenario, result, wire, run.result is not None and run.result.get("incomplete") is True)
     if scenario.calls and scenario.expect.status != "completed":
         findings.check("CLI-003")
-        complete = [_value(c) for c in wire.calls]
+        complete = [call_value_key(c) for c in wire.calls]
         for index, call in enumerate(result.calls):
-            if _value(call) not in complete:
+            if call_value_key(call) not in complete:
                 findings.fail("CLI-003", f"the adapter reported call {index} ({call.name}, arguments "
                               f"{short(call.arguments)}) as complete, but its stream was cut before the call was done",
                               Evidence(path=f"$.tool_calls[{index}]", expected="only calls done on the wire",
                                        actual=call.to_json()))
-    pairs = _pair(result.calls, wire.calls)
-    _check_ids(findings, result.calls, wire.calls, pairs)
-    _check_idless(findings, result.calls, pairs)
-    _check_fallback(findings, result.calls, wire.calls, pairs, item_ids)
-    _check_order(findings, result.calls, wire.calls, pairs)
+    pairs = pair_calls(result.calls, wire.calls)
+    check_ids(findings, result.calls, wire.calls, pairs)
+    check_idless(findings, result.calls, pairs)
+    check_fallback(findings, result.calls, wire.calls, pairs, item_ids)
+    check_order(findings, result.calls, wire.calls, pairs)
     variants = framing_variants(scenario, applied)
     if variants and success:
         _check_framing(findings, variants, result, wire, pairs)
@@ -154,69 +161,6 @@ def _check_usage(findings: Findings, scenario: Scenario, usage: Mapping[str, Any
                           Evidence(path=f"$.usage.{key}", expected=wanted[key], actual=got))
 
 
-def _pair(reported: tuple[Call, ...], wire: tuple[Call, ...]) -> list[Call | None]:
-    """The wire call each reported call stands for (same name and arguments; the one with its id first), or None.
-    Each wire call pairs with one reported call, so identical calls stay apart."""
-    unclaimed = list(wire)
-    pairs: list[Call | None] = []
-    for call in reported:
-        same = [w for w in unclaimed if _value(w) == _value(call)]
-        match = next((w for w in same if w.call_id == call.call_id), same[0] if same else None)
-        if match is not None:
-            unclaimed.remove(match)
-        pairs.append(match)
-    return pairs
-
-
-def _check_ids(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
-               pairs: list[Call | None]) -> None:
-    """CLI-004 (docs/spec/contracts.md §7.9, ids): a call the stream gave an id no other call had is reported with
-    that id, unchanged. An id the stream gave several calls is the upstream's fault: the client may keep it, or
-    give the call an id of its own (non-empty, no other reported call's); that the calls stay apart is EXP-001's."""
-    if not any(c.call_id for c in wire) or not reported:
-        return
-    findings.check("CLI-004")
-    sharing = Counter(c.call_id for c in wire if c.call_id)
-    for index, (call, match) in enumerate(zip(reported, pairs, strict=True)):
-        wanted = match.call_id if match is not None else None
-        if not wanted or call.call_id == wanted:
-            continue
-        if sharing[wanted] == 1:
-            findings.fail("CLI-004", f"call {index} ({call.name}) is reported with {_id_phrase(call.call_id)}; "
-                          f"the stream gave it {wanted!r}", Evidence(path=f"$.tool_calls[{index}].call_id",
-                                                                  expected=wanted, actual=call.call_id))
-            continue
-        others = [i for i, other in enumerate(reported) if i != index and other.call_id == call.call_id]
-        if call.call_id and not others:
-            continue  # an id of its own for a call whose id the upstream repeated
-        also = f", as is call {others[0]} ({reported[others[0]].name})" if others else ""
-        findings.fail("CLI-004", f"call {index} ({call.name}) had the id {wanted!r} that {sharing[wanted]} calls "
-                      f"share on the wire, and is reported with {_id_phrase(call.call_id)}"
-                      f"{also}: keep the stream's id, or give the call an id no other reported call has",
-                      Evidence(path=f"$.tool_calls[{index}].call_id",
-                               expected=f"{wanted!r}, or an id no other call has", actual=call.call_id))
-
-
-def _check_idless(findings: Findings, reported: tuple[Call, ...], pairs: list[Call | None]) -> None:
-    """CLI-007: a reported call that the stream gave no id shares its call_id (none counts as `""`) with no other
-    reported call. A lone call is not judged: with nothing to confuse it with, no id is what the wire gave."""
-    idless = [i for i, match in enumerate(pairs) if match is not None and not match.call_id]
-    if not idless or len(reported) < 2:
-        return
-    findings.check("CLI-007")
-    for index in idless:
-        call = reported[index]
-        others = [i for i, other in enumerate(reported) if i != index and (other.call_id or "") == (call.call_id or "")]
-        if not others:
-            continue
-        shown = repr(call.call_id) if call.call_id else "no call_id"
-        findings.fail("CLI-007", f"call {index} ({call.name}) had no id on the wire and is reported with {shown}, as "
-                      f"is call {others[0]} ({reported[others[0]].name}): their results cannot be told apart; give "
-                      "each id-less call an id of its own", Evidence(path=f"$.tool_calls[{index}].call_id",
-                                                                      expected="an id no other call has",
-                                                                      actual=call.call_id))
-
-
 def framing_variants(scenario: Scenario, applied: Sequence[str] = ()) -> list[str]:
     """The SSE framings a scenario's faults played (certain ones, and chaos ones the mock `applied`), each named
     with what it does on the wire (the fault table's framing kinds: valid SSE, the same events, so a client must
@@ -252,49 +196,6 @@ def _check_framing(findings: Findings, variants: list[str], result: Result, wire
                                                       actual="; ".join(problems)))
 
 
-def _check_order(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
-                 pairs: list[Call | None]) -> None:
-    """CLI-011: the reported calls that stand for wire calls come in the wire's output order (calls equal in name
-    and arguments may come in either order: nothing tells them apart but their ids, which CLI-004 judges)."""
-    paired = [(index, match) for index, match in enumerate(pairs) if match is not None]
-    if len(paired) < 2:
-        return
-    findings.check("CLI-011")
-    claimed = {id(match) for _, match in paired}
-    wanted = [call for call in wire if id(call) in claimed]
-    for (index, match), expected in zip(paired, wanted, strict=True):
-        if _key(match) != _key(expected):
-            findings.fail("CLI-011", f"call {index} ({match.name}) is output call {_position(wire, match)} on the "
-                          f"wire, but output call {_position(wire, expected)} ({expected.name}) belongs here: report "
-                          "calls in output_index order, not in the order they finished",
-                          Evidence(path=f"$.tool_calls[{index}]", expected=expected.to_json(), actual=match.to_json()))
-            return
-
-
-def _position(wire: tuple[Call, ...], match: Call) -> int:
-    return next(i for i, call in enumerate(wire) if call is match)
-
-
-def _check_fallback(findings: Findings, reported: tuple[Call, ...], wire: tuple[Call, ...],
-                    pairs: list[Call | None], item_ids: Sequence[str | None]) -> None:
-    """CLI-013: a Responses call streamed without call_id is reported with its item id."""
-    if len(item_ids) != len(wire):
-        return
-    for index, match in enumerate(pairs):
-        if match is None or match.call_id:
-            continue
-        item_id = item_ids[_position(wire, match)]
-        if not item_id:
-            continue
-        findings.check("CLI-013")
-        if reported[index].call_id != item_id:
-            got = "none" if reported[index].call_id is None else repr(reported[index].call_id)
-            findings.fail("CLI-013", f"call {index} ({match.name}) had no call_id on the wire and is reported with "
-                          f"{got}; its item id {item_id!r} is the id to fall back to",
-                          Evidence(path=f"$.tool_calls[{index}].call_id", expected=item_id,
-                                   actual=reported[index].call_id))
-
-
 def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | None]:
     """The item ids of a Responses stream's completed calls, in the order the wire result lists them (the terminal
     response's output, else the output_item.done events): the ids CLI-013 falls back to."""
@@ -311,10 +212,6 @@ def responses_call_item_ids(events: Sequence[Mapping[str, Any]]) -> list[str | N
     return [item.get("id") if isinstance(item.get("id"), str) else None for item in done
             if isinstance(item, Mapping) and item.get("type") in ("function_call", "custom_tool_call")
             and item.get("status", "completed") == "completed"]
-
-
-def _id_phrase(call_id: str | None) -> str:
-    return "no call_id" if call_id is None else f"call_id {call_id!r}"
 
 
 def check_client_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Result, Result, Result]]) -> None:
@@ -340,32 +237,16 @@ def check_client_isolation(findings: Findings, runs: Sequence[tuple[Scenario, Re
 
 
 def _shape(result: Result) -> list[tuple[str, str, Any]]:
-    return [_value(c) for c in result.calls]
-
-
-def _value(call: Call) -> tuple[str, str, Any]:
-    """What identifies a call's content: its kind, its name and its parsed arguments (a custom call's raw input,
-    compared byte for byte; function arguments that are not JSON equal nothing)."""
-    return call.kind, call.name, call.arguments if call.kind == "custom" else call.parsed()
-
-
-def _key(call: Call) -> tuple[str, str, str]:
-    """A call's kind, name and arguments, function arguments as canonical JSON when they parse."""
-    if call.kind == "custom":
-        return call.kind, call.name, call.arguments
-    try:
-        return call.kind, call.name, json.dumps(json.loads(call.arguments), sort_keys=True)
-    except ValueError:
-        return call.kind, call.name, call.arguments
+    return [call_value_key(c) for c in result.calls]
 
 
 def _holds_output_of(result: Result, own: Result, other: Result) -> bool:
     """Whether `result` holds a call or text that another concurrent run's stream carried and its own did not."""
-    mine = {_key(c) for c in own.calls}
-    theirs = {_key(c) for c in other.calls} - mine
+    mine = {call_key(c) for c in own.calls}
+    theirs = {call_key(c) for c in other.calls} - mine
     own_ids = {c.call_id for c in own.calls if c.call_id}
     their_ids = {c.call_id for c in other.calls if c.call_id} - own_ids
     for call in result.calls:
-        if call.call_id in their_ids or _key(call) in theirs:
+        if call.call_id in their_ids or call_key(call) in theirs:
             return True
     return bool(other.text) and other.text not in own.text and other.text in result.text

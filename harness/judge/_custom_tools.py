@@ -17,6 +17,7 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS
 
 from ._findings import Findings
 from ._policy import CUSTOM_TOOLS_POLICY, custom_tool_expectation
@@ -35,22 +36,7 @@ def upstream_tools(dialect: str, body: Mapping[str, Any]) -> list[tuple[str, Map
     """(kind, tool, JSON path) of each upstream tool, flattened: kind `function` or `custom` (or a built-in type),
     the tool's fields at the top (Chat's nested `function` / `custom` object lifted; Anthropic's `input_schema` also
     as `parameters`: a tool with an input schema is Anthropic's function tool)."""
-    found: list[tuple[str, Mapping[str, Any], str]] = []
-    for index, tool in enumerate(body.get("tools") or ()):
-        if not isinstance(tool, Mapping):
-            continue
-        kind = str(tool.get("type", "function"))
-        if dialect == "chat":
-            inner = tool.get(kind)
-            if isinstance(inner, Mapping):
-                found.append((kind, inner, f"$.tools[{index}].{kind}"))
-            continue
-        if dialect == "anthropic":
-            is_function = "input_schema" in tool and tool.get("type", "custom") == "custom"
-            kind = "function" if is_function else str(tool.get("type"))
-            tool = {**tool, "parameters": tool.get("input_schema")} if is_function else tool
-        found.append((kind, tool, f"$.tools[{index}]"))
-    return found
+    return [(read.kind, read.tool, read.path) for read in DIALECTS[dialect].tools(body)]
 
 
 def converted_parameter(parameters: JSONValue) -> str | None:
@@ -68,20 +54,13 @@ def converted_parameter(parameters: JSONValue) -> str | None:
     return str(key) if ok else None
 
 
-def _chat_format(fmt: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A Responses custom tool format in Chat's shape (a grammar's syntax and definition under `grammar`)."""
-    if fmt.get("type") != "grammar":
-        return fmt
-    return {"type": "grammar", "grammar": {k: v for k, v in fmt.items() if k != "type"}}
-
-
 def _same_custom(findings: Findings, dialect: str, tool: Mapping[str, Any], upstream: Mapping[str, Any],
                  path: str) -> None:
     """A custom tool carried as a custom tool: its description and format as the front gave them."""
     for key in ("description", "format"):
         if key not in tool:
             continue
-        wanted = _chat_format(tool[key]) if key == "format" and dialect == "chat" else tool[key]
+        wanted = DIALECTS[dialect].custom_format(tool[key]) if key == "format" else tool[key]
         difference = json_difference(wanted, upstream.get(key) if key in upstream else ABSENT)
         if difference is not None:
             at = "" if difference.path == "$" else f" at {difference.path}"
@@ -97,7 +76,8 @@ def _as_function(findings: Findings, dialect: str, name: str, upstream: Mapping[
     (`convert`, or `either`, the default), with one required string parameter. `declared`: the run's policy."""
     flag = f"--policy custom-tools={declared}"
     if expected not in ("convert", "either"):
-        why = ("a Responses upstream has custom tools: forward it as one" if dialect == "responses" else
+        why = (f"a {DIALECTS[dialect].short} upstream has custom tools: forward it as one"
+               if DIALECTS[dialect].custom_tools_carried else
                "refuse the request with a 4xx naming the tool, or run with --policy custom-tools=convert if the "
                "gateway converts it on purpose")
         findings.fail("GW-REQ-012", f"{flag}: custom tool {name!r} reached the {dialect} upstream as a plain "
@@ -120,14 +100,14 @@ def check_custom_tools(findings: Findings, dialect: str, front_dialect: str, fro
     tool counts), or, under `convert`, a function tool with one required string parameter. An Anthropic front has
     no custom tools (the harness sends none there): nothing to judge."""
     tools = custom_tools(front)
-    if not tools or front_dialect == "anthropic":
+    if not tools or not DIALECTS[front_dialect].custom_tools:
         return
     findings.check("GW-REQ-012")
     found = upstream_tools(dialect, body)
     for tool in tools:
         name = str(tool["name"])
         same = [(kind, t, path) for kind, t, path in found if t.get("name") == name]
-        custom = next(((t, p) for k, t, p in same if k == "custom" and dialect != "anthropic"), None)
+        custom = next(((t, p) for k, t, p in same if k == "custom" and DIALECTS[dialect].custom_tools), None)
         function = next(((t, p) for k, t, p in same if k == "function"), None)
         if custom is not None:
             _same_custom(findings, dialect, tool, custom[0], custom[1])

@@ -10,21 +10,17 @@ is counted once.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
-from callproof.harness._types import Dialect
+from callproof.harness.dialects import Column
 from callproof.harness.outcome import Result, reads_as_refusal, stopped_refusing
 from callproof.harness.scenario import Scenario
 
 __all__ = ["REFUSAL_AT", "as_filtered", "filtered", "filter_reported_as_refusal"]
 
-#: Where each front says a turn is the model refusing, streamed and in the non-stream body.
-REFUSAL_AT: dict[Dialect, tuple[str, str]] = {
-    "responses": ("$.response.output[?(@.type=='message')].content[?(@.type=='refusal')]",
-                  "$.output[?(@.type=='message')].content[?(@.type=='refusal')]"),
-    "chat": ("$.choices[0].delta.refusal", "$.choices[0].message.refusal"),
-    "anthropic": ("$.delta.stop_details", "$.stop_details"),
-}
-
+#: Where each front says a turn is the model refusing, streamed and in the non-stream body (a column of the
+#: dialect table).
+REFUSAL_AT: Mapping[str, tuple[str, str]] = Column[tuple[str, str]]("refusal_at")
 
 def filtered(scenario: Scenario) -> bool:
     """Whether the upstream's content filter ends the scenario's turn, with no refusal of the model in its output

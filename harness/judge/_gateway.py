@@ -13,6 +13,7 @@ from typing import Any
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence, Profile
 from callproof.harness.check import CheckReport, SSEEvent, SSEParser, StreamChecker, check_body, short
+from callproof.harness.dialects import DIALECTS, Column
 from callproof.harness.outcome import Exchange, Result, result_of_body, result_of_events, status_matches
 from callproof.harness.scenario import Expect, Scenario, cut_kinds, http_error_fault
 
@@ -34,30 +35,6 @@ __all__ = [
 ]
 
 _INCOMPLETE_REASON = {"length": "max_output_tokens", "content_filter": "content_filter"}
-#: How each front ends a failed response (GW-FAULT-003's expectation).
-_FAILED_END: dict[str, str] = {
-    "responses": "response.failed or an error event", "chat": "an error chunk, with no finish_reason",
-    "anthropic": "an error event, with no normal stop_reason",
-}
-#: How each front says a response was cut short (GW-FAULT-004): where (streamed, in a non-stream body), and the
-#: value per incomplete reason.
-_INCOMPLETE_AS: dict[str, tuple[tuple[str, str], dict[str, str]]] = {
-    "responses": (("$.response.incomplete_details.reason", "$.incomplete_details.reason"),
-                  {"max_output_tokens": "max_output_tokens", "content_filter": "content_filter"}),
-    "chat": (("$.choices[0].finish_reason", "$.choices[0].finish_reason"),
-             {"max_output_tokens": "length", "content_filter": "content_filter"}),
-    "anthropic": (("$.delta.stop_reason", "$.stop_reason"),
-                  {"max_output_tokens": "max_tokens", "content_filter": "refusal"}),
-}
-#: How each front reports the model refusing (what GW-FAULT-004 names when a content filter became one), streamed
-#: and in a non-stream body, and how it says a content filter instead.
-_REFUSAL_AS: dict[str, tuple[tuple[str, str], str]] = {
-    "responses": (("a refusal content part", "a refusal content part"),
-                  'status "incomplete", incomplete_details.reason "content_filter", the text as output_text'),
-    "chat": (("delta.refusal", "message.refusal"), 'finish_reason "content_filter", the text as content'),
-    "anthropic": (('stop_reason "refusal" with stop_details of type refusal',) * 2,
-                  'stop_reason "refusal" without stop_details, the text as text blocks'),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +168,7 @@ def check_faults(findings: Findings, scenario: Scenario, answer: FrontAnswer, se
                 what += f": {sent.error}"
             findings.fail("GW-FAULT-003", f"the upstream failed mid-stream ({what}) and the front still "
                           f"ended normally, with {answer.result.terminal}",
-                          Evidence(event_type=answer.result.terminal, expected=_FAILED_END[answer.front],
+                          Evidence(event_type=answer.result.terminal, expected=DIALECTS[answer.front].failed_end,
                                    actual=answer.result.terminal))
     check_ending(findings, scenario, answer)
 
@@ -206,7 +183,7 @@ def check_ending(findings: Findings, scenario: Scenario, answer: FrontAnswer, *,
     findings.check("GW-FAULT-004")
     form = 0 if answer.exchange.is_sse else 1
     half = "the non-stream response: " if twin else ""
-    paths, names = _INCOMPLETE_AS[answer.front]
+    paths, names = DIALECTS[answer.front].incomplete_at, DIALECTS[answer.front].incomplete_reasons
     result = as_filtered(scenario, answer.result)  # a refusal in its place is the finding below, counted once
     if result.status != "incomplete" or result.incomplete_reason != reason:
         got = names.get(result.incomplete_reason or "", result.incomplete_reason)
@@ -215,7 +192,7 @@ def check_ending(findings: Findings, scenario: Scenario, answer: FrontAnswer, *,
                       Evidence(path=paths[form], expected=names[reason], actual=got))
     if filter_reported_as_refusal(scenario, answer.result):
         said = answer.result.refusal
-        forms, filter_as = _REFUSAL_AS[answer.front]
+        forms, filter_as = DIALECTS[answer.front].refusal_forms, DIALECTS[answer.front].filter_form
         findings.fail("GW-FAULT-004", f"{half}the upstream's content filter cut the turn; the front reported the "
                       f"model refusing instead ({forms[form]}{f', text {short(said)}' if said else ''}): a refusal "
                       f"and a content filter are distinct endings; end it as the content filter ({filter_as})",
@@ -224,10 +201,7 @@ def check_ending(findings: Findings, scenario: Scenario, answer: FrontAnswer, *,
 
 
 #: The error body each front's clients parse (docs/spec/contracts.md §7.10).
-ERROR_SHAPES: dict[str, str] = {
-    "responses": '{"error": {"message": ..., "type": ...}}', "chat": '{"error": {"message": ..., "type": ...}}',
-    "anthropic": '{"type": "error", "error": {"type": ..., "message": ...}}',
-}
+ERROR_SHAPES: Mapping[str, str] = Column[str]("error_shape")
 
 
 def error_shape_problem(front: Dialect, body: JSONValue) -> str | None:
@@ -238,8 +212,9 @@ def error_shape_problem(front: Dialect, body: JSONValue) -> str | None:
     error = body.get("error")
     if not isinstance(error, Mapping) or not isinstance(error.get("message"), str):
         return "without an `error` object holding a `message` string"
-    if front == "anthropic" and (body.get("type") != "error" or not isinstance(error.get("type"), str)):
-        return "not Anthropic's error envelope (`type: \"error\"` and `error.type`)"
+    envelope = DIALECTS[front].error_envelope_type
+    if envelope is not None and (body.get("type") != envelope or not isinstance(error.get("type"), str)):
+        return f"not {DIALECTS[front].short}'s error envelope (`type: \"{envelope}\"` and `error.type`)"
     return None
 
 

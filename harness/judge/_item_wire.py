@@ -9,14 +9,14 @@ signature) and the stop reason.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from callproof.harness._types import JSONValue
 from callproof.harness.check import SSEEvent, SSEParser, event_objects
 
-__all__ = ["ItemView", "front_view", "upstream_view"]
+__all__ = ["ITEM_READERS", "ItemView", "front_view", "upstream_view"]
 
 _TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
@@ -100,25 +100,35 @@ def _list(value: JSONValue) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
+def _responses_body(body: Mapping[str, Any]) -> ItemView:
+    details = body.get("incomplete_details")
+    reason = details.get("reason") if isinstance(details, Mapping) else None
+    return _responses(ItemView(), _list(body.get("output")), str(body.get("status", "")), str(reason or ""))
+
+
+def _anthropic_body(body: Mapping[str, Any]) -> ItemView:
+    return _anthropic(ItemView(ending=str(body.get("stop_reason") or "")), _list(body.get("content")))
+
+
+#: How each dialect's answer reads as an `ItemView`: (a non-stream body, the decoded events of a stream). One row
+#: per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
+ITEM_READERS: dict[str, tuple[Callable[[Mapping[str, Any]], ItemView], Callable[[list[Any]], ItemView]]] = {
+    "responses": (_responses_body, _responses_stream),
+    "chat": (lambda body: _chat([dict(body)]), _chat),
+    "anthropic": (_anthropic_body, _anthropic_stream),
+}
+
+
 def _body(dialect: str, body: JSONValue) -> ItemView:
     if not isinstance(body, Mapping):
         return ItemView()
-    if dialect == "responses":
-        details = body.get("incomplete_details")
-        reason = details.get("reason") if isinstance(details, Mapping) else None
-        return _responses(ItemView(), _list(body.get("output")), str(body.get("status", "")), str(reason or ""))
-    if dialect == "anthropic":
-        return _anthropic(ItemView(ending=str(body.get("stop_reason") or "")), _list(body.get("content")))
-    return _chat([dict(body)])
+    return ITEM_READERS[dialect][0](body)
 
 
 def _read(dialect: str, events: list[SSEEvent], body: JSONValue) -> ItemView:
     if not events:
         return _body(dialect, body)
-    objects = event_objects(events)
-    if dialect == "responses":
-        return _responses_stream(objects)
-    return _anthropic_stream(objects) if dialect == "anthropic" else _chat(objects)
+    return ITEM_READERS[dialect][1](event_objects(events))
 
 
 def upstream_view(dialect: str, data: bytes) -> ItemView:

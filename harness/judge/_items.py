@@ -17,6 +17,7 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import Expect, Scenario
 
 from ._findings import Findings
@@ -51,7 +52,7 @@ def front_cannot_carry(scenario: Scenario, front: str) -> bool:
     """Whether a gateway's `front` cannot carry an item the scenario plays (a custom tool call or a shell call, a
     call the client must run, at a Chat or Anthropic front): the answer must then fail clearly (GW-ITEM-001), so
     the expected outcome, the call ids, usage and the stream/non-stream comparison have nothing to judge there."""
-    return front in ("chat", "anthropic") and any(
+    return not DIALECTS[front].carries_custom_calls and any(
         getattr(o, "type", "") in ("custom_tool_call", "shell_call") for o in scenario.output)
 
 
@@ -60,7 +61,7 @@ def carried_expect(expect: Expect, front: str, upstream: str, refused: bool) -> 
     at its end, after the text streamed, so at a Chat or Responses front the refusal may arrive as text in a
     response ended by the content filter (incomplete). A gateway that held the text back and answered a refusal
     (`refused`: the answer holds one) is judged on the scenario's own expectation."""
-    if expect.refusal and upstream == "anthropic" and front != "anthropic" and not refused:
+    if expect.refusal and DIALECTS[upstream].refusal_at_end and not DIALECTS[front].refusal_at_end and not refused:
         return dataclasses.replace(expect, status="incomplete", text=expect.refusal, refusal=None)
     return expect
 
@@ -115,7 +116,7 @@ def _custom_calls(findings: Findings, front: str, upstream: ItemView, answer: Fr
     if not calls:
         return
     findings.check("GW-ITEM-001")
-    if front == "responses":
+    if DIALECTS[front].carries_custom_calls:
         _custom_at_responses(findings, calls, view)
         return
     names = {c.get("name") for c in calls}
@@ -135,22 +136,22 @@ def _custom_calls(findings: Findings, front: str, upstream: ItemView, answer: Fr
 
 
 def _refusal_text(dialect: str, upstream: ItemView) -> str:
-    if dialect == "anthropic":
+    if DIALECTS[dialect].refusal_at_end:
         return upstream.text if upstream.ending == "refusal" else ""
     return upstream.refusal
 
 
 def _refusal_problem(front: str, upstream_dialect: str, text: str, view: ItemView) -> str | None:
     """What is wrong with how the front carried the upstream's refusal `text`, or None."""
-    if front == "anthropic":
+    spec = DIALECTS[front]
+    if spec.refusal_at_end:
         if view.ending != "refusal" or view.text != text:
-            return (f"the Anthropic answer has stop_reason {short(view.ending)} and text {short(view.text)}, "
+            return (f"the {spec.short} answer has stop_reason {short(view.ending)} and text {short(view.text)}, "
                     f"expected stop_reason \"refusal\" with the refusal text {short(text)}")
         return None
-    filtered = "incomplete/content_filter" if front == "responses" else "content_filter"
-    if upstream_dialect == "anthropic" and view.ending == filtered and text in view.text:
+    if DIALECTS[upstream_dialect].refusal_at_end and view.ending == spec.content_filter_ending and text in view.text:
         return None  # Anthropic says refusal only at its end: text, then the front's content filter ending
-    where = "refusal content part" if front == "responses" else "delta.refusal"
+    where = spec.refusal_where
     if view.refusal != text:
         shown = " (it arrived as answer text)" if text in view.text else ""
         return f"the front's {where} is {short(view.refusal)}, expected {short(text)}{shown}"
@@ -182,10 +183,15 @@ def _thinking(blocks: list[dict[str, Any]]) -> list[tuple[list[str], Any]]:
     return [([str(b.get("thinking", ""))], b.get("signature")) for b in blocks if b.get("type") == "thinking"]
 
 
+def _sent_reasoning(view: ItemView) -> list[tuple[list[str], Any]]:
+    """The reasoning one side sent: Responses reasoning items, Anthropic thinking blocks (a view holds one kind)."""
+    return _reasoning(view.items) + _thinking(view.blocks)
+
+
 def _reasoning_carried(findings: Findings, front: str, upstream_dialect: str, upstream: ItemView,
                        view: ItemView) -> None:
     """GW-ITEM-003: reasoning never as answer text; byte for byte where both sides are the same dialect."""
-    sent = _reasoning(upstream.items) if upstream_dialect == "responses" else _thinking(upstream.blocks)
+    sent = _sent_reasoning(upstream)
     shown = [t for texts, _ in sent for t in texts if t]
     if not shown and not any(sealed for _, sealed in sent):
         return
@@ -194,11 +200,10 @@ def _reasoning_carried(findings: Findings, front: str, upstream_dialect: str, up
     if leaked is not None:
         findings.fail("GW-ITEM-003", f"the upstream's reasoning {short(leaked)} shows in the front's answer text; "
                       "reasoning is never answer text", Evidence(path="the final result.text", actual=view.text))
-    if front != upstream_dialect or front == "chat":
+    label = DIALECTS[front].reasoning
+    if front != upstream_dialect or label is None:
         return
-    got = _reasoning(view.items) if front == "responses" else _thinking(view.blocks)
-    label = ("reasoning item", "summary", "encrypted_content") if front == "responses" else (
-        "thinking block", "thinking", "signature")
+    got = _sent_reasoning(view)
     for index, (texts, sealed) in enumerate(sent):
         have = got[index] if index < len(got) else None
         if have is None or have[0] != texts:
@@ -249,5 +254,5 @@ def check_items(findings: Findings, front: str, upstream_dialect: str, answer: F
     _custom_calls(findings, front, sent, answer, view)
     _refusals(findings, front, upstream_dialect, sent, view)
     _reasoning_carried(findings, front, upstream_dialect, sent, view)
-    if front == upstream_dialect == "responses":
+    if front == upstream_dialect and DIALECTS[front].opaque_items:
         _opaque_items(findings, sent, view)

@@ -6,12 +6,13 @@ floor's `tool_output`), so this module only compares."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from callproof.harness._types import JSONData
 from callproof.harness.catalogue import Evidence
+from callproof.harness.dialects import DIALECTS, ToolEntry
 
 from ._findings import Findings
 
@@ -45,67 +46,9 @@ class SequenceRequest:
     retry_after: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    kind: str  # "call" | "result"
-    call_id: str
-    path: str
-    output: str | None = None
-    is_error: bool = False
-
-
-def _text(value: JSONData) -> str | None:
-    """A tool output's text: a string, or the texts of its parts joined."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(str(p.get("text", "")) for p in value if isinstance(p, Mapping))
-    return None
-
-
-def tool_entries(dialect: str, body: JSONData) -> list[_Entry]:
+def tool_entries(dialect: str, body: JSONData) -> list[ToolEntry]:
     """The calls and tool results a request body carries, in its order, in its dialect's shape."""
-    return list(_entries(dialect, body))
-
-
-def _entries(dialect: str, body: JSONData) -> Iterator[_Entry]:
-    if not isinstance(body, Mapping):
-        return
-    if dialect == "responses":
-        items = body.get("input")
-        for i, item in enumerate(items if isinstance(items, list) else ()):
-            if not isinstance(item, Mapping):
-                continue
-            if item.get("type") == "function_call":
-                yield _Entry("call", str(item.get("call_id")), f"$.input[{i}].call_id")
-            elif item.get("type") == "function_call_output":
-                yield _Entry("result", str(item.get("call_id")), f"$.input[{i}].call_id", _text(item.get("output")))
-        return
-    messages = body.get("messages")
-    for m, message in enumerate(messages if isinstance(messages, list) else ()):
-        if not isinstance(message, Mapping):
-            continue
-        if dialect == "chat":
-            for c, call in enumerate(message.get("tool_calls") or ()):
-                if isinstance(call, Mapping):
-                    yield _Entry("call", str(call.get("id")), f"$.messages[{m}].tool_calls[{c}].id")
-            if message.get("role") == "tool":
-                yield _Entry("result", str(message.get("tool_call_id")), f"$.messages[{m}].tool_call_id",
-                             _text(message.get("content")))
-            continue
-        content = message.get("content")
-        for b, block in enumerate(content if isinstance(content, list) else ()):
-            if not isinstance(block, Mapping):
-                continue
-            if block.get("type") == "tool_use":
-                yield _Entry("call", str(block.get("id")), f"$.messages[{m}].content[{b}].id")
-            elif block.get("type") == "tool_result":
-                yield _Entry("result", str(block.get("tool_use_id")), f"$.messages[{m}].content[{b}].tool_use_id",
-                             _text(block.get("content")), block.get("is_error") is True)
-
-
-_SHAPE = {"responses": "a function_call_output item with its call_id", "chat": "a role: tool message with its "
-          "tool_call_id", "anthropic": "a tool_result block with its tool_use_id"}
+    return list(DIALECTS[dialect].tool_entries(body)) if isinstance(body, Mapping) else []
 
 
 def history_problems(
@@ -121,7 +64,7 @@ def history_problems(
         seen = [e for e in entries if e.kind == kind]
         for call in wanted:
             found = [e for e in seen if e.call_id == call.call_id]
-            what = "call" if kind == "call" else f"tool result ({_SHAPE.get(dialect, 'a tool result')})"
+            what = "call" if kind == "call" else f"tool result ({DIALECTS[dialect].tool_result_shape})"
             if not found:
                 problems.append((f"the {what} for call id {call.call_id!r} ({call.name}) is missing: dropped, or its "
                                  f"id lost or rewritten", "$"))
@@ -170,7 +113,7 @@ def check_gateway_loop(
             findings.fail("GW-LOOP-001", f"upstream request for leg {request.leg}: {message}",
                           Evidence(path=path, expected=f"{_results(request.expected)} tool result(s)"))
     failed_tool = any(c.is_error for r in loop for t in r.expected for c in t)
-    if front == "anthropic" and upstream == "anthropic" and failed_tool:
+    if front == upstream and DIALECTS[front].tool_result_errors and failed_tool:
         findings.check("GW-LOOP-002")
         for request in loop:
             marks = {e.call_id: e for e in tool_entries(upstream, request.body) if e.kind == "result"}

@@ -29,6 +29,7 @@ from typing import Literal
 
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Expect, Scenario
 
@@ -227,7 +228,7 @@ def custom_tool_expectation(upstream: str, policies: Mapping[str, str]) -> Liter
     """What a gateway must do with a custom tool toward an `upstream` dialect under the run's `--policy
     custom-tools`: carry it as a custom tool (a Responses upstream, whatever the policy), refuse the request,
     convert it to a function tool with one string parameter, or either of the last two (the default)."""
-    if upstream == "responses":
+    if DIALECTS[upstream].custom_tools_carried:
         return "carry"
     policy = policies.get(CUSTOM_TOOLS_POLICY, "either")
     if policy == "refuse":

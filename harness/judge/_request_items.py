@@ -16,6 +16,7 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS
 
 from ._custom_tools import check_custom_tools, upstream_tools
 from ._findings import Findings
@@ -50,16 +51,7 @@ def upstream_nameless(dialect: str, body: Mapping[str, Any]) -> tuple[int, list[
 def upstream_format(dialect: str, body: Mapping[str, Any]) -> tuple[Mapping[str, Any] | None, str]:
     """The upstream body's structured output as (fields, JSON path): Responses `text.format`, Chat
     `response_format.json_schema` (its `type` beside), Anthropic `output_config.format`."""
-    if dialect == "chat":
-        wrapper = body.get("response_format")
-        inner = wrapper.get("json_schema") if isinstance(wrapper, Mapping) else None
-        if not isinstance(wrapper, Mapping) or wrapper.get("type") != "json_schema" or not isinstance(inner, Mapping):
-            return None, "$.response_format"
-        return {**inner, "type": "json_schema"}, "$.response_format.json_schema"
-    outer = body.get("output_config" if dialect == "anthropic" else "text")
-    fmt = outer.get("format") if isinstance(outer, Mapping) else None
-    path = "$.output_config.format" if dialect == "anthropic" else "$.text.format"
-    return (fmt if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema" else None), path
+    return DIALECTS[dialect].structured_format(body)
 
 
 def _structured(findings: Findings, dialect: str, front_dialect: str, front: Mapping[str, Any],
@@ -71,17 +63,17 @@ def _structured(findings: Findings, dialect: str, front_dialect: str, front: Map
         return
     findings.check("GW-REQ-010")
     fmt, path = upstream_format(dialect, body)
-    field = {"chat": "response_format", "anthropic": "output_config.format"}.get(dialect, "text.format")
+    field = DIALECTS[dialect].format_field
     if fmt is None:
         findings.fail("GW-REQ-010", f"the front asked for a json_schema structured output, but the upstream "
                       f"request has no json_schema {field} (got {short(body.get(path.split('.')[1]))}); forward it "
                       "as the upstream's equivalent or refuse the request with a 4xx naming the format",
                       Evidence(path=f"upstream request {path}", expected=dict(wanted)))
         return
-    checks = [("name", dialect != "anthropic" and front_dialect != "anthropic"),
-              ("strict", dialect != "anthropic" and front_dialect != "anthropic" and "strict" in wanted)]
+    named = DIALECTS[dialect].format_named and DIALECTS[front_dialect].format_named
+    checks = [("name", named), ("strict", named and "strict" in wanted)]
     # Anthropic's structured outputs are always strict; a Chat or Responses format when it says `strict: true`
-    target = strict_target(dialect, strict=dialect == "anthropic" or fmt.get("strict") is True)
+    target = strict_target(dialect, strict=DIALECTS[dialect].always_strict or fmt.get("strict") is True)
     difference = strict_schema_difference(wanted.get("schema"), fmt.get("schema"), target)
     if difference is not None:
         findings.fail("GW-REQ-010", f"the structured output's schema differs from the front's at "

@@ -7,12 +7,13 @@ defines) and every message, whatever its form (GW-REQ-009).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS, text_of
 from callproof.harness.scenario import strings_in
 
 from ._findings import Findings
@@ -22,15 +23,6 @@ __all__ = [
     "BUILTIN_EQUIVALENTS", "builtin_tools", "check_builtin_tools", "check_messages", "function_tools", "same_output",
     "system_prompts", "upstream_system",
 ]
-
-
-def text_of(content: JSONData) -> str:
-    """The text of a message content: a string, or text parts / blocks joined."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
-    return ""
 
 
 def _texts(content: JSONData) -> list[str] | None:
@@ -88,30 +80,16 @@ def system_prompts(front: Mapping[str, Any]) -> list[tuple[str, str]]:
 def upstream_system(dialect: str, body: Mapping[str, Any]) -> list[str]:
     """The upstream's system prompt texts: Anthropic `system`; Chat system and developer messages; Responses
     `instructions` and system and developer input messages."""
-    if dialect == "anthropic":
-        return [text_of(body.get("system"))]
-    messages = body.get("messages" if dialect == "chat" else "input")
-    texts = [body["instructions"]] if dialect == "responses" and isinstance(body.get("instructions"), str) else []
-    return texts + [text_of(m.get("content")) for m in messages if isinstance(m, Mapping)
-                    and m.get("role") in ("system", "developer")] if isinstance(messages, list) else texts
+    return DIALECTS[dialect].system_texts(body)
 
 
 #: Built-in tools that are one tool in several dialects: each row a tool (its Anthropic server-tool `name`), with
-#: the `type`s each dialect's SDK defines for it (openai.types.responses WebSearchToolParam,
-#: WebSearchPreviewToolParam, tool_param.CodeInterpreter; anthropic.types WebSearchTool20250305Param ...
-#: CodeExecutionTool20260521Param). A gateway may send the front's tool as any type of its row in the upstream's
-#: dialect (docs/spec/schema-comparison.md §5); Chat Completions has no built-in tool types.
+#: the `type`s each dialect's SDK defines for it, read from the dialect table's `builtin_tools`. A gateway may send
+#: the front's tool as any type of its row in the upstream's dialect (docs/spec/schema-comparison.md §5); Chat
+#: Completions has no built-in tool types.
 BUILTIN_EQUIVALENTS: Mapping[str, Mapping[str, frozenset[str]]] = {
-    "web_search": {
-        "responses": frozenset({"web_search", "web_search_2025_08_26", "web_search_preview",
-                                "web_search_preview_2025_03_11"}),
-        "anthropic": frozenset({"web_search_20250305", "web_search_20260209", "web_search_20260318"}),
-    },
-    "code_execution": {
-        "responses": frozenset({"code_interpreter"}),
-        "anthropic": frozenset({"code_execution_20250522", "code_execution_20250825", "code_execution_20260120",
-                                "code_execution_20260521"}),
-    },
+    row: {d.name: d.builtin_tools[row] for d in DIALECTS.values() if row in d.builtin_tools}
+    for row in dict.fromkeys(r for d in DIALECTS.values() for r in d.builtin_tools)
 }
 
 
@@ -125,47 +103,78 @@ def _options(tool: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in tool.items() if k != "type"}
 
 
+#: What an upstream tool entry is, when its dialect's reading of it settles nothing: (its name, the front's names
+#: it must be one of, its kind), or the problem (a string), or None (no problem).
+_Read = tuple[JSONValue, set[Any], Any] | str | None
+
+
+def _chat_tool(tool: Mapping[str, Any], kind: JSONData, builtins: list[Mapping[str, Any]], functions: set[str],
+               custom: set[Any]) -> _Read:
+    """Chat Completions has no built-in tool types: each tool a function or custom tool, nested under its type."""
+    inner = tool.get(kind) if kind in ("function", "custom") else None
+    if not isinstance(inner, Mapping):
+        return (f"Chat Completions has no {kind!r} tool" if kind not in ("function", "custom")
+                else f"no `{kind}` object")
+    return inner.get("name"), functions if kind == "function" else custom, kind
+
+
+def _anthropic_tool(tool: Mapping[str, Any], kind: JSONData, builtins: list[Mapping[str, Any]], functions: set[str],
+                    custom: set[Any]) -> _Read:
+    """An Anthropic server tool of a row the front asked for, named by its row; else a custom tool with a schema."""
+    kinds = {t.get("type") for t in builtins}
+    row = _builtin_row(kind)
+    if row is not None and kind in BUILTIN_EQUIVALENTS[row].get("anthropic", ()):
+        return None if any(_builtin_row(k) == row for k in kinds) and tool.get("name") == row else (
+            f"a {row} server tool the front did not ask for, or not named `{row}`")
+    if kind != "custom":
+        return f"{kind!r} is not a tool type the front's built-in tools can become in Anthropic Messages"
+    if not isinstance(tool.get("input_schema"), Mapping):
+        return "no `input_schema` object"
+    return tool.get("name"), functions, "function"
+
+
+def _responses_tool(tool: Mapping[str, Any], kind: JSONData, builtins: list[Mapping[str, Any]], functions: set[str],
+                    custom: set[Any]) -> _Read:
+    """A built-in tool as the front gave it, or as an equivalent type with the same options; else a function."""
+    kinds = {t.get("type") for t in builtins}
+    if kind in kinds and kind != "function":
+        same = any(json_difference(t, tool) is None for t in builtins)  # by meaning: 1 is 1.0, never true
+        return None if same else "a built-in tool changed on the way"
+    row = _builtin_row(kind)
+    peers = [t for t in builtins if row is not None and _builtin_row(t.get("type")) == row]
+    if peers and kind in BUILTIN_EQUIVALENTS[str(row)].get("responses", ()):
+        found = [d for t in peers if (d := json_difference(_options(t), _options(tool))) is not None]
+        if len(found) < len(peers):
+            return None  # the same options as one of the front's tools of its row
+        return (f"a built-in tool changed on the way: sent as {kind!r} for the front's "
+                f"{peers[0].get('type')!r} (an equivalent type, docs/spec/schema-comparison.md §5), its options "
+                f"differ at {found[0].says()}")
+    if kind != "function":
+        return f"{kind!r} is not one of the front's tools"
+    return tool.get("name"), functions, kind
+
+
+#: How each dialect's upstream tool list may carry the front's built-in tools (GW-REQ-008): one reader per row of
+#: the dialect table (tests/harness/dialects/test_tables.py binds them).
+BUILTIN_TOOL_READERS: dict[str, Callable[[Mapping[str, Any], Any, list[Mapping[str, Any]], set[str], set[Any]],
+                                         _Read]] = {
+    "responses": _responses_tool, "chat": _chat_tool, "anthropic": _anthropic_tool,
+}
+
+
 def _tool_problem(dialect: str, tool: JSONValue, functions: set[str], builtins: list[Mapping[str, Any]]) -> str | None:
     """What is wrong with one upstream tool entry where the front request had built-in tools, or None: each entry
     is one of the front's function tools in the upstream's shape, or a built-in tool in a form the upstream dialect
     defines (docs/spec/contracts.md §7.12)."""
     if not isinstance(tool, Mapping):
         return "not a JSON object"
-    kind = tool.get("type", "custom" if dialect == "anthropic" else "function")
+    kind = tool.get("type", DIALECTS[dialect].default_tool_type)
     kinds = {t.get("type") for t in builtins}
     custom = {t.get("name") for t in builtins if t.get("type") == "custom"}
-    if dialect == "chat":
-        inner = tool.get(kind) if kind in ("function", "custom") else None
-        if not isinstance(inner, Mapping):
-            return (f"Chat Completions has no {kind!r} tool" if kind not in ("function", "custom")
-                    else f"no `{kind}` object")
-        name, table = inner.get("name"), functions if kind == "function" else custom
-    elif dialect == "anthropic":
-        row = _builtin_row(kind)
-        if row is not None and kind in BUILTIN_EQUIVALENTS[row]["anthropic"]:
-            return None if any(_builtin_row(k) == row for k in kinds) and tool.get("name") == row else (
-                f"a {row} server tool the front did not ask for, or not named `{row}`")
-        if kind != "custom":
-            return f"{kind!r} is not a tool type the front's built-in tools can become in Anthropic Messages"
-        if not isinstance(tool.get("input_schema"), Mapping):
-            return "no `input_schema` object"
-        name, table, kind = tool.get("name"), functions, "function"
-    else:
-        if kind in kinds and kind != "function":
-            same = any(json_difference(t, tool) is None for t in builtins)  # by meaning: 1 is 1.0, never true
-            return None if same else "a built-in tool changed on the way"
-        row = _builtin_row(kind)
-        peers = [t for t in builtins if row is not None and _builtin_row(t.get("type")) == row]
-        if peers and kind in BUILTIN_EQUIVALENTS[str(row)].get("responses", ()):
-            found = [d for t in peers if (d := json_difference(_options(t), _options(tool))) is not None]
-            if len(found) < len(peers):
-                return None  # the same options as one of the front's tools of its row
-            return (f"a built-in tool changed on the way: sent as {kind!r} for the front's "
-                    f"{peers[0].get('type')!r} (an equivalent type, docs/spec/schema-comparison.md §5), its options "
-                    f"differ at {found[0].says()}")
-        if kind != "function":
-            return f"{kind!r} is not one of the front's tools"
-        name, table = tool.get("name"), functions
+    read = BUILTIN_TOOL_READERS[dialect](tool, kind, builtins, functions, custom)
+    if not isinstance(read, tuple):
+        return read
+    name, table, kind = read
     if not isinstance(name, str) or not name:
         return f"its name is {short(name)}, not a name"
     if name not in table:
@@ -228,8 +237,9 @@ def _front_messages(front: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 def _upstream_messages(dialect: str, body: Mapping[str, Any]) -> list[tuple[str, str]] | None:
     """(role, text) of the upstream request's user and assistant messages, in order (None: no message list)."""
-    given = body.get("input" if dialect == "responses" else "messages")
-    if isinstance(given, str) and dialect == "responses":
+    spec = DIALECTS[dialect]
+    given = body.get(spec.messages_key)
+    if isinstance(given, str) and spec.bare_string_input:
         return [("user", given)]
     if not isinstance(given, list):
         return None
@@ -245,7 +255,7 @@ def check_messages(findings: Findings, dialect: str, front: Mapping[str, Any], b
         return
     findings.check("GW-REQ-009")
     upstream = _upstream_messages(dialect, body)
-    where = "$.input" if dialect == "responses" else "$.messages"
+    where = f"$.{DIALECTS[dialect].messages_key}"
     if upstream is None:
         findings.fail("GW-REQ-009", f"the upstream request has no message list at {where}",
                       Evidence(path=f"upstream request {where}"))

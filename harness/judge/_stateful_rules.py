@@ -1,7 +1,7 @@
 """Stateful fields a gateway's Responses front meets (docs/spec/stateful.md): a continuation
 (`previous_response_id`), `store: false` and reasoning items carrying `encrypted_content`. Each is honoured or
 refused in the documented shape, never silently dropped; `--policy stateful=either|reject|honor` says which a run
-accepts (GW-STATE-001..003).
+accepts (GW-STATE-001..003; GW-STATE-003, encrypted reasoning, is judged in `_stateful_reasoning`).
 
 The functions here are pure: they read the front requests of a conversation's turns (Responses create params, the
 form the harness sends), what the client got back for the earlier turns (their output items), the request the
@@ -18,7 +18,6 @@ continuation, docs/spec/stateful.md §2).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,9 +25,11 @@ from typing import Any
 from callproof.harness._types import JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS, Entry
+from callproof.harness.dialects.responses import item_entries
 
 from ._findings import Findings
-from ._request_shapes import same_output, text_of
+from ._request_shapes import same_output
 
 __all__ = [
     "REFUSAL_CODES",
@@ -37,9 +38,12 @@ __all__ = [
     "EarlierTurn",
     "Refusal",
     "check_continuation",
-    "check_encrypted_reasoning",
     "check_store",
+    "describe_entry",
     "entries_of",
+    "new_entries",
+    "order_problems",
+    "refusal_problem",
     "responses_output",
 ]
 
@@ -50,11 +54,6 @@ STATEFUL_POLICIES = ("either", "reject", "honor")
 #: The `error.code` of a documented refusal: the field is not supported, or the response it names is unknown
 #: (never stored: `store: false`, evicted, or never issued by this gateway).
 REFUSAL_CODES = ("unsupported_parameter", "previous_response_not_found")
-
-#: One conversational unit: ("user"|"assistant", text), ("call", call_id, name, arguments JSON),
-#: ("output", call_id, output), ("reasoning", encrypted_content).
-Entry = tuple[Any, ...]
-
 
 @dataclass(frozen=True, slots=True)
 class EarlierTurn:
@@ -80,88 +79,9 @@ class Refusal:
 
 # -- entries --
 
-def _arguments(text: JSONValue) -> JSONValue:
-    if isinstance(text, str):
-        try:
-            value: JSONValue = json.loads(text)
-        except ValueError:
-            return text
-        return value
-    return text
-
-
-def _responses_entries(items: Sequence[Any]) -> list[Entry]:
-    out: list[Entry] = []
-    for item in items:
-        if not isinstance(item, Mapping):
-            continue
-        kind = item.get("type", "message" if "role" in item else None)
-        if kind == "message" and item.get("role") in ("user", "assistant"):
-            text = text_of(item.get("content"))
-            if text:
-                out.append((item["role"], text))
-        elif kind == "function_call":
-            out.append(("call", item.get("call_id"), item.get("name"), _arguments(item.get("arguments"))))
-        elif kind == "function_call_output":
-            out.append(("output", item.get("call_id"), item.get("output")))
-        elif kind == "reasoning" and item.get("encrypted_content") is not None:
-            out.append(("reasoning", item.get("encrypted_content")))
-    return out
-
-
-def _chat_entries(body: Mapping[str, Any]) -> list[Entry]:
-    out: list[Entry] = []
-    for message in body.get("messages") or ():
-        if not isinstance(message, Mapping):
-            continue
-        role = message.get("role")
-        if role in ("user", "assistant"):
-            text = text_of(message.get("content"))
-            if text:
-                out.append((role, text))
-        if role == "assistant":
-            for call in message.get("tool_calls") or ():
-                fn = call.get("function") if isinstance(call, Mapping) else None
-                if isinstance(fn, Mapping):
-                    out.append(("call", call.get("id"), fn.get("name"), _arguments(fn.get("arguments"))))
-        elif role == "tool":
-            out.append(("output", message.get("tool_call_id"), message.get("content")))
-    return out
-
-
-def _anthropic_entries(body: Mapping[str, Any]) -> list[Entry]:
-    out: list[Entry] = []
-    for message in body.get("messages") or ():
-        if not isinstance(message, Mapping) or message.get("role") not in ("user", "assistant"):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            if content:
-                out.append((message["role"], content))
-            continue
-        for block in content if isinstance(content, list) else ():
-            if not isinstance(block, Mapping):
-                continue
-            kind = block.get("type")
-            if kind == "text" and block.get("text"):
-                out.append((message["role"], block["text"]))
-            elif kind == "tool_use":
-                out.append(("call", block.get("id"), block.get("name"), block.get("input")))
-            elif kind == "tool_result":
-                out.append(("output", block.get("tool_use_id"), block.get("content")))
-    return out
-
-
 def entries_of(dialect: str, body: Mapping[str, Any]) -> list[Entry]:
     """The conversational entries of a request body in `dialect` (a Responses body: its `input`), in order."""
-    if dialect == "chat":
-        return _chat_entries(body)
-    if dialect == "anthropic":
-        return _anthropic_entries(body)
-    items = body.get("input")
-    if isinstance(items, str):
-        return [("user", items)] if items else []
-    return _responses_entries(items if isinstance(items, list) else [])
+    return DIALECTS[dialect].entries(body)
 
 
 def _same(wanted: Entry, got: Entry) -> bool:
@@ -176,7 +96,7 @@ def _same(wanted: Entry, got: Entry) -> bool:
     return bool(got[1] == wanted[1])
 
 
-def _describe(entry: Entry) -> str:
+def describe_entry(entry: Entry) -> str:
     if entry[0] in ("user", "assistant"):
         return f"the {entry[0]} text {short(entry[1])}"
     if entry[0] == "call":
@@ -186,7 +106,7 @@ def _describe(entry: Entry) -> str:
     return f"the encrypted reasoning {short(entry[1])}"
 
 
-def _order_problems(wanted: Sequence[Entry], got: Sequence[Entry]) -> list[tuple[str, Entry]]:
+def order_problems(wanted: Sequence[Entry], got: Sequence[Entry]) -> list[tuple[str, Entry]]:
     """What is missing, out of order or duplicated of `wanted` in `got` (each once, in order)."""
     problems: list[tuple[str, Entry]] = []
     at = 0
@@ -230,7 +150,7 @@ def responses_output(events: Sequence[Mapping[str, Any]] | None = None,
 
 # -- refusals --
 
-def _refusal_problem(refusal: Refusal, params: Sequence[str], codes: Sequence[str]) -> tuple[str, Evidence] | None:
+def refusal_problem(refusal: Refusal, params: Sequence[str], codes: Sequence[str]) -> tuple[str, Evidence] | None:
     """What a refusal lacks against the documented shape (docs/spec/stateful.md §1): HTTP 400 (any status over a
     WebSocket), an OpenAI error object with `type: invalid_request_error`, a `param` naming the field, a `code`
     among `codes`. None when it has them all."""
@@ -272,7 +192,7 @@ def _continuation_refused(findings: Findings, rule: str, refusal: Refusal | None
         findings.fail(rule, "the gateway neither called its upstream for the continuation nor refused it",
                       Evidence(path="$.previous_response_id", expected="an upstream request or a refusal"))
         return
-    problem = _refusal_problem(refusal, ("previous_response_id",), REFUSAL_CODES)
+    problem = refusal_problem(refusal, ("previous_response_id",), REFUSAL_CODES)
     if problem is not None:
         why, evidence = problem
         findings.fail(rule, f"the gateway refused the continuation, but {why}: a refusal is HTTP 400 with "
@@ -304,8 +224,9 @@ def check_continuation(
                       Evidence(path="upstream request $", expected="no upstream request; HTTP 400 naming "
                                "previous_response_id", actual="an upstream request"))
         return
-    new = _new_entries(request)
-    passed_on = upstream.get("previous_response_id") if upstream_dialect == "responses" else None
+    new = new_entries(request)
+    spec = DIALECTS[upstream_dialect]
+    passed_on = upstream.get("previous_response_id") if spec.previous_response_id else None
     last = earlier[-1] if earlier else None
     if passed_on is not None:
         issued = last.upstream_response_id if last is not None else None
@@ -317,28 +238,28 @@ def check_continuation(
             return
         wanted = new
     else:
-        wanted = [e for turn in earlier for e in [*_new_entries(turn.request), *_responses_entries(turn.output)]]
+        wanted = [e for turn in earlier for e in [*new_entries(turn.request), *item_entries(turn.output)]]
         wanted += new
-    if upstream_dialect != "responses":  # no dialect but Responses carries encrypted reasoning (§3)
+    if not spec.sealed_reasoning:  # no dialect but Responses carries encrypted reasoning (§3)
         wanted = [e for e in wanted if e[0] != "reasoning"]
     got = entries_of(upstream_dialect, upstream)
-    for kind, entry in _order_problems(wanted, got):
-        where = "$.input" if upstream_dialect == "responses" else "$.messages"
+    for kind, entry in order_problems(wanted, got):
+        where = f"$.{spec.messages_key}"
         earlier_item = entry not in new
-        findings.fail(rule, f"{_describe(entry)} of the {'earlier turns' if earlier_item else 'new input'} is "
+        findings.fail(rule, f"{describe_entry(entry)} of the {'earlier turns' if earlier_item else 'new input'} is "
                       f"{kind} in the upstream request of the continuation"
                       + (": the gateway dropped previous_response_id silently; honour it (rebuild the earlier "
                          "items, in order) or refuse it with HTTP 400" if kind == "missing" and earlier_item
                          else ""),
-                      Evidence(path=f"upstream request {where}", expected=_describe(entry),
+                      Evidence(path=f"upstream request {where}", expected=describe_entry(entry),
                                actual=short([g[:2] for g in got])))
 
 
-def _new_entries(request: Mapping[str, Any]) -> list[Entry]:
+def new_entries(request: Mapping[str, Any]) -> list[Entry]:
     items = request.get("input")
     if isinstance(items, str):
         return [("user", items)]
-    return _responses_entries(items if isinstance(items, list) else [])
+    return item_entries(items if isinstance(items, list) else [])
 
 
 # -- GW-STATE-002: store --
@@ -357,16 +278,18 @@ def check_store(
         return
     if first_upstream is not None:
         stored = first_upstream.get("store")
-        if upstream_dialect == "responses" and stored is not False:
+        spec = DIALECTS[upstream_dialect]
+        if spec.stores_by_default is True and stored is not False:
             got = "no store field" if stored is None else f"store: {short(stored)}"
-            findings.fail("GW-STATE-002", f"the client sent store: false and the Responses upstream got {got} (a "
-                          "Responses upstream stores by default): forward store: false",
+            findings.fail("GW-STATE-002", f"the client sent store: false and the {spec.short} upstream got {got} "
+                          f"(a {spec.short} upstream stores by default): forward store: false",
                           Evidence(path="upstream request $.store", expected=False, actual=stored))
-        elif upstream_dialect == "chat" and stored is True:
-            findings.fail("GW-STATE-002", "the client sent store: false and the Chat upstream got store: true",
+        elif spec.stores_by_default is False and stored is True:
+            findings.fail("GW-STATE-002", f"the client sent store: false and the {spec.short} upstream got store: "
+                          "true",
                           Evidence(path="upstream request $.store", expected=False, actual=stored))
     if continued is not None:
-        if upstream_dialect == "responses" and continued.get("previous_response_id") is not None:
+        if DIALECTS[upstream_dialect].previous_response_id and continued.get("previous_response_id") is not None:
             return  # the upstream that issued the response decides
         findings.fail("GW-STATE-002", "the gateway continued a response made with store: false: it kept what the "
                       "client asked it not to store; answer a continuation naming it with HTTP 400 "
@@ -378,105 +301,8 @@ def check_store(
         findings.fail("GW-STATE-002", "the gateway neither refused the continuation of a store: false response nor "
                       "called its upstream", Evidence(path="$.previous_response_id", expected="HTTP 400"))
         return
-    problem = _refusal_problem(refusal, ("previous_response_id",), REFUSAL_CODES)
+    problem = refusal_problem(refusal, ("previous_response_id",), REFUSAL_CODES)
     if problem is not None:
         why, evidence = problem
         findings.fail("GW-STATE-002", f"the gateway refused the continuation of a store: false response, but {why} "
                       "(docs/spec/stateful.md §1)", evidence)
-
-
-# -- GW-STATE-003: encrypted reasoning --
-
-def _reasoning_items(request: Mapping[str, Any]) -> list[tuple[int, Mapping[str, Any]]]:
-    items = request.get("input")
-    return [(i, item) for i, item in enumerate(items if isinstance(items, list) else [])
-            if isinstance(item, Mapping) and item.get("type") == "reasoning" and item.get("encrypted_content")]
-
-
-def check_encrypted_reasoning(
-    findings: Findings, *, request: Mapping[str, Any], upstream: Mapping[str, Any] | None, upstream_dialect: str,
-    refusal: Refusal | None = None, policy: str = "either",
-) -> None:
-    """GW-STATE-003 for a front request holding reasoning items with `encrypted_content`: a Responses upstream gets
-    each item byte for byte (same id, same ciphertext, in its place among the other items) and the request's
-    `include` of `reasoning.encrypted_content`; a Chat or Anthropic upstream, which has no field for it, gets the
-    other items in order and never the ciphertext as text (dropping the item there is the documented choice,
-    docs/spec/stateful.md §3); or the request is refused (HTTP 400, param naming the item), except under
-    `--policy stateful=honor` to a Responses upstream."""
-    reasoning = _reasoning_items(request)
-    if not reasoning:
-        return
-    findings.check("GW-STATE-003")
-    if upstream is None:
-        _reasoning_refused(findings, reasoning, refusal, upstream_dialect, policy)
-        return
-    wanted = _new_entries(request)
-    if upstream_dialect == "responses":
-        _reasoning_passed_through(findings, reasoning, request, upstream)
-    else:
-        wanted = [e for e in wanted if e[0] != "reasoning"]
-        _reasoning_dropped(findings, reasoning, upstream, upstream_dialect)
-    got = entries_of(upstream_dialect, upstream)
-    for kind, entry in _order_problems(wanted, got):
-        findings.fail("GW-STATE-003", f"{_describe(entry)} is {kind} in the upstream request (the items around "
-                      "encrypted reasoning pass in order, each once)",
-                      Evidence(path="upstream request $", expected=_describe(entry),
-                               actual=short([g[:2] for g in got])))
-
-
-def _reasoning_refused(findings: Findings, reasoning: Sequence[tuple[int, Mapping[str, Any]]],
-                       refusal: Refusal | None, upstream_dialect: str, policy: str) -> None:
-    """GW-STATE-003 when the upstream was not called: a refusal in the documented shape, unless the policy is honor
-    and the upstream speaks Responses."""
-    if policy == "honor" and upstream_dialect == "responses":
-        findings.fail("GW-STATE-003", "--policy stateful=honor: the gateway refused a request with encrypted "
-                      "reasoning that its Responses upstream can take; pass the items through",
-                      Evidence(path=f"$.input[{reasoning[0][0]}]", expected="passed through",
-                               actual=short(refusal.body) if refusal else "no upstream request"))
-        return
-    problem = (_refusal_problem(refusal, ("input", "include"), ("unsupported_parameter",))
-               if refusal is not None else ("no refusal either", Evidence(path="$")))
-    if problem is not None:
-        why, evidence = problem
-        findings.fail("GW-STATE-003", f"the gateway did not call its upstream for a request with encrypted "
-                      f"reasoning, but {why}: a refusal is HTTP 400, error.param naming the item "
-                      f"(input[{reasoning[0][0]}].encrypted_content), code unsupported_parameter", evidence)
-
-
-def _reasoning_passed_through(findings: Findings, reasoning: Sequence[tuple[int, Mapping[str, Any]]],
-                              request: Mapping[str, Any], upstream: Mapping[str, Any]) -> None:
-    """GW-STATE-003 to a Responses upstream: each item by its id with the same ciphertext, and the include."""
-    items = [i for i in upstream.get("input") or () if isinstance(i, Mapping)] \
-        if isinstance(upstream.get("input"), list) else []
-    for index, item in reasoning:
-        same = [(n, i) for n, i in enumerate(items) if i.get("type") == "reasoning" and i.get("id") == item["id"]]
-        if not same:
-            findings.fail("GW-STATE-003", f"the reasoning item {item['id']!r} (input[{index}]) is missing from "
-                          "the Responses upstream's input: pass encrypted reasoning through",
-                          Evidence(path="upstream request $.input", expected=item["id"],
-                                   actual=short([i.get("type") for i in items])))
-        elif same[0][1].get("encrypted_content") != item["encrypted_content"]:
-            findings.fail("GW-STATE-003", f"the reasoning item {item['id']!r} reached the upstream with other "
-                          "encrypted_content than the client sent: pass it byte for byte",
-                          Evidence(path=f"upstream request $.input[{same[0][0]}].encrypted_content",
-                                   expected=short(item["encrypted_content"]),
-                                   actual=short(same[0][1].get("encrypted_content"))))
-    include = request.get("include")
-    if isinstance(include, list) and "reasoning.encrypted_content" in include and \
-            "reasoning.encrypted_content" not in (upstream.get("include") or ()):
-        findings.fail("GW-STATE-003", "the client asked for include reasoning.encrypted_content and the "
-                      "Responses upstream did not get it", Evidence(
-                          path="upstream request $.include", expected=["reasoning.encrypted_content"],
-                          actual=upstream.get("include")))
-
-
-def _reasoning_dropped(findings: Findings, reasoning: Sequence[tuple[int, Mapping[str, Any]]],
-                       upstream: Mapping[str, Any], upstream_dialect: str) -> None:
-    """GW-STATE-003 to a Chat or Anthropic upstream: the ciphertext appears nowhere in its request."""
-    blob = json.dumps(upstream)
-    for index, item in reasoning:
-        if item["encrypted_content"] in blob:
-            findings.fail("GW-STATE-003", f"the ciphertext of reasoning item input[{index}] reached the "
-                          f"{upstream_dialect} upstream, which has no field for it: drop the item (or refuse)",
-                          Evidence(path="upstream request $", expected="no encrypted_content",
-                                   actual=short(item["encrypted_content"])))

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from callproof.harness._types import JSONData
+from callproof.harness.dialects import DIALECTS
 
 from ._schema_meaning import _LIST, _MAP, _ONE, Difference, dereferenced, schema_difference
 
@@ -57,14 +58,14 @@ def strict_target(dialect: str, *, strict: bool) -> StrictTarget | None:
     (`strict` True), a tool or format marked `strict: true` in any dialect; None where no strict mode applies."""
     if not strict:
         return None
-    return "anthropic" if dialect == "anthropic" else "openai"
+    return DIALECTS[dialect].strict_target
 
 
 def compared_by(target: StrictTarget | None) -> str:
     """How a schema difference was found, for a message: by meaning, under the target's strict normal form if any."""
     if target is None:
         return "(schemas compared by meaning: docs/spec/schema-comparison.md)"
-    who = "Anthropic's" if target == "anthropic" else "OpenAI's"
+    who = {"anthropic": "Anthropic's", "openai": "OpenAI's"}[target]
     return f"(schemas compared by meaning, under {who} strict normal form: docs/spec/schema-comparison.md §6)"
 
 

@@ -10,12 +10,13 @@ path in the upstream body where the translation went wrong.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from callproof.harness._types import JSONValue
+from callproof.harness._types import JSONData, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import short
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import strings_in
 
 from ._findings import Findings
@@ -30,7 +31,7 @@ from ._request_shapes import (
 from ._schema_meaning import json_difference
 from ._strict_schema import compared_by, strict_schema_difference, strict_target
 
-__all__ = ["check_translation"]
+__all__ = ["HISTORY_CHECKS", "check_translation"]
 
 
 #: A GW-REQ-006 problem: its message, and the upstream JSON path (or the evidence, when it names both values).
@@ -54,35 +55,23 @@ def _json_equal(text: JSONValue, value: JSONValue) -> bool:
 
 def _upstream_tools(dialect: str, body: Mapping[str, Any]) -> dict[str, tuple[Any, Any, str, Any]] | None:
     """name -> (description, parameters, JSON path, strict) of the tools in the upstream body."""
-    tools = body.get("tools")
-    if not isinstance(tools, list):
+    if not isinstance(body.get("tools"), list):
         return None
-    found: dict[str, tuple[Any, Any, str, Any]] = {}
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, Mapping):
-            continue
-        if dialect == "chat":
-            fn = tool.get("function")
-            if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
-                found[fn["name"]] = (fn.get("description"), fn.get("parameters"), f"$.tools[{index}].function",
-                                     fn.get("strict"))
-        elif isinstance(tool.get("name"), str):
-            schema = tool.get("input_schema") if dialect == "anthropic" else tool.get("parameters")
-            found[tool["name"]] = (tool.get("description"), schema, f"$.tools[{index}]", tool.get("strict"))
-    return found
+    return DIALECTS[dialect].function_tools(body)
 
 
 def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
     if not function_tools(front):
         return
     findings.check("GW-REQ-002")
-    if dialect == "anthropic" and front.get("tool_choice") == "none" and "tools" not in body:
+    spec = DIALECTS[dialect]
+    if spec.no_tools_means_none and front.get("tool_choice") == "none" and "tools" not in body:
         return  # Anthropic: leaving the tools out is one way to say tool_choice none
     found = _upstream_tools(dialect, body)
     if found is None:
         findings.fail("GW-REQ-002", "the upstream request has no `tools` list", _where("$.tools"))
         return
-    schema_field = {"chat": "parameters", "anthropic": "input_schema"}.get(dialect, "parameters")
+    schema_field = spec.schema_field
     for tool in function_tools(front):
         if not tool.get("name"):
             continue  # a tool without a name: GW-REQ-013 judges it
@@ -107,30 +96,7 @@ def _tools(findings: Findings, dialect: str, front: Mapping[str, Any], body: Map
 
 def _choice_ok(dialect: str, choice: JSONValue, body: Mapping[str, Any]) -> tuple[bool, Any]:
     """Whether the upstream tool_choice means `choice`, and what was expected (for the evidence)."""
-    actual = body.get("tool_choice")
-    named = choice.get("name") if isinstance(choice, Mapping) else None
-    if dialect == "anthropic":
-        kind = actual.get("type") if isinstance(actual, Mapping) else None
-        if named is not None:
-            return kind == "tool" and isinstance(actual, Mapping) and actual.get("name") == named, \
-                {"type": "tool", "name": named}
-        wanted = {"auto": "auto", "required": "any", "none": "none"}.get(str(choice))
-        if wanted is None:  # a form the scenario schema does not produce: nothing to compare it with
-            return True, choice
-        if choice == "none" and "tools" not in body:
-            return True, {"type": "none"}
-        if choice == "auto" and actual is None:
-            return True, {"type": "auto"}
-        return kind == wanted, {"type": wanted}
-    if named is not None:
-        if dialect == "chat":
-            fn = actual.get("function") if isinstance(actual, Mapping) else None
-            return (isinstance(actual, Mapping) and actual.get("type") == "function" and isinstance(fn, Mapping)
-                    and fn.get("name") == named), {"type": "function", "function": {"name": named}}
-        return isinstance(actual, Mapping) and actual.get("name") == named, {"type": "function", "name": named}
-    if choice == "auto" and actual is None:
-        return True, choice  # auto is the default when tools are given
-    return actual == choice, choice
+    return DIALECTS[dialect].tool_choice_ok(choice, body)
 
 
 def _tool_choice(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
@@ -149,17 +115,18 @@ def _parallel(findings: Findings, dialect: str, front: Mapping[str, Any], body: 
     if front.get("parallel_tool_calls") is not False:
         return
     findings.check("GW-REQ-004")
-    if dialect == "anthropic":
-        choice = body.get("tool_choice")
-        if not (isinstance(choice, Mapping) and choice.get("disable_parallel_tool_use") is True):
-            findings.fail("GW-REQ-004", "parallel_tool_calls false did not become tool_choice."
-                          "disable_parallel_tool_use true upstream", Evidence(
-                              path="upstream request $.tool_choice.disable_parallel_tool_use", expected=True,
-                              actual=choice.get("disable_parallel_tool_use") if isinstance(choice, Mapping) else None))
-    elif body.get("parallel_tool_calls") is not False:
-        findings.fail("GW-REQ-004", f"parallel_tool_calls is {short(body.get('parallel_tool_calls'))} upstream, "
-                      "expected false", Evidence(path="upstream request $.parallel_tool_calls", expected=False,
-                                                 actual=body.get("parallel_tool_calls")))
+    field, wanted = DIALECTS[dialect].parallel_off
+    actual: JSONData = body
+    for key in field.split("."):
+        actual = actual.get(key) if isinstance(actual, Mapping) else None
+    if actual is wanted:
+        return
+    if wanted is True:
+        findings.fail("GW-REQ-004", f"parallel_tool_calls false did not become {field} true upstream",
+                      Evidence(path=f"upstream request $.{field}", expected=True, actual=actual))
+    else:
+        findings.fail("GW-REQ-004", f"{field} is {short(actual)} upstream, expected false",
+                      Evidence(path=f"upstream request $.{field}", expected=False, actual=actual))
 
 
 def _instructions(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
@@ -168,7 +135,7 @@ def _instructions(findings: Findings, dialect: str, front: Mapping[str, Any], bo
         return
     findings.check("GW-REQ-005")
     system = upstream_system(dialect, body)
-    path = {"anthropic": "$.system", "chat": "$.messages[?(@.role=='system')]"}.get(dialect, "$.instructions")
+    path = DIALECTS[dialect].system_path
     for what, wanted in sources:
         if wanted and not any(wanted in text for text in system):
             findings.fail("GW-REQ-005", f"{what} {short(wanted)} is not in the upstream's system prompt "
@@ -259,13 +226,20 @@ def _responses_history(front_items: list[Mapping[str, Any]], body: Mapping[str, 
     return problems
 
 
+#: How each dialect's upstream request must carry the front's calls and tool results (GW-REQ-006): one per row of
+#: the dialect table (tests/harness/dialects/test_tables.py binds them).
+HISTORY_CHECKS: dict[str, Callable[[list[Any], Mapping[str, Any]], list[_Problem]]] = {
+    "responses": _responses_history, "chat": _chat_history, "anthropic": _anthropic_history,
+}
+
+
 def _history(findings: Findings, dialect: str, front: Mapping[str, Any], body: Mapping[str, Any]) -> None:
     items = [i for i in front["input"] if i.get("type") in ("function_call", "function_call_output")] \
         if isinstance(front["input"], list) else []
     if not items:
         return
     findings.check("GW-REQ-006")
-    check = {"chat": _chat_history, "anthropic": _anthropic_history}.get(dialect, _responses_history)
+    check = HISTORY_CHECKS[dialect]
     for message, where in check(items, body):
         findings.fail("GW-REQ-006", message, where if isinstance(where, Evidence) else _where(where))
 
@@ -275,8 +249,7 @@ def _max_tokens(findings: Findings, dialect: str, front: Mapping[str, Any], body
         return
     findings.check("GW-REQ-007")
     wanted = front["max_output_tokens"]
-    fields = {"chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",)}.get(
-        dialect, ("max_output_tokens",))
+    fields = DIALECTS[dialect].max_tokens_fields
     if not any(body.get(f) == wanted for f in fields):
         findings.fail("GW-REQ-007", f"max_output_tokens {wanted} is not forwarded as {' or '.join(fields)} "
                       f"(got {short({f: body.get(f) for f in fields})})",

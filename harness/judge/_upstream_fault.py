@@ -19,11 +19,12 @@ front (§7.8, "A cut relayed as a cut").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RuleResult, Violation
 from callproof.harness.check import RELAY_CAVEAT, short
+from callproof.harness.dialects import Column
 from callproof.harness.outcome import Result
 from callproof.harness.scenario import Scenario
 
@@ -32,7 +33,7 @@ from ._arguments import has_malformed_arguments, is_malformed
 __all__ = ["ATTRIBUTABLE", "UPSTREAM_SECTION", "as_upstream", "attribute_to_upstream", "upstream_note"]
 
 #: The rule of each front that a relayed non-JSON argument text fails.
-ATTRIBUTABLE: dict[Dialect, str] = {"responses": "RSP-ARGS-004", "chat": "CHAT-TC-006", "anthropic": "ANT-TOOL-002"}
+ATTRIBUTABLE: Mapping[str, str] = Column[str]("bad_arguments_rule")
 #: Where the position is written down.
 UPSTREAM_SECTION = "docs/spec/contracts.md §7.8"
 

@@ -13,6 +13,7 @@ from typing import Any
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import shown
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import Scenario
 
 from ._expected import expects_success
@@ -26,7 +27,6 @@ __all__ = ["UNREPORTED_USAGE", "check_usage", "front_usage", "has_usage_rules", 
 UNREPORTED_USAGE = ("the stream carried usage but the adapter reported none (`usage` absent or null): CLI-009 judges "
                     "an adapter's usage only when it reports one (docs/adapters.md)")
 
-_RESPONSES_TERMINAL = ("response.completed", "response.incomplete")
 
 
 def has_usage_rules(scenario: Scenario) -> bool:
@@ -39,16 +39,7 @@ def has_usage_rules(scenario: Scenario) -> bool:
 def wanted_usage(scenario: Scenario, front: Dialect) -> dict[str, int]:
     """The scenario's usage in the front's field names (JSON paths under the usage object)."""
     usage = scenario.usage
-    if front == "responses":
-        return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-                "total_tokens": usage.input_tokens + usage.output_tokens,
-                "input_tokens_details.cached_tokens": usage.cached_tokens}
-    if front == "chat":
-        return {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens,
-                "total_tokens": usage.input_tokens + usage.output_tokens,
-                "prompt_tokens_details.cached_tokens": usage.cached_tokens}
-    return {"input_tokens": max(0, usage.input_tokens - usage.cached_tokens),
-            "cache_read_input_tokens": usage.cached_tokens, "output_tokens": usage.output_tokens}
+    return DIALECTS[front].usage(usage.input_tokens, usage.output_tokens, usage.cached_tokens)
 
 
 def front_usage(answer: FrontAnswer) -> tuple[dict[str, Any] | None, str]:
@@ -68,21 +59,12 @@ def front_usage(answer: FrontAnswer) -> tuple[dict[str, Any] | None, str]:
             continue
     found: dict[str, Any] | None = None
     where = ""
+    spec = DIALECTS[front]
     for payload in (p for p in payloads if isinstance(p, Mapping)):
-        if front == "responses" and payload.get("type") in _RESPONSES_TERMINAL:
-            usage = (payload.get("response") or {}).get("usage")
-            where = f"$.response.usage of {payload['type']}"
-            found = _flat(usage) if isinstance(usage, Mapping) else None
-        elif front == "chat" and isinstance(payload.get("usage"), Mapping):
-            found, where = _flat(payload["usage"]), "$.usage of the chunk that carries it"
-        elif front == "anthropic" and payload.get("type") in ("message_start", "message_delta"):
-            holder = payload.get("message") if payload["type"] == "message_start" else payload
-            usage = (holder or {}).get("usage") if isinstance(holder, Mapping) else None
-            if isinstance(usage, Mapping):  # message_delta's fields replace message_start's
-                found = {**(found or {}), **{k: v for k, v in _flat(usage).items() if v is not None}}
-                where = "$.message.usage of message_start and $.usage of message_delta"
-    return found, where or {"responses": "the terminal event's response.usage", "chat": "a chunk's usage",
-                            "anthropic": "message_start / message_delta usage"}[front]
+        read = spec.read_usage(payload, found)
+        if read is not None:
+            found, where = read
+    return found, where or spec.usage_where
 
 
 def _flat(usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,7 +118,8 @@ def _usage_not_asked(scenario: Scenario, upstream_dialect: Dialect | None, reque
     """What the gateway's streaming Chat upstream request says instead of `stream_options.include_usage: true`
     ("no stream_options.include_usage", or the value it has), when the mock therefore sent no usage (a scenario
     whose `chat.usage` places usage sends it whatever the request says); None otherwise."""
-    if upstream_dialect != "chat" or scenario.chat.usage is not None or not isinstance(request, Mapping):
+    asked = DIALECTS[upstream_dialect].stream_options if upstream_dialect is not None else None
+    if asked is None or scenario.chat.usage is not None or not isinstance(request, Mapping):
         return None
     if request.get("stream") is not True:
         return None  # a non-stream body carries usage unasked

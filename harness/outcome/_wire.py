@@ -8,18 +8,20 @@ from typing import Any
 
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.check import SSEEvent
+from callproof.harness.dialects import DIALECTS
 
 from ._outcome import Result, responses_body, responses_events
 from ._outcome_anthropic import anthropic_body, anthropic_events, stopped_refusing
 from ._outcome_chat import chat_body, chat_events
 
-__all__ = ["reads_as_refusal", "result_of_body", "result_of_events"]
+__all__ = ["OUTCOME_READERS", "reads_as_refusal", "result_of_body", "result_of_events"]
 
-_EVENTS: dict[str, Callable[[Iterable[SSEEvent]], Result]] = {
-    "responses": responses_events, "chat": chat_events, "anthropic": anthropic_events,
-}
-_BODY: dict[str, Callable[[Mapping[str, Any]], Result]] = {
-    "responses": responses_body, "chat": chat_body, "anthropic": anthropic_body,
+#: How a client of each dialect reads an answer: (its stream's events, its non-stream body). One row per row of
+#: the dialect table (tests/harness/dialects/test_tables.py binds them).
+OUTCOME_READERS: dict[str, tuple[Callable[[Iterable[SSEEvent]], Result], Callable[[Mapping[str, Any]], Result]]] = {
+    "responses": (responses_events, responses_body),
+    "chat": (chat_events, chat_body),
+    "anthropic": (anthropic_events, anthropic_body),
 }
 
 
@@ -31,8 +33,8 @@ def result_of_events(events: Iterable[SSEEvent], dialect: Dialect, *, aborted: s
     (docs/spec/verdicts.md §7); only a Chat stream whose `data: [DONE]` came first is read as usual (openai-python
     stops reading there and never sees the abort)."""
     seen = list(events)
-    result = _EVENTS[dialect](seen)
-    if aborted is None or (dialect == "chat" and any(e.data.strip() == "[DONE]" for e in seen)):
+    result = OUTCOME_READERS[dialect][0](seen)
+    if aborted is None or (DIALECTS[dialect].done_sentinel and any(e.data.strip() == "[DONE]" for e in seen)):
         return result
     return Result("error", result.text, result.calls, "abort", error=f"the body was aborted: {aborted}",
                   refusal=result.refusal, reasoning=result.reasoning)
@@ -44,7 +46,7 @@ def result_of_body(body: JSONValue, http_status: int, dialect: Dialect) -> Resul
         return Result("error", "", (), f"http {http_status}", error=f"HTTP {http_status}")
     if not isinstance(body, Mapping):
         return Result("error", "", (), "invalid body", error="the body is not a JSON object")
-    return _BODY[dialect](body)
+    return OUTCOME_READERS[dialect][1](body)
 
 
 def reads_as_refusal(result: Result) -> bool:

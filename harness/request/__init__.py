@@ -4,9 +4,16 @@ with the scenario's markers in its first user message (docs/spec/contracts.md §
 from __future__ import annotations
 
 from ._loop import LoopCall, ToolOutput, loop_items, loop_request, tool_output
-from ._request import ANTHROPIC_MAX_TOKENS, DEFAULT_MODEL, front_request, marked_input, new_case_tag
+from ._request import (
+    ANTHROPIC_MAX_TOKENS,
+    DEFAULT_MODEL,
+    REQUEST_BUILDERS,
+    front_request,
+    marked_input,
+    new_case_tag,
+)
 
 __all__ = [
-    "ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "LoopCall", "ToolOutput", "front_request", "loop_items", "loop_request",
-    "marked_input", "new_case_tag", "tool_output",
+    "ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "LoopCall", "REQUEST_BUILDERS", "ToolOutput", "front_request",
+    "loop_items", "loop_request", "marked_input", "new_case_tag", "tool_output",
 ]

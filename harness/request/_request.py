@@ -28,9 +28,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from callproof.harness._types import Dialect, JSONData, JSONValue
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import markers
 
-__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "front_request", "marked_input", "new_case_tag"]
+__all__ = ["ANTHROPIC_MAX_TOKENS", "DEFAULT_MODEL", "REQUEST_BUILDERS", "front_request", "marked_input", "new_case_tag"]
 
 DEFAULT_MODEL = "callproof-model"
 #: Anthropic requires `max_tokens`: the value sent when the scenario sets no `max_output_tokens`.
@@ -228,7 +229,9 @@ def _anthropic(request: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -
     return body
 
 
-_RENDER: dict[str, Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Json]] = {
+#: How each dialect's request is built from a scenario's (Responses-form) request: one row per row of the dialect
+#: table (tests/harness/dialects/test_tables.py binds them).
+REQUEST_BUILDERS: dict[str, Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], Json]] = {
     "responses": _responses, "chat": _chat, "anthropic": _anthropic,
 }
 
@@ -238,9 +241,10 @@ def front_request(
     stream: bool | None = None, dialect: Dialect,
 ) -> dict[str, Any]:
     """The request body, in `dialect`, for one case of a scenario; `stream` overrides the scenario's own choice."""
-    body = {"model": model, **_RENDER[dialect](request, marked_input(scenario_id, request, case))}
+    body = {"model": model, **REQUEST_BUILDERS[dialect](request, marked_input(scenario_id, request, case))}
     body["stream"] = request.get("stream", True) if stream is None else stream
-    if dialect == "chat" and body["stream"]:
-        body["stream_options"] = {"include_usage": True}
+    options = DIALECTS[dialect].stream_options
+    if options is not None and body["stream"]:
+        body["stream_options"] = dict(options)
     return body
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from callproof.harness._types import Dialect
 from callproof.harness.check import SSEEvent, parse_sse
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.judge import (
     AdapterRun,
     CaseResult,
@@ -138,7 +139,7 @@ def read_sent(journal: Journal, request: JournalRequest, dialect: Dialect) -> tu
     if request.stream and request.status < 400:
         events = parse_sse(body)[0]
         ids: tuple[str | None, ...] = ()
-        if spoken == "responses":
+        if DIALECTS[spoken].call_item_ids:
             payloads = [_payload(e.data) for e in events]
             ids = tuple(responses_call_item_ids([p for p in payloads if p is not None]))
         end = journal.end(request.id)
@@ -149,7 +150,7 @@ def read_sent(journal: Journal, request: JournalRequest, dialect: Dialect) -> tu
     except ValueError:
         parsed = None
     ids = ()
-    if spoken == "responses" and isinstance(parsed, Mapping):
+    if DIALECTS[spoken].call_item_ids and isinstance(parsed, Mapping):
         ids = tuple(responses_call_item_ids([{"type": "response.completed", "response": parsed}]))
     return result_of_body(parsed, request.status, spoken), ids
 

@@ -145,7 +145,7 @@ class RunConfig:
             if self.mode != "client":
                 return ("--client-transport websocket says how a client under test reaches the mock; give "
                         "--client-cmd or --client, or drop it")
-            if self.client_dialect != "responses":
+            if not DIALECTS[self.client_dialect].socket_mode:
                 return (f"--client-transport websocket is the Responses API's WebSocket mode; --client-dialect "
                         f"{self.client_dialect} has none: use --client-dialect responses, or drop --client-transport")
         transports = self.transport_problem()
@@ -178,10 +178,10 @@ class RunConfig:
                 return f"{flag} {value!r} is not a transport; use one of {', '.join(CLIENT_TRANSPORTS)}"
             if self.mode != "gateway":
                 return f"{flag} websocket says how a gateway under test is reached; a client run has none: drop it"
-        if self.front_transport == "websocket" and self.front != "responses":
+        if self.front_transport == "websocket" and not DIALECTS[self.front].socket_mode:
             return (f"--front-transport websocket is the Responses API's WebSocket mode; --front {self.front} has "
                     "none: use --front responses, or drop --front-transport")
-        if self.upstream_transport == "websocket" and self.upstream_dialect != "responses":
+        if self.upstream_transport == "websocket" and not DIALECTS[self.upstream_dialect].socket_mode:
             return (f"--upstream-transport websocket is the Responses API's WebSocket mode; --upstream-dialect "
                     f"{self.upstream_dialect} has none: use --upstream-dialect responses, or drop --upstream-transport")
         return None
@@ -196,7 +196,7 @@ class RunConfig:
         """The run's own credential as the pinned SDKs send a key (docs/cli.md#the-runs-own-credential): openai-python
         and anthropic-sdk-python both send `Authorization: Bearer <key>`; the key looks like one of the front's
         dialect, `sk-callproof-...` or (Anthropic) `sk-ant-callproof-...`."""
-        prefix = "sk-ant-callproof-" if self.front == "anthropic" else "sk-callproof-"
+        prefix = DIALECTS[self.front].key_prefix
         return "authorization", f"Bearer {prefix}{self.credential}"
 
     @property

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import RULES, STREAM_FAMILIES, RuleResult
 from callproof.harness.check import BODY_RULES
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.judge import (
     DEFAULT_SLACK,
     XML_TAG,
@@ -188,7 +189,8 @@ def _stream_family(family: str) -> RuleGroup:
     def applies(scenario: Scenario, dialect: Dialect, /) -> bool:
         if http_error_fault(scenario.faults) is not None:  # an HTTP error instead of a stream: no stream to judge
             return False
-        return (dialect, family) in _FRONT_FAMILIES and (_streamed(scenario) or (dialect, family) in _BODY_FAMILIES)
+        rules_of = DIALECTS[dialect].schema_set  # the catalogue's fronts name schema sets (Rule.applies)
+        return (rules_of, family) in _FRONT_FAMILIES and (_streamed(scenario) or (rules_of, family) in _BODY_FAMILIES)
 
     def of(answer: FrontAnswer, scenario: Scenario, front: Dialect) -> tuple[RuleResult, ...]:
         if answer.report is None:
@@ -471,7 +473,7 @@ GROUPS: tuple[RuleGroup, ...] = (
     # journal itself (GW-CANCEL-*, harness/run/_cancel_exchange.py)
     RuleGroup("cancellation", ("GW-CANCEL-",), _GATEWAY, lambda s, d, /: CANCEL_TAG in s.tags, None),
     # scenarios tagged `stateful`, a Responses front only: continuations, store, encrypted reasoning (GW-STATE-*)
-    RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and d == "responses",
+    RuleGroup("stateful", ("GW-STATE-",), _GATEWAY, lambda s, d, /: is_stateful(s) and DIALECTS[d].previous_response_id,
               _found(_stateful)),
     RuleGroup("client", ("CLI-",), frozenset({"client"}), _always, _inherited(_found(_client))),
     # a gateway's Responses WebSocket front (GW-WS-*): planned by the harness over --front-transport websocket only

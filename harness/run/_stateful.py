@@ -13,6 +13,7 @@ from typing import Any
 
 from callproof.harness._types import Dialect, JSONData, JSONValue
 from callproof.harness.check import event_objects
+from callproof.harness.dialects import DIALECTS
 from callproof.harness.judge import (
     STATEFUL_TAG,
     EarlierTurn,
@@ -50,7 +51,7 @@ def stateful_groups(scenario: Scenario, mode: str, front: Dialect) -> list[str] 
     elsewhere; None for any other scenario (planned as usual)."""
     if not is_stateful(scenario):
         return None
-    return ["stateful"] if mode == "gateway" and front == "responses" else []
+    return ["stateful"] if mode == "gateway" and DIALECTS[front].previous_response_id else []
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +145,7 @@ def judge_stateful(findings: Findings, play: StatefulPlay, scenario: Scenario, *
 
 def upstream_response_id(dialect: str | None, data: bytes) -> str | None:
     """The id of the response a Responses upstream streamed (its first event naming one), else None."""
-    if dialect != "responses":
+    if dialect is None or not DIALECTS[dialect].previous_response_id:
         return None
     for line in data.decode("utf-8", "replace").splitlines():
         if not line.startswith("data:"):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from callproof.harness._types import Dialect, JSONData
+from callproof.harness.dialects import DIALECTS
 
 from ._markers import strip_markers
 
@@ -199,7 +200,7 @@ def _text_of(content: JSONData) -> str | None:
 
 def last_user_text(dialect: Dialect, body: Mapping[str, Any]) -> str:
     """The text of the request's last user message that has text, markers stripped ("" when there is none)."""
-    messages = body.get("input" if dialect == "responses" else "messages")
+    messages = body.get(DIALECTS[dialect].messages_key)
     if isinstance(messages, str):
         return strip_markers(messages)
     if not isinstance(messages, list):

@@ -21,6 +21,7 @@ __all__ = [
     "sse",
 ]
 
+#: The mock's renderers, one per row of the dialect table (tests/harness/dialects/test_tables.py binds them).
 RENDERERS: dict[Dialect, Renderer] = {
     "responses": ResponsesRenderer(),
     "chat": ChatRenderer(),

@@ -240,3 +240,9 @@ class AnthropicRenderer:
         invalid_request_error)."""
         kind = _STATUS_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+
+    def tool_name_error(self, index: int, field: str, problem: str) -> tuple[str, dict[str, str]]:
+        """Anthropic's validator wording: `<path>: <what>`."""
+        what = {"missing": "Field required", "empty": "String should have at least 1 character"}.get(
+            problem, "Input should be a valid string")
+        return f"tools.{index}.custom.name: {what}", {}

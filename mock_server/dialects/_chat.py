@@ -10,7 +10,7 @@ from typing import Any
 
 from callproof.harness.scenario import Chunked, FunctionCall, Scenario, Usage
 
-from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
+from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, openai_tool_name_error, sse
 
 __all__ = ["ChatRenderer"]
 
@@ -295,5 +295,8 @@ class ChatRenderer:
         """OpenAI's error shape: {"error": {message, type, param, code}} with the type and code OpenAI uses for
         `status` (429: type "requests", code "rate_limit_exceeded"; 401: "invalid_api_key"; 5xx: server_error)."""
         return openai_error_body(status, message)
+
+    def tool_name_error(self, index: int, field: str, problem: str) -> tuple[str, dict[str, str]]:
+        return openai_tool_name_error(index, field, problem)
 
 

@@ -11,7 +11,9 @@ from typing import Any, Protocol
 from callproof.harness import Dialect
 from callproof.harness.scenario import Scenario
 
-__all__ = ["Dialect", "Frame", "RenderContext", "Rendered", "Renderer", "openai_error_body", "sse"]
+__all__ = [
+    "Dialect", "Frame", "RenderContext", "Rendered", "Renderer", "openai_error_body", "openai_tool_name_error", "sse",
+]
 
 
 
@@ -78,6 +80,11 @@ class Renderer(Protocol):
         """The provider-shaped HTTP error body for `status`."""
         ...
 
+    def tool_name_error(self, index: int, field: str, problem: str) -> tuple[str, dict[str, str]]:
+        """The real upstream's 400 for tool `index` whose name (at `field`) is `missing`, `empty` or of another
+        type: its message, and the fields it adds to the error object."""
+        ...
+
 
 def sse(payload: dict[str, Any], event: str | None = None) -> bytes:
     """One SSE block: optional `event:` line, one compact `data:` line, blank line."""
@@ -99,6 +106,18 @@ _OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
     502: ("server_error", None),
     503: ("server_error", None),
 }
+
+
+def openai_tool_name_error(index: int, field: str, problem: str) -> tuple[str, dict[str, str]]:
+    """OpenAI's 400 for a tool without a usable name (Responses and Chat Completions alike): its message, and its
+    `param` (the field's path) and `code`."""
+    param = f"tools[{index}].{field}"
+    if problem == "missing":
+        return f"Missing required parameter: '{param}'.", {"param": param, "code": "missing_required_parameter"}
+    if problem == "empty":
+        return (f"Invalid '{param}': empty string. Expected a string with minimum length 1, but got an empty string "
+                "instead.", {"param": param, "code": "empty_string"})
+    return f"Invalid type for '{param}': expected a string.", {"param": param, "code": "invalid_type"}
 
 
 def openai_error_body(status: int, message: str) -> dict[str, Any]:

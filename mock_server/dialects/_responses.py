@@ -9,7 +9,7 @@ from typing import Any
 
 from callproof.harness.scenario import Chunked, FunctionCall, Scenario
 
-from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, sse
+from ._render import Dialect, Frame, RenderContext, Rendered, openai_error_body, openai_tool_name_error, sse
 from ._responses_item_events import add_item, close_item, fragment_item
 from ._responses_object import echo_request, response_object
 from ._responses_plan import plan_events
@@ -213,3 +213,6 @@ class ResponsesRenderer:
         """OpenAI's error shape {"error": {message, type, param, code}} (429: type "requests", code
         "rate_limit_exceeded"; 401: code "invalid_api_key"; 404: code "model_not_found"; 5xx: server_error)."""
         return openai_error_body(status, message)
+
+    def tool_name_error(self, index: int, field: str, problem: str) -> tuple[str, dict[str, str]]:
+        return openai_tool_name_error(index, field, problem)

@@ -26,9 +26,13 @@ from typing import Any, Protocol
 
 import httpx
 
-from callproof.harness._types import DIALECTS
+from callproof.harness.dialects import DIALECTS as _TABLE
+from callproof.harness.dialects import Dialect
 
 from .sse import iter_sse
+
+#: The dialects a reference client speaks: every row of the dialect table.
+DIALECTS: tuple[Dialect, ...] = tuple(row.name for row in _TABLE.values())
 
 __all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "broken", "dialect_defects", "main", "run", "unusable_call",
            "usable_calls"]

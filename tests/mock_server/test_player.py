@@ -43,6 +43,9 @@ class FakeRenderer:
     def error_body(self, status: int, message: str) -> dict[str, Any]:
         return {"error": {"status": status, "message": message}}
 
+    def tool_name_error(self, index: int, field: str, problem: str) -> tuple[str, dict[str, str]]:
+        return f"tools[{index}].{field}: {problem}", {}
+
 
 RENDERER = FakeRenderer()
 CTX = RenderContext()
