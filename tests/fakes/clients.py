@@ -22,16 +22,19 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
 
 import httpx
 
-from callproof.harness._types import DIALECTS
+from callproof.harness import Dialect
 
 from .sse import iter_sse
 
 __all__ = ["DEFECTS", "DIALECTS", "ReferenceClient", "broken", "dialect_defects", "main", "run", "unusable_call",
            "usable_calls"]
+
+#: The dialects a reference client speaks (`--dialect`).
+DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
 
 def _obj(value: object, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
