@@ -96,8 +96,9 @@ TIMING_SUFFIXES = ("_s", "_ms", "_seconds")
 #: Keys whose whole value is measured on the machine (the harness's clock calibration, a gateway's forwarding latency,
 #: and how many of the concurrent requests overlapped in time).
 MEASURED_KEYS = frozenset({"calibration", "forwarding_latency_ms", "overlapped"})
-#: Keys whose values depend on which of the concurrent requests reached the mock first, under these parents.
-ORDER_KEYS = {("cancel", "request")}
+#: Keys whose values depend on which of the concurrent requests reached the mock first, under these parents (the
+#: upstream request a cancelled case's was, the mock's WebSocket connection a client's turn came on).
+ORDER_KEYS = {("cancel", "request"), ("websocket_turns", "connection")}
 #: Rules judged only when the pauses the harness measured were long enough: a passed result of one may be there in one
 #: run and not in the next on a busy machine (a failed one stays, and shows).
 TIMED_RULES = frozenset({"GW-STREAM-002"})

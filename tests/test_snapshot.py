@@ -26,7 +26,7 @@ def test_normalise_report_keeps_verdicts_and_masks_measurements() -> None:
         "cases": [
             {"id": "b::streaming", "outcome": "passed", "duration_s": 0.3,
              "details": {"calibration": {"p50_ms": 0.3}, "adapter_seconds": 0.2, "cancel": {"request": 9},
-                         "overlapped": 3},
+                         "overlapped": 3, "websocket_turns": [{"connection": 14, "turn": 0}]},
              "results": [{"rule": "GW-STREAM-001", "outcome": "passed"},
                          {"rule": "GW-STREAM-002", "outcome": "passed"}]},
             {"id": "a::expected", "outcome": "failed", "message": "at 127.0.0.1:5000",
@@ -40,8 +40,9 @@ def test_normalise_report_keeps_verdicts_and_masks_measurements() -> None:
     assert [c["id"] for c in cases] == ["a::expected", "b::streaming"]
     assert cases[0] == {"id": "a::expected", "outcome": "failed", "message": "at 127.0.0.1:<port>",
                         "results": [{"rule": "GW-STREAM-002", "outcome": "failed"}]}  # a failure stays
-    assert cases[1]["details"] == {"calibration": "<measured>", "adapter_seconds": 0, "cancel": {"request": "<order>"},
-                                   "overlapped": "<measured>"}
+    assert cases[1]["details"] == {"calibration": "<measured>", "adapter_seconds": 0,
+                                   "cancel": {"request": "<order>"}, "overlapped": "<measured>",
+                                   "websocket_turns": [{"connection": "<order>", "turn": 0}]}
     assert cases[1]["results"] == [{"rule": "GW-STREAM-001", "outcome": "passed"}]
     assert normalise_report(json.loads(json.dumps(out)), ()) == out  # idempotent: compare renormalises
 
