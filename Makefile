@@ -60,12 +60,13 @@ test-under-load: venv $(INTEROP_STAMP)
 
 test: lint typecheck pytest test-under-load
 
-# `make check`: the inner loop, a few seconds to a minute: ruff, the layering and the seams, mypy on the packages, and
-# the tests of the core floors and the renderers (no mock servers, no launched gateways, no CLI runs, no real client
+# `make check`: the inner loop, a few seconds to a minute: ruff, the layering and the seams, mypy on the packages, the
+# structure figures' ceilings (tests/test_structure.py: seconds of AST parsing, so not in `make lint`), and the tests of
+# the core floors and the renderers (no mock servers, no launched gateways, no CLI runs, no real client
 # libraries). `make test` is the whole suite; CI runs that.
 CHECK_TESTS := tests/harness/catalogue tests/harness/check tests/harness/scenario tests/harness/capture \
 	tests/harness/outcome tests/harness/request tests/harness/judge tests/harness/report_model tests/reports \
-	tests/schemas tests/harness/test_types.py tests/harness/test_exports.py tests/test_imports.py
+	tests/schemas tests/harness/test_types.py tests/harness/test_exports.py tests/test_imports.py tests/test_structure.py
 
 check: lint
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.harness.judge import CaseSpec, protocol_problem
 from callproof.harness.run import Harness, RunConfig
 

@@ -15,10 +15,8 @@ from typing import Any, Literal, cast
 import jsonschema
 import pytest
 
-from callproof.harness import RULES, CheckReport, check_body, check_bytes
-from callproof.harness._types import Dialect
-from callproof.harness.catalogue._catalogue import STREAM_RULES
-from callproof.harness.catalogue._rule import Profile
+from callproof.harness import RULES, CheckReport, Dialect, check_body, check_bytes
+from callproof.harness.catalogue import STREAM_RULES, Profile
 from callproof.harness.check import check_websocket_transcript
 
 CAPTURES = Path(__file__).resolve().parents[2] / "examples" / "captures"

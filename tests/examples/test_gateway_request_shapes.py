@@ -12,9 +12,8 @@ from openai.types.chat import completion_create_params
 from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
-from callproof.harness._types import Dialect
-from callproof.harness.judge._findings import Findings
-from callproof.harness.judge._translation import check_translation
+from callproof.harness import Dialect
+from callproof.harness.judge import Findings, check_translation
 from callproof.harness.request import front_request
 from callproof.harness.scenario import bundled_scenarios
 from examples.gateway import FRONTS, UPSTREAMS

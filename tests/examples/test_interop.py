@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from callproof.harness._types import Dialect
-from callproof.harness.report_model._baseline import load_baseline
+from callproof.harness import Dialect
+from callproof.harness.report_model import load_baseline
 from callproof.harness.run import Harness, RunConfig
 
 ROOT = Path(__file__).resolve().parents[2]

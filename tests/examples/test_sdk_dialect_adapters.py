@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.harness.judge import CaseSpec
 from callproof.harness.run import Harness, RunConfig
 

@@ -15,8 +15,7 @@ import httpx
 
 from callproof.harness import SSEEvent, parse_sse
 from callproof.mock_server import MockServer, Scenario, bundled_scenarios, load_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import Dialect, RenderContext
+from callproof.mock_server.dialects import RENDERERS, Dialect, RenderContext
 
 DATA = Path(__file__).resolve().parent / "data"
 DIALECTS: tuple[Dialect, ...] = tuple(d for d in ("responses", "chat", "anthropic") if d in RENDERERS)

@@ -15,8 +15,7 @@ import httpx
 import pytest
 
 from callproof.mock_server import Journal, MockServer, VirtualClock, bundled_scenarios, create_app, make_plan
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import Dialect, RenderContext
+from callproof.mock_server.dialects import RENDERERS, Dialect, RenderContext
 from tests.mock_server.support import DIALECTS, PATHS, SCENARIOS, TIMEOUT, Mock, expected_stream, request_body
 
 CASE = "0b6f1c9e-3d2a-4e8f-9a71-5c4d2e1f0a3b"

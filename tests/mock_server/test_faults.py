@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from callproof.mock_server import MockServer
-from callproof.mock_server.dialects._render import Dialect
+from callproof.mock_server.dialects import Dialect
 from tests.mock_server.support import (
     DIALECTS,
     GAP_MS,

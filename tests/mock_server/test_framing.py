@@ -8,11 +8,11 @@ import json
 import random
 import re
 from dataclasses import replace
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
-from callproof.harness._types import DIALECTS, Dialect
+from callproof.harness import Dialect
 from callproof.harness.check import parse_sse
 from callproof.harness.outcome import result_of_events
 from callproof.mock_server import bundled_scenarios, make_plan
@@ -20,6 +20,7 @@ from callproof.mock_server._framing import FRAMING_STYLES, reframe
 from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 SCENARIOS = bundled_scenarios()
+DIALECTS: tuple[Dialect, ...] = get_args(Dialect)
 STYLES = sorted(FRAMING_STYLES)
 
 

@@ -14,8 +14,7 @@ from callproof.harness import parse_sse
 from callproof.harness.scenario import FAULTS, Fault, FaultKind, Scenario, bundled_scenarios
 from callproof.mock_server import Plan, make_plan
 from callproof.mock_server._inject import INJECTORS
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import Dialect, RenderContext
+from callproof.mock_server.dialects import RENDERERS, Dialect, RenderContext
 from tests.harness.scenario.fault_bindings import injector_mismatches
 
 ONE_CALL = bundled_scenarios()["one_call"]

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.mock_server import MockServer, bundled_scenarios, load_scenarios
 from tests.mock_server.support import PATHS, TIMEOUT
 

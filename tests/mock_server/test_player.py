@@ -17,7 +17,7 @@ import pytest
 from callproof.harness.scenario import Chunked, Fault, Scenario
 from callproof.mock_server import Plan, VirtualClock, load_scenarios, make_plan
 from callproof.mock_server._player import play
-from callproof.mock_server.dialects._render import Dialect, Frame, RenderContext, Rendered
+from callproof.mock_server.dialects import Dialect, Frame, RenderContext, Rendered
 
 
 class FakeRenderer:

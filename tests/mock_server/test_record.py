@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.mock_server import MockServer, load_scenarios
 from callproof.mock_server._record import RecordServer
 from tests.mock_server.support import PATHS, TIMEOUT, request_body

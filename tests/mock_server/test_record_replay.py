@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.mock_server import MockServer, load_scenarios
 from callproof.mock_server._record import RecordServer
 from tests.mock_server.support import DIALECTS, PATHS, TIMEOUT, request_body

@@ -8,38 +8,24 @@ argument deltas of parallel calls may interleave; a reasoning item carries its s
 go on as the upstream sent them (docs/spec/items.md §6). The ending: response.completed, response.incomplete (length:
 max_output_tokens, content_filter; the items still being written when the upstream stopped end incomplete) or
 response.failed (upstream error or cut; items still open stay open). Every event carries a sequence_number;
-the non-stream body is the terminal event's Response.
+the non-stream body is the terminal event's Response. Requests are read by responses_request.py; what one response
+accumulates is responses_turn.py's Turn.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.responses import JSONResponse, Response
 
-from ..model import (
-    Call,
-    FinishReason,
-    Json,
-    Message,
-    Opaque,
-    OpaqueEvent,
-    OutputFormat,
-    Part,
-    Reasoning,
-    Request,
-    Result,
-    Tool,
-    ToolChoice,
-    Usage,
-)
-from ..state import ResponseStore, StatefulRefusal
-from ..wire import encode_sse, new_id, text_of
-from .base import Front, RequestShapeError, number, tool_name
+from ..model import FinishReason, Json, OpaqueEvent, Request, Usage
+from ..state import ResponseStore
+from ..wire import encode_sse, new_id
+from .responses_request import ResponsesRequests, input_items
+from .responses_turn import ContentPart, Item, Turn, part_json, where
 
-__all__ = ["ContentPart", "Item", "ResponsesFront", "Turn"]
+__all__ = ["TERMINAL", "ContentPart", "Item", "ResponsesFront", "Turn", "input_items"]
 
 TERMINAL = {"completed": "response.completed", "incomplete": "response.incomplete", "failed": "response.failed"}
 #: The neutral finish reason -> (Responses status, incomplete_details.reason).
@@ -49,135 +35,13 @@ STATUS: dict[str, tuple[str, str | None]] = {
 }
 
 
-@dataclass(eq=False)
-class ContentPart:
-    """A message's content part (output_text, refusal) or a reasoning item's summary part (summary_text) or
-    reasoning text (reasoning_text)."""
-
-    type: str
-    text: str = ""
-    annotations: list[Json] = field(default_factory=list)
-    done: bool = False
-
-
-@dataclass(eq=False)
-class Item:
-    """One output item: a message (its content `parts`), a function or custom tool call (`text` is its arguments
-    or raw input), a reasoning item (summary `parts`, reasoning text `content`) or an opaque item carried as the
-    upstream sent it (`added`: its output_item.added item)."""
-
-    type: str  # "message" | "function_call" | "custom_tool_call" | "reasoning" | an opaque item's type
-    id: str
-    output_index: int = -1
-    text: str = ""
-    name: str = ""
-    call_id: str = ""
-    parts: list[ContentPart] = field(default_factory=list)
-    content: ContentPart | None = None  # a reasoning item's reasoning text
-    summary_keys: dict[int, int] = field(default_factory=dict)  # the upstream's summary_index -> this item's
-    sealed: str | None = None  # a reasoning item's encrypted_content
-    added: Json = field(default_factory=dict)
-    done: Json | None = None  # the item as output_item.done sent it
-    touched: int = 0  # Turn.clock at the item's start or latest fragment
-
-
-@dataclass(eq=False)
-class Turn:
-    """Everything one response accumulates; never shared between requests."""
-
-    request: Request
-    id: str
-    model: str
-    created_at: int = field(default_factory=lambda: int(time.time()))
-    items: list[Item] = field(default_factory=list)  # added items, in output_index order
-    calls: dict[int, Item] = field(default_factory=dict)  # by the upstream's call key
-    reasoning: dict[int, Item] = field(default_factory=dict)  # open reasoning items, by the upstream's key
-    opaque: dict[int, Item] = field(default_factory=dict)  # opaque items, by the upstream's output index
-    message: Item | None = None  # the message item text goes to, until another item is added
-    call_ids: set[str] = field(default_factory=set)
-    usage: Json | None = None
-    events: list[Json] = field(default_factory=list)  # emitted, not yet written
-    sequence: int = 0
-    clock: int = 0  # counts item starts and fragments
-    last_start: int = 0  # clock of the latest item start
-    result: Json | None = None  # the terminal Response object
-    closed: bool = False
-
-    @property
-    def front(self) -> Json:
-        return self.request.front
-
-    def emit(self, type: str, **fields: Any) -> None:
-        self.events.append({"type": type, "sequence_number": self.sequence, **fields})
-        self.sequence += 1
-
-    def take(self) -> list[Json]:
-        events, self.events = self.events, []
-        return events
-
-
-class ResponsesFront(Front[Turn]):
+class ResponsesFront(ResponsesRequests):
     dialect = "responses"
     path = "/v1/responses"
 
     def __init__(self) -> None:
         #: The responses this front answered, kept for `previous_response_id` (docs/spec/stateful.md §2).
         self.responses = ResponseStore()
-
-    # -- request ----------------------------------------------------------------------------------------------
-
-    def parse_request(self, body: Json) -> Request:
-        body = self.continued(body)
-        items = input_items(body)
-        system = [body["instructions"]] if body.get("instructions") else []
-        system += [text_of(item.get("content")) for item in items
-                   if item.get("type", "message") == "message" and item.get("role") in ("system", "developer")]
-        offered = list(enumerate(body.get("tools") or []))
-        for index, tool in offered:  # a function or custom tool without a name: refused, never forwarded
-            if tool.get("type", "function") in ("function", "custom"):
-                tool_name(tool.get("name"), index)
-        tools = [self.parse_tool(t) if t.get("type", "function") == "function" else self.parse_custom_tool(t, i)
-                 for i, t in offered if t.get("type", "function") in ("function", "custom")]
-        builtins = [t for _, t in offered if t.get("type", "function") not in ("function", "custom")]
-        return Request(model=body.get("model"), system=system, history=self.parse_history(items), tools=tools,
-                       builtin_tools=builtins,
-                       tool_choice=self.parse_tool_choice(body.get("tool_choice")),
-                       parallel_tool_calls=body.get("parallel_tool_calls"),
-                       max_tokens=number(body.get("max_output_tokens")), stream=body.get("stream") is True,
-                       front=body, store=body.get("store") if isinstance(body.get("store"), bool) else None,
-                       include=[str(i) for i in body.get("include") or []],
-                       output_format=self.parse_output_format((body.get("text") or {}).get("format")))
-
-    def parse_output_format(self, format: Any) -> OutputFormat | None:
-        """text.format: json_schema (name, schema, strict, description) or json_object; text (or none): None."""
-        if not isinstance(format, dict) or format.get("type") in (None, "text"):
-            return None
-        if format.get("type") == "json_object":
-            return OutputFormat("json_object")
-        if format.get("type") != "json_schema" or not isinstance(format.get("schema"), dict):
-            raise RequestShapeError(f"text.format must be text, json_object or json_schema with a schema: {format!r}")
-        return OutputFormat("json_schema", format["schema"], format.get("name"), format.get("strict"),
-                            format.get("description"))
-
-    def parse_custom_tool(self, tool: Json, index: int) -> Tool:
-        """A custom (freeform) tool: its calls carry raw text in `format` (text or a grammar)."""
-        return Tool(tool_name(tool.get("name"), index), tool.get("description"), kind="custom",
-                    format=tool.get("format"))
-
-    def continued(self, body: Json) -> Json:
-        """The body a `previous_response_id` continues: the kept conversation of that response, then this input
-        (every upstream gets the whole conversation; the id is only echoed in the Response object). Raises
-        `StatefulRefusal` for a response it does not hold (never kept: `store: false`, forgotten, or not its own)."""
-        previous = body.get("previous_response_id")
-        if previous is None:
-            return body
-        earlier = self.responses.get(str(previous))
-        if earlier is None:
-            raise StatefulRefusal(f"Previous response with id {str(previous)!r} not found: this gateway keeps only "
-                                  "responses made without store: false, and not forever; send the whole "
-                                  "conversation as input instead.", "previous_response_id",
-                                  "previous_response_not_found")
-        return {**body, "input": [*earlier, *input_items(body)]}  # the id stays, echoed in the Response object
 
     def remember(self, turn: Turn) -> None:
         """Keep an ended response's conversation (its input, then its output) for a later continuation, unless
@@ -187,43 +51,6 @@ class ResponsesFront(Front[Turn]):
                                                                                               "incomplete"):
             return
         self.responses.put(turn.id, [*input_items(turn.front), *(o for o in result["output"] if isinstance(o, dict))])
-
-    def parse_history(self, items: list[Json]) -> list[Part]:
-        history: list[Part] = []
-        for item in items:
-            kind = item.get("type", "message")
-            if kind == "message" and item.get("role", "user") in ("user", "assistant"):
-                history.append(Message(item.get("role", "user"), text_of(item.get("content"))))
-            elif kind == "function_call":
-                history.append(Call(str(item.get("call_id") or ""), str(item.get("name") or ""),
-                                    item.get("arguments") or "{}"))
-            elif kind == "function_call_output":
-                history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output"))))
-            elif kind == "custom_tool_call":
-                history.append(Call(str(item.get("call_id") or ""), str(item.get("name") or ""),
-                                    str(item.get("input") or ""), "custom"))
-            elif kind == "custom_tool_call_output":
-                history.append(Result(str(item.get("call_id") or ""), text_of(item.get("output")), kind="custom"))
-            elif kind == "reasoning":  # passed on unchanged where the upstream can take it (stateful.md §3)
-                history.append(Reasoning(dict(item)))
-            elif kind not in ("message", "function_call", "function_call_output", "custom_tool_call",
-                              "custom_tool_call_output"):  # mcp_call, shell_call, ...: to a Responses upstream
-                history.append(Opaque(dict(item)))
-        return history
-
-    def parse_tool(self, tool: Json) -> Tool:
-        return Tool(str(tool["name"]), tool.get("description"), tool.get("parameters"), tool.get("strict"))
-
-    def parse_tool_choice(self, choice: Any) -> ToolChoice | None:
-        if isinstance(choice, dict) and choice.get("type") == "function":
-            return ToolChoice("required", str(choice["name"]))
-        if isinstance(choice, dict) and choice.get("type") == "allowed_tools":  # no subset: the mode only
-            choice = choice.get("mode", "auto")
-        if choice in ("auto", "none", "required"):
-            return ToolChoice(choice)
-        if choice is not None:
-            raise RequestShapeError(f"unknown tool_choice {choice!r}")
-        return None
 
     # -- the stream -------------------------------------------------------------------------------------------
 
@@ -516,26 +343,3 @@ class ResponsesFront(Front[Turn]):
         call_id = upstream_id if upstream_id and upstream_id not in turn.call_ids else new_id("call")
         turn.call_ids.add(call_id)
         return call_id
-
-
-def where(item: Item) -> Json:
-    return {"item_id": item.id, "output_index": item.output_index}
-
-
-def text_part(text: str) -> Json:
-    return {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
-
-
-def part_json(part: ContentPart) -> Json:
-    """A part as the Responses API shows it."""
-    if part.type == "output_text":
-        return {"type": "output_text", "annotations": list(part.annotations), "logprobs": [], "text": part.text}
-    if part.type == "refusal":
-        return {"type": "refusal", "refusal": part.text}
-    return {"type": part.type, "text": part.text}
-
-
-def input_items(front: Json) -> list[Json]:
-    """The input items; a bare string input is one user message."""
-    items = front.get("input") or []
-    return [{"type": "message", "role": "user", "content": items}] if isinstance(items, str) else list(items)

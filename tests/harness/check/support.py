@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from callproof.harness import CheckReport, StreamChecker, parse_sse
-from callproof.harness._types import Dialect
-from callproof.harness.catalogue._rule import Profile
+from callproof.harness import CheckReport, Dialect, StreamChecker, parse_sse
+from callproof.harness.catalogue import Profile
 
 CAPTURES = Path(__file__).resolve().parents[3] / "examples" / "captures"
 

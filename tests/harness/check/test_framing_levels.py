@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from callproof.harness import check_bytes
-from callproof.harness._types import Dialect
-from callproof.harness.catalogue._rule import Profile
+from callproof.harness import Dialect, check_bytes
+from callproof.harness.catalogue import Profile
 from tests.harness.check.support import CAPTURES
 
 ONE_CALL: dict[Dialect, bytes] = {

@@ -12,8 +12,7 @@ import pytest
 from callproof.harness.check import RELAY_CAVEAT
 from callproof.harness.cli import main
 from callproof.harness.scenario import bundled_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 CAVEAT = ("; a capture cannot tell whether the upstream or the relay wrote it: in a `callproof run` against the mock, "
           "a gateway relaying the upstream's bytes unchanged is not failed for it (docs/spec/contracts.md §7.8)")

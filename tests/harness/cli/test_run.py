@@ -140,7 +140,7 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
-    from callproof.harness.run._iut import free_port
+    from callproof.harness.run import free_port
 
     mock_port, port = free_port(), free_port()
     gw = subprocess.Popen([sys.executable, "-m", "tests.fakes.gateways", "--upstream",

@@ -13,8 +13,7 @@ from callproof.harness import check_bytes
 from callproof.harness.catalogue import Evidence, RuleResult, Violation
 from callproof.harness.judge import excerpts
 from callproof.harness.scenario import FunctionCall, bundled_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 from callproof.reports import render_markdown
 
 DATA = Path(__file__).resolve().parents[2] / "reports" / "data"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.harness.judge import (
     AdapterRun,
     Findings,
@@ -23,8 +23,7 @@ from callproof.harness.judge import (
 from callproof.harness.outcome import Call, Chunk, Exchange, Result
 from callproof.harness.run._plan import gateway_groups, plan_cases
 from callproof.harness.scenario import bundled_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 SCENARIOS = bundled_scenarios()
 MALFORMED = SCENARIOS["malformed_args_completed"]

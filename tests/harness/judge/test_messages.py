@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 
-from callproof.harness import check_bytes
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect, check_bytes
 from callproof.harness.check import check_capture, shown
 from callproof.harness.judge import Findings, check_faults, check_ids, read_answer, what_arrived
 from callproof.harness.outcome import Call, Chunk, Exchange, Result
 from callproof.harness.scenario import bundled_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 SCENARIOS = bundled_scenarios()
 CAPTURES = Path(__file__).resolve().parents[3] / "examples" / "captures"

@@ -9,12 +9,11 @@ from typing import Any
 
 import pytest
 
-from callproof.harness._types import Dialect
+from callproof.harness import Dialect
 from callproof.harness.judge import Findings, check_usage, read_answer
 from callproof.harness.outcome import Chunk, Exchange
 from callproof.harness.scenario import bundled_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 SCENARIOS = bundled_scenarios()
 SSE = {"content-type": "text/event-stream"}

@@ -13,8 +13,7 @@ from callproof.harness.check import parse_sse
 from callproof.harness.judge import Findings, expected_outcome
 from callproof.harness.outcome import Call, Result, result_of_body, result_of_events
 from callproof.harness.scenario import Scenario, bundled_scenarios
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 
 SCENARIOS = bundled_scenarios()
 #: Scenarios whose outcome is the rendered stream itself: no fault (the player applies those), nothing raw, and no

@@ -26,8 +26,7 @@ from callproof.mock_server import _inject as injectors
 from callproof.mock_server import make_plan
 from callproof.mock_server._inject import INJECTORS, Answer, Injector, StreamDraft
 from callproof.mock_server._player import error_plan
-from callproof.mock_server.dialects import RENDERERS
-from callproof.mock_server.dialects._render import RenderContext
+from callproof.mock_server.dialects import RENDERERS, RenderContext
 from tests.harness.scenario.fault_bindings import SCHEMA, injector_mismatches, schema_mismatches
 
 ONE_CALL = bundled_scenarios()["one_call"]

@@ -17,7 +17,7 @@ from callproof.harness.run._plan import ISOLATION
 from callproof.harness.scenario import Scenario
 from callproof.mock_server import bundled_scenarios
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 DOCUMENT = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
 RULE_ID = re.compile(r"\b(?:SSE|RSP|CHAT|ANT|EXP|GW|CLI)(?:-[A-Z]+)?-\d{3}\b")
 SCENARIO_ID = re.compile(r"`([a-z][a-z0-9_]*(?:::[a-z]+)?)`")
