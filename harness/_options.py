@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +22,7 @@ from callproof.harness._types import DIALECTS
 from callproof.harness.catalogue import PROFILES
 from callproof.harness.report_model import ReportError, read_report
 from callproof.harness.request import DEFAULT_MODEL
+from callproof.harness.transports import TransportChoices
 from callproof.reports import FORMATS as REPORT_FORMATS
 from callproof.reports import ReportFormat, run_formats
 
@@ -52,8 +53,9 @@ __all__ = [
     "shown_header",
 ]
 
-#: How a client under test reaches the mock (`--client-transport`).
-CLIENT_TRANSPORTS: tuple[str, ...] = ("http", "websocket")
+#: The transports of `--client-transport`, `--front-transport`, `--upstream-transport`: the transport table's names,
+#: read whenever they are read (callproof.harness.transports).
+CLIENT_TRANSPORTS: Sequence[str] = TransportChoices()
 
 #: Where an option is offered: `callproof run`, `callproof fuzz`, the pytest plugin.
 Surface = Literal["run", "fuzz", "pytest"]
@@ -218,7 +220,7 @@ class Option:
     metavar: str | None = None
     type: Callable[[str], Any] | None = None
     default: object = None
-    choices: tuple[str, ...] | None = None
+    choices: Sequence[str] | None = None
     kind: Kind = "value"
     flags: tuple[str, ...] = ()
     iut: bool = False

@@ -42,6 +42,7 @@ from callproof.harness.judge import (
 from callproof.harness.outcome import Result, result_of_adapter
 from callproof.harness.request import front_request, new_case_tag
 from callproof.harness.scenario import Scenario
+from callproof.harness.transports import transport
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._cancel_verdict import judge_cancellation
@@ -58,7 +59,7 @@ from ._sequence import client_env, play_gateway_sequence, upstream_requests
 from ._stateful import is_stateful, play_stateful, turn_bodies, two_turn
 from ._verdict import group_results, over_limit, verdict
 from ._ws_cancel import close_socket
-from ._ws_exchange import message_as_sse, ws_url
+from ._ws_exchange import message_as_sse
 from ._ws_play import SocketPlay, WebSocketPlay, plan_websocket, websocket_applies
 from ._ws_turns import judge_socket, socket_details
 
@@ -128,7 +129,7 @@ class Harness:
     def _gateway(self) -> Gateway:
         if self._iut is None:
             mock, config = self.mock, self.config
-            upstream = ws_url(mock.url) if config.upstream_transport == "websocket" else mock.url
+            upstream = transport(config.upstream_transport).url(mock.url)
             if config.launch:
                 self._iut = LaunchedIUT(config.launch, upstream=upstream, upstream_root=mock.root_url,
                                         front_url=config.front_template, ready_url=config.ready_url,
