@@ -36,7 +36,6 @@ from callproof.harness.judge import (
     framing_variants,
     has_usage_rules,
     is_rejection,
-    read_answer,
     rejection_problem,
 )
 from callproof.harness.outcome import Result, result_of_adapter
@@ -49,19 +48,19 @@ from ._cancel_verdict import judge_cancellation
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
 from ._client_play import judge_client_isolation, read_sent, read_wire, websocket_playable, websocket_turns
 from ._config import RunConfig
-from ._http_exchange import Limits, exchange, head_problem
+from ._front import Front, FrontContext
+from ._fronts import front_for
+from ._groups import rule_group
+from ._http_exchange import head_problem
 from ._iut import AppIUT, Gateway, IUTError, LaunchedIUT, TargetIUT
 from ._overlap import Answered, hold_seconds, in_flight, isolation_verdict
 from ._plan import ISOLATION_SCENARIOS, plan_cases, run_scenarios
 from ._repeat import combine_repeats
 from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
 from ._sequence import client_env, play_gateway_sequence, upstream_requests
-from ._stateful import is_stateful, play_stateful, turn_bodies, two_turn
+from ._stateful import is_stateful, play_stateful, turn_bodies
 from ._verdict import group_results, over_limit, verdict
-from ._ws_cancel import close_socket
 from ._ws_exchange import message_as_sse
-from ._ws_play import SocketPlay, WebSocketPlay, plan_websocket, websocket_applies
-from ._ws_turns import judge_socket, socket_details
 
 if TYPE_CHECKING:
     from callproof.mock_server import MockServer
@@ -89,6 +88,7 @@ class Harness:
         self._lock = threading.Lock()
         self._client_http: httpx.Client | None = None
         self._http_lock = threading.Lock()
+        self._front_play: tuple[Gateway, Front] | None = None
         self._calibration: Calibration | None = None
         self._calibration_lock = threading.Lock()
         self._waits = CPUWaits()  # sampled from the first gateway case on: the timing rules read them
@@ -99,14 +99,11 @@ class Harness:
         """Every case of this run, in scenario order."""
         config = self.config
         specs = plan_cases(self.scenarios, config.mode, config.upstream_dialect, config.front, config.client_dialect)
-        if config.mode == "client" and config.client_transport == "websocket":  # no SSE framing over WebSocket
+        if config.mode == "client":  # a transport without SSE framing: no scenario that needs it
             played = self.scenarios
-            specs = [s for s in specs if s.scenario not in played or websocket_playable(played[s.scenario])]
-        if config.mode == "gateway" and config.front_transport == "websocket":  # GW-WS cases, no SSE framing
-            specs = plan_websocket(self.scenarios, specs)
-            # a continuation over a socket is the connection's own: GW-WS-001 judges it, not a turn per socket
-            specs = [s for s in specs if s.scenario not in self.scenarios or not two_turn(self.scenarios[s.scenario])]
-        return specs
+            framed = transport(config.client_transport).sse_framing
+            return [s for s in specs if framed or s.scenario not in played or websocket_playable(played[s.scenario])]
+        return front_for(config.front_transport).plan(transport(config.front_transport), self.scenarios, specs)
 
     # -- lifecycle --
 
@@ -175,9 +172,12 @@ class Harness:
 
     def _http(self) -> httpx.Client:
         with self._http_lock:  # the isolation case sends from several threads at once
-            if self._client_http is None:
-                self._client_http = httpx.Client(trust_env=False)
-            return self._client_http
+            return self._client_http_unlocked()
+
+    def _client_http_unlocked(self) -> httpx.Client:
+        if self._client_http is None:
+            self._client_http = httpx.Client(trust_env=False)
+        return self._client_http
 
     def mock_url(self) -> str:
         return str(self.mock.url)
@@ -231,49 +231,19 @@ class Harness:
         waits = self._waits.between(requests[0].time, time.monotonic(), threading.get_native_id()) if requests else ()
         return UpstreamView(tuple(r.body for r in requests), writes, content_times(writes), waits, sent)
 
+    def _front_of(self, iut: Gateway) -> Front:
+        """The gateway's front over `--front-transport` (its row of `FRONTS`), made once per gateway."""
+        with self._http_lock:
+            if self._front_play is None or self._front_play[0] is not iut:
+                context = FrontContext(self.config, iut, self._client_http_unlocked(), self.mock.journal,
+                                       self.scenarios,
+                                       lambda scenario_id: self._request(self.scenarios[scenario_id], new_case_tag()))
+                self._front_play = (iut, front_for(self.config.front_transport)(context))
+            return self._front_play[1]
+
     def _front(self, iut: Gateway, request: Mapping[str, Any]) -> tuple[FrontAnswer | None, str | None]:
         """Send one request through the front; (answer, None), or (None, why the IUT failed)."""
-        config = self.config
-        if config.front_transport == "websocket":  # one turn on a socket of its own
-            answer = self._ws(iut).one_turn(request)
-            if answer is None:
-                return None, "the IUT did not answer over WebSocket" + ("" if iut.alive() else "; the IUT exited")
-            return answer, None
-        sent = exchange(self._http(), iut.front_url, request, timeout=config.case_timeout,
-                        headers=config.front_headers or None, limits=Limits(config.max_events, config.max_bytes))
-        if sent.status is None:
-            why = sent.error or "no answer"
-            if not iut.alive():
-                why += "; the IUT exited"
-            tail = iut.stderr_tail()
-            return None, f"the IUT did not answer: {why}" + (f"; stderr tail:\n{tail}" if tail else "")
-        return read_answer(sent, self.config.profile, self.config.front), None
-
-    def _ws(self, iut: Gateway) -> WebSocketPlay:
-        """Turns over the gateway's Responses WebSocket front (`--front-transport websocket`)."""
-        config, journal = self.config, self.mock.journal
-        return WebSocketPlay(iut.front_url, config.front_headers, config.case_timeout,
-                             Limits(config.max_events, config.max_bytes), config.profile, config.model,
-                             config.upstream_dialect,
-                             lambda scenario_id: self._request(self.scenarios[scenario_id], new_case_tag()),
-                             lambda since: [r.body for r in journal.requests() if r.time >= since],
-                             lambda scenario_id: scenario_id in self.scenarios,
-                             lambda case: [(r.time, end.time if (end := journal.end(r.id)) is not None else None)
-                                           for r in journal.requests(case=case)])
-
-    def _socket(self, run: ScenarioRun, socket: SocketPlay | None) -> None:
-        """The turns of the scenario's socket besides its own answer, and its transcript's RSP-WS results (every
-        WebSocket turn judged: docs/spec/gateway-websocket.md §6)."""
-        if socket is None:
-            return
-        journal = self.mock.journal
-
-        def bodies(case: str | None, since: float) -> UpstreamView:  # what the turn rules read: the request bodies
-            return UpstreamView(tuple(r.body for r in journal.requests(case=case) if r.time >= since) if case else (),
-                                ())
-
-        run.turns, run.socket_results = judge_socket(socket, self.scenarios, self.config.profile, bodies)
-        run.details["socket"] = socket_details(socket)
+        return self._front_of(iut).exchange(request)
 
     def _play_gateway(self, run: ScenarioRun) -> None:
         try:
@@ -290,15 +260,9 @@ class Harness:
             answer = play_gateway_sequence(run, lambda request: self._front(iut, request), self._unplayed,
                                            model=self.config.model, front=self.config.front)
             problem, run.error = run.error, None
-            if self.config.front_transport == "websocket" and websocket_applies(run.scenario):  # one socket, GW-WS
-                _, _, run.websocket, socket = self._ws(iut).play(
-                    run.scenario, self._request(run.scenario, new_case_tag()), own=False)
-                self._socket(run, socket)
-        elif self.config.front_transport == "websocket":  # the first turn of one socket, then the GW-WS evidence
-            answer, problem, run.websocket, socket = self._ws(iut).play(run.scenario, run.request)
-            self._socket(run, socket)
-        else:
-            answer, problem = self._front(iut, run.request)
+            self._front_of(iut).after_sequence(run)  # what the transport gathers on a sequence (GW-WS-001)
+        else:  # the scenario's own play through the front (over a socket: its turns and the GW-WS evidence)
+            answer, problem = self._front_of(iut).play(run)
         run.details["front_url"] = iut.front_url
         if answer is None:
             run.error, run.details[NO_ANSWER] = problem, True
@@ -433,15 +397,16 @@ class Harness:
 
     def _judge_once(self, spec: CaseSpec, repeat: int) -> CaseResult:
         start = time.monotonic()
-        if spec.group == "isolation":
+        group = rule_group(spec.group)
+        if group.kind == "run_wide":  # several scenarios at once (`concurrent::isolation`)
             return self._judge_isolation(spec, start)
-        if spec.group == "cancellation":
+        if group.kind == "self_played":  # its own play of the scenario (a cancellation, on a fresh case)
             return self._judge_cancellation(spec, start)
         # the calibrated slack: the causal timing rule (GW-STREAM-002) and a client's retry spacing (CLI-015)
-        slack = self.calibration.slack if spec.group in ("streaming", "loop") else None
+        slack = self.calibration.slack if group.timing is not None else None
         run = self._run(spec.scenario, repeat)
         details = dict(run.details)
-        if spec.group == "loop" and slack is not None:
+        if group.timing == "sequence" and slack is not None:
             details["calibration"] = self.calibration.to_json()
         elif slack is not None and run.answer is not None and run.upstream is not None:
             details.update(forwarding_latency(run.answer.events, run.upstream.writes))
@@ -475,7 +440,7 @@ class Harness:
                                   self.config.front_headers, self.mock.journal, case, timeout=self.config.case_timeout,
                                   calibration=self.calibration, waits=self._waits.between,
                                   details={"front_url": iut.front_url},
-                                  closer=close_socket if self.config.front_transport == "websocket" else None)
+                                  closer=self._front_of(iut).closer)
 
     def _judge_isolation(self, spec: CaseSpec, start: float) -> CaseResult:
         chosen = [self.scenarios[s] for s in ISOLATION_SCENARIOS if s in self.scenarios]
