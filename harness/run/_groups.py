@@ -1,12 +1,13 @@
-"""The rule groups of a run, declared once. A case is `<scenario>::<group>`: the scenario is played once and each
-group judges its own rules on that play. Each `RuleGroup` row says the group's name, the prefixes of the rule ids
-it judges, the modes it is planned in, when it applies to a scenario (read by planning, `_plan`), how its rules
-are judged on a played scenario and why it may have nothing to judge (read by the verdicts, `_verdict`).
+"""The rule groups of a run, declared once. A case is `<scenario>::<group>`: the scenario is played once and each group
+judges its own rules on that play. Each `RuleGroup` row says the group's name, the prefixes of the rule ids it
+judges, the modes it is planned in, when it applies to a scenario (read by planning, `_plan`), how its rules are
+judged on a played scenario and why it may have nothing to judge (read by the verdicts, `_verdict`).
 
 Adding a group is one row in `GROUPS` plus its judge (a function of a `Judging` in `_group_judges`, usually a
 `check_*` of callproof.harness.judge writing into `Findings`); its `kind` says how its cases are played and the
-transport table's rows whether it is planned over a transport (`carried_over`): planning plans it, the verdicts judge it, and
-`GATEWAY_GROUPS` / `CLIENT_GROUPS` list it. The row's place in `GROUPS` is its place among a scenario's cases.
+transport table's rows whether it is planned over a transport (`carried_over`): planning plans it, the verdicts
+judge it, and `GATEWAY_GROUPS` / `CLIENT_GROUPS` list it. The row's place in `GROUPS` is its place among a
+scenario's cases.
 """
 
 from __future__ import annotations

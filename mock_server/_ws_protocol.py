@@ -1,0 +1,42 @@
+"""The mock's WebSocket server protocol: uvicorn's `websockets` sans-I/O protocol, plus the ASGI extension
+`callproof.websocket.send_many`: a `websocket.send` message with `texts` (a list of strings) sends them as that
+many text messages in one write to the socket, as the HTTP player sends the frames due at the same instant in one
+write. The mock's WebSocket mode uses it when the scope offers it (served by `MockServer`), and sends message by
+message elsewhere."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from uvicorn.protocols.utils import ClientDisconnected
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+
+__all__ = ["SEND_MANY", "BatchingWebSocketProtocol"]
+
+#: The scope extension naming the batched send.
+SEND_MANY = "callproof.websocket.send_many"
+
+
+class BatchingWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O WebSocket protocol with `callproof.websocket.send_many`."""
+
+    async def run_asgi(self) -> None:
+        extensions = cast(dict[str, Any], self.scope.setdefault("extensions", {}))
+        extensions[SEND_MANY] = {}
+        await super().run_asgi()
+
+    async def send(self, message: Any) -> None:
+        texts = message.get("texts") if message.get("type") == "websocket.send" else None
+        if texts is None or not self.handshake_complete or self.close_sent or self.initial_response is not None:
+            await super().send(message)
+            return
+        await self.writable.wait()
+        if self.disconnected:
+            raise ClientDisconnected()
+        try:
+            for text in texts:
+                self.conn.send_text(text.encode())
+        except InvalidState:
+            raise ClientDisconnected() from None
+        self.transport.write(b"".join(self.conn.data_to_send()))
