@@ -18,7 +18,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
@@ -313,6 +313,74 @@ async def keepalive_load(host: str, port: int, request: bytes, *, seconds: float
 
     await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(concurrency))), seconds + slack)
     return done, failed, time.monotonic() - start
+
+
+def ws_frame(text: str) -> bytes:
+    """One masked client text frame (RFC 6455 §5.2: a client masks every frame; one fixed key serves a bench)."""
+    payload = text.encode()
+    key = b"\x37\xfa\x21\x3d"
+    size = len(payload)
+    head = bytes([0x81]) + (bytes([0x80 | size]) if size < 126 else
+                            bytes([0x80 | 126]) + size.to_bytes(2, "big") if size < 65536 else
+                            bytes([0x80 | 127]) + size.to_bytes(8, "big"))
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+async def _ws_messages(reader: asyncio.StreamReader, end: bytes) -> tuple[int, bool]:
+    """Read server frames (unmasked) until a text message holding `end` or an `error` event: (messages, ended with
+    `end`). Frame headers only are parsed; the payloads are not decoded."""
+    count = 0
+    while True:
+        head = await reader.readexactly(2)
+        size = head[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(await reader.readexactly(2), "big")
+        elif size == 127:
+            size = int.from_bytes(await reader.readexactly(8), "big")
+        payload = await reader.readexactly(size)
+        if head[0] & 0x0F == 0x8:  # close
+            return count, False
+        count += 1
+        if end in payload[:80]:
+            return count, True
+        if b'"type":"error"' in payload[:40]:
+            return count, False
+
+
+async def ws_load(host: str, port: int, path: str, headers: Mapping[str, str], message: str, *, seconds: float,
+                  connections: int, end: bytes = b'"response.completed"',
+                  turn_timeout: float = IO_TIMEOUT) -> tuple[int, int, int, float]:
+    """Turns of `message` over `connections` WebSocket connections for `seconds`, each turn read to its message holding
+    `end`: (turns, messages, failed turns, elapsed). A bounded asyncio raw-socket client: it parses the frame headers,
+    not the payloads (a Python WebSocket library parsing every frame would be the limit, as httpx would for HTTP)."""
+    frame = ws_frame(message)
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    upgrade = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               f"Sec-WebSocket-Key: Y2FsbHByb29mLWJlbmNoIQ==\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n").encode()
+    turns = messages = failed = 0
+    start = time.monotonic()
+    stop = start + seconds
+
+    async def worker() -> None:
+        nonlocal turns, messages, failed
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            writer.write(upgrade)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), turn_timeout)
+            if not head.startswith(b"HTTP/1.1 101"):
+                raise RuntimeError(f"the WebSocket upgrade of {path} was answered {head[:40]!r}")
+            while time.monotonic() < stop:
+                writer.write(frame)
+                count, ended = await asyncio.wait_for(_ws_messages(reader, end), turn_timeout)
+                if ended:
+                    turns, messages = turns + 1, messages + count
+                else:
+                    failed += 1
+        finally:
+            writer.close()
+
+    await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(connections))), seconds + IO_TIMEOUT)
+    return turns, messages, failed, time.monotonic() - start
 
 
 def load_rounds(servers: Sequence[Server], load: Callable[[Server, float], tuple[int, int, float]], *,
