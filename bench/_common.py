@@ -326,25 +326,43 @@ def ws_frame(text: str) -> bytes:
     return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
 
 
-async def _ws_messages(reader: asyncio.StreamReader, end: bytes) -> tuple[int, bool]:
-    """Read server frames (unmasked) until a text message holding `end` or an `error` event: (messages, ended with
-    `end`). Frame headers only are parsed; the payloads are not decoded."""
-    count = 0
-    while True:
-        head = await reader.readexactly(2)
-        size = head[1] & 0x7F
-        if size == 126:
-            size = int.from_bytes(await reader.readexactly(2), "big")
-        elif size == 127:
-            size = int.from_bytes(await reader.readexactly(8), "big")
-        payload = await reader.readexactly(size)
-        if head[0] & 0x0F == 0x8:  # close
-            return count, False
-        count += 1
-        if end in payload[:80]:
-            return count, True
-        if b'"type":"error"' in payload[:40]:
-            return count, False
+class _Frames:
+    """Server frames (unmasked) off one connection, parsed from what has arrived: the frame headers only, the payloads
+    are not decoded."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+        self.buffer = b""
+
+    async def turn(self, end: bytes) -> tuple[int, bool]:
+        """Messages until one holding `end` (then True) or an `error` event or a close (then False)."""
+        count = 0
+        data, at = self.buffer, 0
+        while True:
+            if len(data) - at < 10:  # room for the longest header
+                more = await self.reader.read(1 << 16)
+                if not more and len(data) - at < 2:
+                    return count, False
+                data, at = data[at:] + more, 0
+                continue
+            size = data[at + 1] & 0x7F
+            start = at + 2
+            if size == 126:
+                size, start = int.from_bytes(data[at + 2:at + 4], "big"), at + 4
+            elif size == 127:
+                size, start = int.from_bytes(data[at + 2:at + 10], "big"), at + 10
+            if len(data) < start + size:
+                data, at = data[at:] + await self.reader.read(1 << 16), 0
+                continue
+            opcode, payload = data[at] & 0x0F, data[start:start + 80]
+            at = start + size
+            if opcode == 0x8:  # close
+                self.buffer = data[at:]
+                return count, False
+            count += 1
+            if end in payload or b'"type":"error"' in payload[:40]:
+                self.buffer = data[at:]
+                return count, end in payload
 
 
 async def ws_load(host: str, port: int, path: str, headers: Mapping[str, str], message: str, *, seconds: float,
@@ -369,9 +387,10 @@ async def ws_load(host: str, port: int, path: str, headers: Mapping[str, str], m
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), turn_timeout)
             if not head.startswith(b"HTTP/1.1 101"):
                 raise RuntimeError(f"the WebSocket upgrade of {path} was answered {head[:40]!r}")
+            frames = _Frames(reader)
             while time.monotonic() < stop:
                 writer.write(frame)
-                count, ended = await asyncio.wait_for(_ws_messages(reader, end), turn_timeout)
+                count, ended = await asyncio.wait_for(frames.turn(end), turn_timeout)
                 if ended:
                     turns, messages = turns + 1, messages + count
                 else:

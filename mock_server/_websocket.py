@@ -160,18 +160,18 @@ class _Connection:
             return False
         return True
 
-    async def send_texts(self, texts: list[str]) -> bool:
-        """Send messages due at once: in one write where the server offers it (`_ws_protocol.SEND_MANY`); False when
-        the socket is gone."""
-        if not self.batched or len(texts) == 1:
-            for text in texts:
-                if not await self.send_text(text):
+    async def send_encoded(self, datas: list[bytes]) -> bool:
+        """Send text messages due at once, given as their UTF-8 bytes: in one write where the server offers it
+        (`_ws_protocol.SEND_MANY`), else one by one; False when the socket is gone."""
+        if not self.batched:
+            for data in datas:
+                if not await self.send_text(data.decode()):
                     return False
             return True
         if self.closed:
             return False
         try:
-            await self._send({"type": "websocket.send", "texts": texts})
+            await self._send({"type": "websocket.send", "utf8": datas})
         except OSError:
             self.closed = True
             return False
@@ -297,14 +297,12 @@ class _Connection:
                         j += 1
                     due = begin + at
                     await clock.sleep_until(due)
-                    texts = [m.text if stream_id is None else with_stream_id(m.text, stream_id) for m in messages[i:j]]
-                    now = clock.now()
-                    for text in texts:
-                        journal.record_write(turn.request_id, text.encode() + b"\n", now)
+                    datas = [m.data if stream_id is None else with_stream_id(m.data, stream_id) for m in messages[i:j]]
+                    journal.record_writes(turn.request_id, [data + b"\n" for data in datas], clock.now())
                     if j == len(messages) and played.close_code is None and finish <= due:
                         end("completed")
                         self._done(played)
-                    if not await self.send_texts(texts):
+                    if not await self.send_encoded(datas):
                         return
                     i = j
                 if turn.ended:

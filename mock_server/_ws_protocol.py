@@ -1,5 +1,5 @@
 """The mock's WebSocket server protocol: uvicorn's `websockets` sans-I/O protocol, plus the ASGI extension
-`callproof.websocket.send_many`: a `websocket.send` message with `texts` (a list of strings) sends them as that many
+`callproof.websocket.send_many`: a `websocket.send` message with `utf8` (a list of UTF-8 texts) sends them as that many
 text messages in one write to the socket, as the HTTP player sends the frames due at the same instant in one write
 (framed here, as `websockets` frames them, unless an extension such as permessage-deflate was negotiated). The
 mock's WebSocket mode uses it when the scope offers it (served by `MockServer`), and sends message by message
@@ -39,7 +39,7 @@ class BatchingWebSocketProtocol(WebSocketsSansIOProtocol):
         await super().run_asgi()
 
     async def send(self, message: Any) -> None:
-        texts = message.get("texts") if message.get("type") == "websocket.send" else None
+        texts = message.get("utf8") if message.get("type") == "websocket.send" else None
         if texts is None or not self.handshake_complete or self.close_sent or self.initial_response is not None:
             await super().send(message)
             return
@@ -51,9 +51,9 @@ class BatchingWebSocketProtocol(WebSocketsSansIOProtocol):
         if self.conn.extensions:  # a negotiated extension (permessage-deflate) transforms frames: the library frames
             try:
                 for text in texts:
-                    self.conn.send_text(text.encode())
+                    self.conn.send_text(text)
             except InvalidState:
                 raise ClientDisconnected() from None
             self.transport.write(b"".join(self.conn.data_to_send()))
             return
-        self.transport.write(b"".join(_text_frame(text.encode()) for text in texts))
+        self.transport.write(b"".join(_text_frame(text) for text in texts))

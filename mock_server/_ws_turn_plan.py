@@ -25,10 +25,15 @@ _CLOSE_CODE = 1011
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One text message, `at` seconds after the turn's schedule starts."""
+    """One text message, `at` seconds after the turn's schedule starts: its UTF-8 bytes (encoded once per plan, the
+    journal's write and the frame's payload alike)."""
 
     at: float
-    text: str
+    data: bytes
+
+    @property
+    def text(self) -> str:
+        return self.data.decode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +88,13 @@ def turn_plan(plan: Plan, scenario: Scenario | None) -> TurnPlan:
     """`plan` as messages: each SSE event's data at the offset of the write that completes it; an HTTP error
     answer as one error event; a `close` fault (`WS_FAULTS`) closes the socket after the events."""
     if not plan.streamed:
-        return TurnPlan((Message(plan.first_byte, plan_error(plan)),), plan.first_byte)
+        return TurnPlan((Message(plan.first_byte, plan_error(plan).encode()),), plan.first_byte)
     parser = SSEParser()
     messages: list[Message] = []
     for write in plan.writes:
         for event in parser.feed(write.data, write.at):
             if event.data != "[DONE]":
-                messages.append(Message(write.at, event.data))
+                messages.append(Message(write.at, event.data.encode()))
     closing = next((kind for kind in plan.faults if WS_FAULTS.get(kind) == "close"), None)
     code = None
     reason = ""
@@ -110,15 +115,15 @@ def for_turn(played: TurnPlan, connection: int, turn: int) -> TurnPlan:
     if old is None:
         return played
     new = f"{old}_ws{connection}t{turn}"
-    quoted, renamed = f'"{old}"', f'"{new}"'
-    messages = tuple(Message(m.at, m.text.replace(quoted, renamed)) if quoted in m.text else m
+    quoted, renamed = f'"{old}"'.encode(), f'"{new}"'.encode()
+    messages = tuple(Message(m.at, m.data.replace(quoted, renamed)) if quoted in m.data else m
                      for m in played.messages)
     return replace(played, messages=messages, response_id=new)
 
 
-def _response(text: str) -> dict[str, Any] | None:
+def _response(data: bytes) -> dict[str, Any] | None:
     try:
-        event = orjson.loads(text)
+        event = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
     response = event.get("response") if isinstance(event, dict) else None
@@ -128,7 +133,7 @@ def _response(text: str) -> dict[str, Any] | None:
 def _response_id(messages: list[Message]) -> str | None:
     """The id of the response the messages stream (from the first event carrying the Response)."""
     for message in messages:
-        response = _response(message.text)
+        response = _response(message.data)
         if response is not None and isinstance(response.get("id"), str):
             return str(response["id"])
     return None
@@ -137,19 +142,19 @@ def _response_id(messages: list[Message]) -> str | None:
 def _output(messages: list[Message]) -> tuple[Any, ...]:
     """The output items of the terminal event among `messages`."""
     for message in messages:
-        response = _response(message.text)
+        response = _response(message.data)
         if response is not None and isinstance(response.get("output"), list):
             return tuple(response["output"])
     return ()
 
 
-def with_stream_id(text: str, stream_id: str) -> str:
+def with_stream_id(data: bytes, stream_id: str) -> bytes:
     """The message with the `stream_id` of the `response.create` that started it (the WebSocket lane)."""
     try:
-        event = orjson.loads(text)
+        event = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return text
+        return data
     if not isinstance(event, dict):
-        return text
+        return data
     event["stream_id"] = stream_id
-    return orjson.dumps(event).decode()
+    return orjson.dumps(event)
