@@ -366,10 +366,11 @@ class _Frames:
 
 
 async def ws_load(host: str, port: int, path: str, headers: Mapping[str, str], message: str, *, seconds: float,
-                  connections: int, end: bytes = b'"response.completed"',
-                  turn_timeout: float = IO_TIMEOUT) -> tuple[int, int, int, float]:
+                  connections: int, end: bytes = b'"response.completed"', turn_timeout: float = IO_TIMEOUT,
+                  max_turns: int = 1_000_000) -> tuple[int, int, int, float]:
     """Turns of `message` over `connections` WebSocket connections for `seconds`, each turn read to its message holding
-    `end`: (turns, messages, failed turns, elapsed). A bounded asyncio raw-socket client: it parses the frame headers,
+    `end` (every connection plays one turn at least, `max_turns` at most): (turns, messages, failed turns, elapsed).
+    A bounded asyncio raw-socket client: it parses the frame headers,
     not the payloads (a Python WebSocket library parsing every frame would be the limit, as httpx would for HTTP)."""
     frame = ws_frame(message)
     extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
@@ -388,7 +389,9 @@ async def ws_load(host: str, port: int, path: str, headers: Mapping[str, str], m
             if not head.startswith(b"HTTP/1.1 101"):
                 raise RuntimeError(f"the WebSocket upgrade of {path} was answered {head[:40]!r}")
             frames = _Frames(reader)
-            while time.monotonic() < stop:
+            played = 0
+            while (played == 0 or time.monotonic() < stop) and played < max_turns:
+                played += 1
                 writer.write(frame)
                 count, ended = await asyncio.wait_for(frames.turn(end), turn_timeout)
                 if ended:
