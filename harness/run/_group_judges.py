@@ -18,7 +18,6 @@ from callproof.harness.judge import (
     check_arguments,
     check_beside_malformed,
     check_client,
-    check_client_websocket,
     check_ending,
     check_equivalence,
     check_error_exposure,
@@ -43,6 +42,7 @@ from callproof.harness.judge import (
 from callproof.harness.request import front_request
 from callproof.harness.scenario import Scenario, http_error_fault
 
+from ._client_wires import client_wire
 from ._config import RunConfig
 from ._judging import Judge, Judging
 from ._scenario_run import ScenarioRun
@@ -142,8 +142,7 @@ def client_group(findings: Findings, judging: Judging) -> None:
     check_client(findings, scenario, run.adapter, run.adapter_result, run.wire, run.wire_item_ids,
                  run.wire_faults, judging.config.client_dialect)
     check_beside_malformed(findings, run.scenario, run.adapter_result)  # CLI-020
-    if judging.config.client_transport == "websocket":  # CLI-016, CLI-017 on the case's turns
-        check_client_websocket(findings, run.wire_turns)
+    client_wire(judging.config.client_transport).judge(findings, run.wire_turns)  # the transport's own (CLI-016)
 
 
 def translation_group(findings: Findings, judging: Judging) -> None:

@@ -36,7 +36,7 @@ from callproof.harness.transports import transport
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
-from ._client_play import read_wire, websocket_playable, websocket_turns
+from ._client_wires import client_wire, read_wire
 from ._config import RunConfig
 from ._front import Front, FrontContext
 from ._fronts import front_for
@@ -84,10 +84,10 @@ class Harness(GatewayPlays, IsolationCase):
         """Every case of this run, in scenario order."""
         config = self.config
         specs = plan_cases(self.scenarios, config.mode, config.upstream_dialect, config.front, config.client_dialect)
-        if config.mode == "client":  # a transport without SSE framing: no scenario that needs it
+        if config.mode == "client":  # the scenarios that mean something over the client's transport
             played = self.scenarios
-            framed = transport(config.client_transport).sse_framing
-            return [s for s in specs if framed or s.scenario not in played or websocket_playable(played[s.scenario])]
+            wire = client_wire(config.client_transport)
+            return [s for s in specs if s.scenario not in played or wire.playable(played[s.scenario])]
         return front_for(config.front_transport).plan(transport(config.front_transport), self.scenarios, specs)
 
     # -- lifecycle --
@@ -239,7 +239,7 @@ class Harness(GatewayPlays, IsolationCase):
             self._read_sequence(run)
         if transport != "http":
             run.details["transport"] = transport
-            run.wire_turns = websocket_turns(self.mock.journal, run.case)
+            run.wire_turns = client_wire(transport).turns(self.mock.journal, run.case)
             if not run.wire_turns and run.unjudged is None and run.wire is not None:  # it called over HTTP, or not
                 run.unjudged = run.wire.error
             run.details["websocket_turns"] = [{"connection": t.connection, "turn": t.turn} for t in run.wire_turns]

@@ -1,5 +1,5 @@
 """A throwaway transport: the WebSocket row copied under a new name into copies of the tables (the core
-`TRANSPORTS`, the harness's `FRONTS`), and every consumer picks it up: the CLI's choices, the run's option checks,
+`TRANSPORTS`, the harness's `FRONTS` and `CLIENT_WIRES`), and every consumer picks it up: the CLI's choices, the run's option checks,
 the plan, the stream rules judged over it, the play and judging of a gateway over it, and the report. A consumer
 keeping its own list of transports fails here."""
 
@@ -16,6 +16,7 @@ from callproof.harness.cli import _parser as cli_parser
 from callproof.harness.judge import CaseSpec
 from callproof.harness.report_model import Target
 from callproof.harness.run import Harness, RunConfig, build_report, case_of
+from callproof.harness.run._client_wires import CLIENT_WIRES
 from callproof.harness.run._fronts import FRONTS
 from callproof.harness.transports import TRANSPORTS, transport
 from tests import fakes
@@ -27,11 +28,13 @@ PLAYED = ("one_call", "fault_http_500")
 
 @pytest.fixture
 def throwaway(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The WebSocket row as `ws2` (captures spelled `ws2-capture`) in the transport table, its front in `FRONTS`."""
+    """The WebSocket row as `ws2` (captures spelled `ws2-capture`) in the transport table, its front in `FRONTS`, its
+    client side in `CLIENT_WIRES`."""
     row = replace(transport("websocket"), name=NAME, title="WebSocket (copy)", capture_name="ws2-capture")
     saved = list(TRANSPORTS)
     TRANSPORTS.append(row)
     monkeypatch.setitem(FRONTS, NAME, FRONTS["websocket"])
+    monkeypatch.setitem(CLIENT_WIRES, NAME, CLIENT_WIRES["websocket"])
     try:
         yield NAME
     finally:
