@@ -51,12 +51,12 @@ class RunConfig:
     front: Dialect = "responses"
     upstream_dialect: Dialect = "chat"
     client_dialect: Dialect = "responses"
-    #: `--client-transport`: http, or websocket (the Responses API's WebSocket mode; Responses clients only).
-    client_transport: str = "http"
-    #: `--front-transport`: http, or websocket (the gateway's Responses WebSocket front; GW-WS rules).
-    front_transport: str = "http"
-    #: `--upstream-transport`: http, or websocket (the gateway is given the mock's ws:// URL).
-    upstream_transport: str = "http"
+    #: `--client-transport`, `--front-transport`, `--upstream-transport`: names of the transport table
+    #: (callproof.harness.transports): how the client reaches the mock, the harness the gateway's front, the gateway
+    #: the mock (given the URL in the transport's scheme); each row says the dialects it carries.
+    client_transport: str = DEFAULT_TRANSPORT
+    front_transport: str = DEFAULT_TRANSPORT
+    upstream_transport: str = DEFAULT_TRANSPORT
     #: None: the front's standard path on the launched gateway's port (`front_template`).
     front_url: str | None = None
     ready_url: str | None = None

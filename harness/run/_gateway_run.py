@@ -24,6 +24,7 @@ from callproof.harness.judge import (
 )
 from callproof.harness.request import new_case_tag
 from callproof.harness.scenario import Scenario
+from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 from ._calibrate import Calibration, CPUWaits
 from ._cancel_verdict import judge_cancellation
@@ -74,7 +75,8 @@ class GatewayPlays:
         requests = journal.requests(case=case)
         writes = tuple((w.time, w.data) for w in journal.writes(requests[0].id)) if requests else ()
         sent = None
-        if requests and getattr(requests[0], "transport", "http") == "websocket":  # its messages, as SSE events
+        if requests and not transport(getattr(requests[0], "transport", DEFAULT_TRANSPORT)).sse_framing:
+            # messages of a transport without SSE bytes (JSON lines), as the SSE events the upstream rules read
             writes = tuple((when, message_as_sse(data)) for when, data in writes)
         elif requests:  # what the upstream's answer holds (an Anthropic cut after its stop_reason: verdicts.md §1)
             sent = read_sent(journal, requests[0], self.config.upstream_dialect)[0]
