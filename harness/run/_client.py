@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from callproof.harness._types import Dialect
 from callproof.harness.judge import AdapterRun, protocol_problem
-from callproof.harness.transports import transport
+from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 from ._iut import IUTError, load_object
 
@@ -131,7 +131,7 @@ class InProcessClient:
             raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")
         self.function: Callable[..., Any] = function
         self.kwargs: dict[str, str] = {"dialect": dialect} if _takes(function, "dialect") else {}
-        if transport != "http":
+        if transport != DEFAULT_TRANSPORT:
             if not _takes(function, "transport"):
                 raise IUTError(f"--client {spec!r} takes no transport parameter, so it cannot be told to use "
                                f"--client-transport {transport}: add `transport: str = \"http\"` to its parameters "

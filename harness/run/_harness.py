@@ -32,7 +32,7 @@ from callproof.harness.judge import (
 from callproof.harness.outcome import result_of_adapter
 from callproof.harness.request import front_request, new_case_tag
 from callproof.harness.scenario import Scenario
-from callproof.harness.transports import transport
+from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
@@ -237,7 +237,7 @@ class Harness(GatewayPlays, IsolationCase):
         run.details.update(adapter_seconds=round(outcome.seconds, 3), upstream_requests=count)
         if run.scenario.legs:
             self._read_sequence(run)
-        if transport != "http":
+        if transport != DEFAULT_TRANSPORT:
             run.details["transport"] = transport
             run.wire_turns = client_wire(transport).turns(self.mock.journal, run.case)
             if not run.wire_turns and run.unjudged is None and run.wire is not None:  # it called over HTTP, or not

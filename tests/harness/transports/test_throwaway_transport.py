@@ -1,7 +1,7 @@
-"""A throwaway transport: the WebSocket row copied under a new name into copies of the tables (the core
-`TRANSPORTS`, the harness's `FRONTS` and `CLIENT_WIRES`), and every consumer picks it up: the CLI's choices, the run's option checks,
-the plan, the stream rules judged over it, the play and judging of a gateway over it, and the report. A consumer
-keeping its own list of transports fails here."""
+"""A throwaway transport: the WebSocket row copied under a new name into copies of the tables (the core `TRANSPORTS`,
+the harness's `FRONTS` and `CLIENT_WIRES`), and every consumer picks it up: the CLI's choices, the run's option
+checks, the plan, the stream rules judged over it, the play and judging of a gateway over it, and the report. A
+consumer keeping its own list of transports fails here."""
 
 from __future__ import annotations
 
