@@ -18,7 +18,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
@@ -313,6 +313,96 @@ async def keepalive_load(host: str, port: int, request: bytes, *, seconds: float
 
     await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(concurrency))), seconds + slack)
     return done, failed, time.monotonic() - start
+
+
+def ws_frame(text: str) -> bytes:
+    """One masked client text frame (RFC 6455 §5.2: a client masks every frame; one fixed key serves a bench)."""
+    payload = text.encode()
+    key = b"\x37\xfa\x21\x3d"
+    size = len(payload)
+    head = bytes([0x81]) + (bytes([0x80 | size]) if size < 126 else
+                            bytes([0x80 | 126]) + size.to_bytes(2, "big") if size < 65536 else
+                            bytes([0x80 | 127]) + size.to_bytes(8, "big"))
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+class _Frames:
+    """Server frames (unmasked) off one connection, parsed from what has arrived: the frame headers only, the payloads
+    are not decoded."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+        self.buffer = b""
+
+    async def turn(self, end: bytes) -> tuple[int, bool]:
+        """Messages until one holding `end` (then True) or an `error` event or a close (then False)."""
+        count = 0
+        data, at = self.buffer, 0
+        while True:
+            if len(data) - at < 10:  # room for the longest header
+                more = await self.reader.read(1 << 16)
+                if not more and len(data) - at < 2:
+                    return count, False
+                data, at = data[at:] + more, 0
+                continue
+            size = data[at + 1] & 0x7F
+            start = at + 2
+            if size == 126:
+                size, start = int.from_bytes(data[at + 2:at + 4], "big"), at + 4
+            elif size == 127:
+                size, start = int.from_bytes(data[at + 2:at + 10], "big"), at + 10
+            if len(data) < start + size:
+                data, at = data[at:] + await self.reader.read(1 << 16), 0
+                continue
+            opcode, payload = data[at] & 0x0F, data[start:start + 80]
+            at = start + size
+            if opcode == 0x8:  # close
+                self.buffer = data[at:]
+                return count, False
+            count += 1
+            if end in payload or b'"type":"error"' in payload[:40]:
+                self.buffer = data[at:]
+                return count, end in payload
+
+
+async def ws_load(host: str, port: int, path: str, headers: Mapping[str, str], message: str, *, seconds: float,
+                  connections: int, end: bytes = b'"response.completed"', turn_timeout: float = IO_TIMEOUT,
+                  max_turns: int = 1_000_000) -> tuple[int, int, int, float]:
+    """Turns of `message` over `connections` WebSocket connections for `seconds`, each turn read to its message holding
+    `end` (every connection plays one turn at least, `max_turns` at most): (turns, messages, failed turns, elapsed).
+    A bounded asyncio raw-socket client: it parses the frame headers,
+    not the payloads (a Python WebSocket library parsing every frame would be the limit, as httpx would for HTTP)."""
+    frame = ws_frame(message)
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    upgrade = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               f"Sec-WebSocket-Key: Y2FsbHByb29mLWJlbmNoIQ==\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n").encode()
+    turns = messages = failed = 0
+    start = time.monotonic()
+    stop = start + seconds
+
+    async def worker() -> None:
+        nonlocal turns, messages, failed
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            writer.write(upgrade)
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), turn_timeout)
+            if not head.startswith(b"HTTP/1.1 101"):
+                raise RuntimeError(f"the WebSocket upgrade of {path} was answered {head[:40]!r}")
+            frames = _Frames(reader)
+            played = 0
+            while (played == 0 or time.monotonic() < stop) and played < max_turns:
+                played += 1
+                writer.write(frame)
+                count, ended = await asyncio.wait_for(frames.turn(end), turn_timeout)
+                if ended:
+                    turns, messages = turns + 1, messages + count
+                else:
+                    failed += 1
+        finally:
+            writer.close()
+
+    await asyncio.wait_for(asyncio.gather(*(worker() for _ in range(connections))), seconds + IO_TIMEOUT)
+    return turns, messages, failed, time.monotonic() - start
 
 
 def load_rounds(servers: Sequence[Server], load: Callable[[Server, float], tuple[int, int, float]], *,

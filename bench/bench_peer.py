@@ -53,6 +53,7 @@ from bench._common import (
     run_wrk,
     serve,
     version_of,
+    ws_load,
 )
 from callproof.harness import check_bytes, parse_sse
 
@@ -207,6 +208,46 @@ def long_stream(servers: list[Server], client: frozenset[int] | None) -> dict[st
     return result
 
 
+WS_CONNECTIONS = 16
+
+
+def _ws_message() -> str:
+    return json.dumps({"type": "response.create", "model": BODY["model"], "input": BODY["input"]})
+
+
+def websocket(servers: list[Server], client: frozenset[int] | None) -> dict[str, Any]:
+    """Turns/s of the Responses WebSocket mode (`response.create` on /v1/responses) of both servers on the short
+    stream, servers alternating round by round, each turn read to its `response.completed` (`_common.ws_load`)."""
+    headers = {"x-callproof-scenario": SCENARIO}
+    counts: dict[str, int] = {}
+    with on_cpus(client):
+        for server in servers:  # one turn each first: both answer over a socket, and how many messages a turn is
+            turns, messages, failed, _ = asyncio.run(ws_load(server.host, server.port, "/v1/responses", headers,
+                                                             _ws_message(), seconds=0.0, connections=1,
+                                                             max_turns=1))
+            if failed or turns != 1:
+                return {"available": False, "reason": f"{server.name} did not answer a response.create over its "
+                                                      "WebSocket mode with a response.completed"}
+            counts[server.name] = messages
+
+    def load(server: Server, seconds: float) -> tuple[int, int, float]:
+        with on_cpus(client):
+            turns, _, failed, elapsed = asyncio.run(ws_load(server.host, server.port, "/v1/responses", headers,
+                                                            _ws_message(), seconds=seconds,
+                                                            connections=WS_CONNECTIONS))
+        return turns, failed, elapsed
+
+    rates = load_rounds(servers, load, warmup=WARMUP_SECONDS, seconds=LOAD_SECONDS, rounds=ROUNDS)
+    result: dict[str, Any] = {"available": True, "connections": WS_CONNECTIONS, "messages": counts,
+                              "tool": "asyncio raw-socket WebSocket client (frame headers parsed, not payloads)"}
+    for name, values in rates.items():
+        result[name] = {"turns_per_s": round(statistics.median(values), 1),
+                        "rounds_turns_per_s": [round(v, 1) for v in values]}
+    result["ratio"] = round(paired_ratio(rates["callproof"], rates["aimock"]), 3)
+    result["meets_goal"] = result["ratio"] >= GOAL
+    return result
+
+
 def _unavailable(reason: str) -> dict[str, Any]:
     return {"available": False, "reason": reason, "meets_goal": None, "rows": [row(
         "Peer: short tool-call stream (3 calls, 30 events), requests/s at c=16, callproof mock vs aimock",
@@ -261,6 +302,7 @@ def run() -> dict[str, Any]:
                                if wrk else f"asyncio raw-socket keep-alive client, c={CONCURRENCY} (wrk not installed)")
             rates = load_rounds(servers, load, warmup=WARMUP_SECONDS, seconds=LOAD_SECONDS, rounds=ROUNDS)
             results["long"] = long_stream(servers, client_cpus)
+            results["websocket"] = websocket(servers, client_cpus)
     for name, values in rates.items():
         results[name] = {"requests_per_s": round(statistics.median(values), 1),
                          "rounds_requests_per_s": [round(v, 1) for v in values]}
@@ -268,7 +310,8 @@ def run() -> dict[str, Any]:
     results["ratio"] = round(paired, 3)
     results["goal_ratio"] = GOAL
     long_ = results["long"]
-    results["meets_goal"] = paired >= GOAL and long_.get("meets_goal", True)
+    ws = results["websocket"]
+    results["meets_goal"] = paired >= GOAL and long_.get("meets_goal", True) and ws.get("meets_goal", True)
     ours_s, theirs_s = results["streams"]["callproof"], results["streams"]["aimock"]
     rows: list[Row] = [row(
         f"Peer: short tool-call stream (3 calls, {ours_s['events']} events), requests/s at c={CONCURRENCY} "
@@ -286,6 +329,17 @@ def run() -> dict[str, Any]:
     else:
         rows.append(row("Peer: long text stream, deltas/s (curl)", "not measured", f"not available: {long_['reason']}",
                         "-", f">= {GOAL:g}x aimock (ahead)", None))
+    label = (f"Peer: Responses WebSocket mode, the short stream as response.create turns, turns/s on "
+             f"{WS_CONNECTIONS} connections")
+    if ws["available"]:
+        rows.append(row(
+            f"{label} ({ws['tool'].split(' (')[0]})",
+            f"{n(ws['callproof']['turns_per_s'])} ({ws['messages']['callproof']} messages a turn)",
+            f"aimock {aimock_version}: {n(ws['aimock']['turns_per_s'])} ({ws['messages']['aimock']} messages a turn)",
+            f"{ws['ratio']:.2f}x", f">= {GOAL:g}x aimock (ahead)", ws["meets_goal"]))
+    else:
+        rows.append(row(label, "not measured", f"not available: {ws['reason']}", "-", f">= {GOAL:g}x aimock (ahead)",
+                        None))
     results["rows"] = rows
     return results
 
@@ -304,7 +358,17 @@ def report(results: dict[str, Any]) -> str:
         f"  ratio callproof / aimock {results['ratio']} (goal >= {results['goal_ratio']}): "
         + ("meets" if results["ratio"] >= results["goal_ratio"] else "MISSES"),
         *_long_report(results["long"]),
+        *_ws_report(results["websocket"]),
     ])
+
+
+def _ws_report(ws: dict[str, Any]) -> list[str]:
+    if not ws["available"]:
+        return [f"  websocket mode: not measured: {ws['reason']}"]
+    return [f"  websocket mode, response.create turns on {ws['connections']} connections ({ws['tool']}): callproof "
+            f"{ws['callproof']['turns_per_s']:,}/s ({ws['messages']['callproof']} messages a turn), aimock "
+            f"{ws['aimock']['turns_per_s']:,}/s ({ws['messages']['aimock']} messages a turn), ratio {ws['ratio']} "
+            f"(goal >= {GOAL:g}): " + ("meets" if ws["meets_goal"] else "MISSES")]
 
 
 def _long_report(long_: dict[str, Any]) -> list[str]:

@@ -16,8 +16,8 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from callproof.harness import __version__
-from callproof.harness.dialects import DIALECTS
 from callproof.harness.scenario import Scenario, bundled_scenarios
+from callproof.harness.transports import transport
 
 from ._asgi import ScriptedDisconnect
 from ._clock import Clock, RealClock
@@ -105,7 +105,7 @@ class _MockApp(Starlette):
         elif scope["type"] == "websocket":
             path = _route_path(scope)
             dialect = dialect_of(path)
-            if dialect is not None and DIALECTS[dialect].socket_mode and not path.startswith(_CONTROL_PREFIX):
+            if dialect is not None and transport("websocket").carries(dialect) and not path.startswith(_CONTROL_PREFIX):
                 await self.websocket(scope, receive, send)
             else:
                 await refuse(scope, receive, send, f"the mock serves WebSockets on .../responses only, not {path}")

@@ -301,6 +301,12 @@ class Journal:
         with self._lock:
             self._keep((_SHORT, request, time, data))
 
+    def record_writes(self, request: int, datas: Sequence[bytes], time: float) -> None:
+        """Writes made at one instant (a WebSocket turn's messages due at once), one record each."""
+        with self._lock:
+            for data in datas:
+                self._keep((_SHORT, request, time, data))
+
     def record_end(self, request: int, outcome: Outcome, time: float) -> None:
         with self._lock:
             self._keep((_SHORT, request, time, outcome))

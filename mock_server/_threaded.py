@@ -15,6 +15,8 @@ import uvicorn.protocols.http.httptools_impl  # see below
 import uvicorn.protocols.websockets.websockets_sansio_impl  # see below
 from starlette.applications import Starlette
 
+from ._ws_protocol import BatchingWebSocketProtocol
+
 __all__ = ["ThreadedServer"]
 
 # The protocol modules the server runs, imported with this module rather than when a server first starts: an
@@ -72,9 +74,10 @@ class ThreadedServer:
             raise
         self._socket = sock
         self.port = sock.getsockname()[1]
-        # WebSockets through the `websockets` package's sans-I/O protocol (the mock's Responses WebSocket mode).
+        # WebSockets through the `websockets` package's sans-I/O protocol (the mock's Responses WebSocket mode), with
+        # a turn's messages due at once sent in one write (`_ws_protocol`).
         config = uvicorn.Config(
-            self.app, loop="asyncio", http="httptools", ws="websockets-sansio", lifespan=self._lifespan,
+            self.app, loop="asyncio", http="httptools", ws=BatchingWebSocketProtocol, lifespan=self._lifespan,
             log_level=self._log_level, log_config=None, access_log=False,
             timeout_graceful_shutdown=max(1, self._graceful),
         )

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import json
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -30,14 +29,15 @@ from anyio.abc import TaskGroup
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
-from callproof.harness.check import SSEParser
-from callproof.harness.scenario import Expect, Scenario, fault_param
+from callproof.harness.scenario import Expect, Scenario
 
 from ._inject import WS_FAULTS
 from ._journal import Outcome, case_tag
 from ._player import SSE_MEDIA_TYPE, Plan, Write
 from ._sequences import SESSION_HEADER
 from ._upstream import Decision, Upstream, json_object
+from ._ws_protocol import SEND_MANY
+from ._ws_turn_plan import Message, TurnPlan, error_event, for_turn, plan_error, text_of, turn_plan, with_stream_id
 from .dialects import RenderContext, Renderer
 
 __all__ = ["DEFAULT_CONNECTION_LIMIT", "WS_FAULTS", "Message", "TurnPlan", "WebSocketMode", "turn_plan"]
@@ -45,133 +45,12 @@ __all__ = ["DEFAULT_CONNECTION_LIMIT", "WS_FAULTS", "Message", "TurnPlan", "WebS
 #: Seconds a connection may stay open (OpenAI's limit is 60 minutes); `create_app(ws_connection_limit=...)`.
 DEFAULT_CONNECTION_LIMIT = 3600.0
 
-#: The close code of a scripted close without a `close_code` (1011: the server met an unexpected condition).
-_CLOSE_CODE = 1011
 #: Plans whose messages are kept (a plan comes from the plan cache, so the same plan is met again).
 _TURN_CACHE = 256
 
 #: A `generate: false` turn plays this: a response without output (response.created, in_progress, completed).
 _WARMUP = Scenario("websocket_warmup", "websocket", "generate: false: the response prepares state, no output",
                    (), (), {}, Expect("completed"))
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One text message, `at` seconds after the turn's schedule starts."""
-
-    at: float
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class TurnPlan:
-    """A plan as a socket plays it: the messages in order, the offset the turn ends at, the close code when a
-    fault closes the socket after them (None: the connection stays open), and the id of the response."""
-
-    messages: tuple[Message, ...]
-    end_at: float
-    close_code: int | None = None
-    close_reason: str = ""
-    response_id: str | None = None
-    #: The output items of the response's terminal event (a continuation's context).
-    output: tuple[Any, ...] = ()
-
-
-def _error_event(status: int | None, code: str | None, message: str, *, kind: str = "invalid_request_error",
-                 param: str | None = None, headers: Mapping[str, str] | None = None) -> str:
-    """An `error` event of the WebSocket mode (openai-python's ResponseWsError)."""
-    error: dict[str, Any] = {"type": kind, "code": code, "message": message, "param": param}
-    if headers:
-        error["headers"] = dict(headers)
-    event: dict[str, Any] = {"type": "error", "error": error}
-    if status is not None:
-        event["status"] = status
-    return json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-
-
-def _plan_error(plan: Plan) -> str:
-    """The error event standing for a plan that answers with an HTTP error (a refusal or an `http_error` fault):
-    the error body's fields, its status, and its headers (Retry-After, rate limits)."""
-    try:
-        body = orjson.loads(plan.body or b"")
-    except orjson.JSONDecodeError:
-        body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    error = error if isinstance(error, dict) else {}
-    message = error.get("message")
-    headers = {k: v for k, v in plan.headers if not k.startswith("x-callproof-")}
-    return _error_event(plan.status, _str(error.get("code")),
-                        message if isinstance(message, str) else f"HTTP {plan.status} from the callproof mock",
-                        kind=_str(error.get("type")) or "server_error", param=_str(error.get("param")),
-                        headers=headers)
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def turn_plan(plan: Plan, scenario: Scenario | None) -> TurnPlan:
-    """`plan` as messages: each SSE event's data at the offset of the write that completes it; an HTTP error
-    answer as one error event; a `close` fault (`WS_FAULTS`) closes the socket after the events."""
-    if not plan.streamed:
-        return TurnPlan((Message(plan.first_byte, _plan_error(plan)),), plan.first_byte)
-    parser = SSEParser()
-    messages: list[Message] = []
-    for write in plan.writes:
-        for event in parser.feed(write.data, write.at):
-            if event.data != "[DONE]":
-                messages.append(Message(write.at, event.data))
-    closing = next((kind for kind in plan.faults if WS_FAULTS.get(kind) == "close"), None)
-    code = None
-    reason = ""
-    if closing is not None:
-        fault = next((f for f in scenario.faults if f.kind == closing), None) if scenario is not None else None
-        value = fault_param(fault, "close_code") if fault is not None else None
-        code = int(value) if value is not None else _CLOSE_CODE
-        reason = f"callproof mock: scripted {closing} fault"
-    return TurnPlan(tuple(messages), plan.end_at, code, reason, _response_id(messages[:4]), _output(messages[-1:]))
-
-
-def _for_turn(played: TurnPlan, connection: int, turn: int) -> TurnPlan:
-    """`played` with a response id of its own: plans are cached and their ids derive from the scenario, so every turn
-    of a scenario on a connection would name the same response (and a continuation its own previous response). The
-    id becomes `<plan's id>_ws<connection>t<turn>`, deterministic, wherever it appears as a JSON string (the response
-    object of every lifecycle event, `response_id` fields): one string replacement per pre-encoded message."""
-    old = played.response_id
-    if old is None:
-        return played
-    new = f"{old}_ws{connection}t{turn}"
-    quoted, renamed = f'"{old}"', f'"{new}"'
-    messages = tuple(Message(m.at, m.text.replace(quoted, renamed)) if quoted in m.text else m
-                     for m in played.messages)
-    return replace(played, messages=messages, response_id=new)
-
-
-def _response(text: str) -> dict[str, Any] | None:
-    try:
-        event = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None
-    response = event.get("response") if isinstance(event, dict) else None
-    return response if isinstance(response, dict) else None
-
-
-def _response_id(messages: list[Message]) -> str | None:
-    """The id of the response the messages stream (from the first event carrying the Response)."""
-    for message in messages:
-        response = _response(message.text)
-        if response is not None and isinstance(response.get("id"), str):
-            return str(response["id"])
-    return None
-
-
-def _output(messages: list[Message]) -> tuple[Any, ...]:
-    """The output items of the terminal event among `messages`."""
-    for message in messages:
-        response = _response(message.text)
-        if response is not None and isinstance(response.get("output"), list):
-            return tuple(response["output"])
-    return ()
 
 
 def _input_items(request: Mapping[str, Any]) -> list[Any]:
@@ -252,6 +131,7 @@ class _Connection:
         self.id = ident
         self.renderer = renderer
         self.headers = Headers(scope=scope)
+        self.batched = SEND_MANY in (scope.get("extensions") or {})
         self.turns = 0
         self.active: _Turn | None = None
         self.last_response: str | None = None
@@ -275,6 +155,23 @@ class _Connection:
             # No lock: uvicorn writes each message whole once the transport is writable, so tasks sending at once
             # never interleave frames (and an uncontended lock would still cost a loop iteration per message).
             await self._send({"type": "websocket.send", "text": text})
+        except OSError:
+            self.closed = True
+            return False
+        return True
+
+    async def send_encoded(self, datas: list[bytes]) -> bool:
+        """Send text messages due at once, given as their UTF-8 bytes: in one write where the server offers it
+        (`_ws_protocol.SEND_MANY`), else one by one; False when the socket is gone."""
+        if not self.batched:
+            for data in datas:
+                if not await self.send_text(data.decode()):
+                    return False
+            return True
+        if self.closed:
+            return False
+        try:
+            await self._send({"type": "websocket.send", "utf8": datas})
         except OSError:
             self.closed = True
             return False
@@ -304,11 +201,11 @@ class _Connection:
     async def _on_message(self, text: str, tasks: TaskGroup) -> None:
         body, problem = json_object(text.encode("utf-8", "replace"))
         if body is None:
-            await self.send_text(_error_event(400, "invalid_json", problem.replace("request", "message")))
+            await self.send_text(error_event(400, "invalid_json", problem.replace("request", "message")))
             return
         kind = body.get("type")
         if kind != "response.create":
-            await self.send_text(_error_event(
+            await self.send_text(error_event(
                 400, "unknown_event_type" if isinstance(kind, str) else "missing_event_type",
                 f"Unknown client event type {kind!r}: the mock's WebSocket mode answers `response.create` "
                 "(`callproof docs mock#websocket-mode`).", param="type"))
@@ -319,7 +216,7 @@ class _Connection:
         start = self.upstream.clock.now()
         turn = self.turns
         self.turns += 1
-        previous = _str(body.get("previous_response_id"))
+        previous = text_of(body.get("previous_response_id"))
         # A continuation without a case tag belongs to the conversation's case.
         case = case_tag(text) or (self.case if previous is not None else None)
         request = {k: v for k, v in body.items() if k not in ("type", "stream_id", "generate")}
@@ -351,16 +248,16 @@ class _Connection:
                                                   session=session)
         plan = decision.plan
         if decision.begin is None:
-            await self._refuse(log, plan.status, None, "", event=_plan_error(plan), scenario=decision.scenario,
+            await self._refuse(log, plan.status, None, "", event=plan_error(plan), scenario=decision.scenario,
                                how=decision.how, leg=decision.leg)
             return
-        played = _for_turn(self.mode.turn_plan(plan, decision.played), self.id, turn)
+        played = for_turn(self.mode.turn_plan(plan, decision.played), self.id, turn)
         self.case = case
         request_id = self.upstream.journal.log_turn(**log, status=plan.status, scenario=decision.scenario,
                                                     faults=plan.faults, start=decision.begin, how=decision.how,
                                                     leg=decision.leg)
         self.active = _Turn(request_id, anyio.CancelScope())
-        tasks.start_soon(self._play, self.active, played, decision.begin, _str(body.get("stream_id")))
+        tasks.start_soon(self._play, self.active, played, decision.begin, text_of(body.get("stream_id")))
 
     def _warmup(self, request: dict[str, Any], turn: int) -> Plan:
         """The plan of a `generate: false` turn: a response without output, its id unique to the connection."""
@@ -376,7 +273,7 @@ class _Connection:
         """Answer a `response.create` with an error event (journaled like a refused request)."""
         journal, clock = self.upstream.journal, self.upstream.clock
         request_id = journal.log_turn(**log, status=status, scenario=scenario, how=how, leg=leg)
-        text = event if event is not None else _error_event(status, code, message, param=param)
+        text = event if event is not None else error_event(status, code, message, param=param)
         journal.record_write(request_id, text.encode() + b"\n", clock.now())
         journal.record_end(request_id, "completed", clock.now())
         await self.send_text(text)
@@ -391,18 +288,23 @@ class _Connection:
         try:
             with turn.scope:
                 messages = played.messages
-                last = len(messages) - 1
                 finish = begin + played.end_at
-                for i, message in enumerate(messages):
-                    due = begin + message.at
+                i = 0
+                while i < len(messages):  # the messages due at the same instant, sent together
+                    at = messages[i].at
+                    j = i + 1
+                    while j < len(messages) and messages[j].at == at:
+                        j += 1
+                    due = begin + at
                     await clock.sleep_until(due)
-                    text = message.text if stream_id is None else _with_stream_id(message.text, stream_id)
-                    journal.record_write(turn.request_id, text.encode() + b"\n", clock.now())
-                    if i == last and played.close_code is None and finish <= due:
+                    datas = [m.data if stream_id is None else with_stream_id(m.data, stream_id) for m in messages[i:j]]
+                    journal.record_writes(turn.request_id, [data + b"\n" for data in datas], clock.now())
+                    if j == len(messages) and played.close_code is None and finish <= due:
                         end("completed")
                         self._done(played)
-                    if not await self.send_text(text):
+                    if not await self.send_encoded(datas):
                         return
+                    i = j
                 if turn.ended:
                     return
                 await clock.sleep_until(finish)
@@ -433,20 +335,8 @@ class _Connection:
         if turn is not None:
             turn.outcome = "aborted"
             turn.scope.cancel()
-        await self.send_text(_error_event(
+        await self.send_text(error_event(
             400, "websocket_connection_limit_reached",
             f"Responses WebSocket connection limit reached ({self.mode.connection_limit:g} s). Create a new "
             "WebSocket connection to continue."))
         await self.close(1000, "websocket_connection_limit_reached")
-
-
-def _with_stream_id(text: str, stream_id: str) -> str:
-    """The message with the `stream_id` of the `response.create` that started it (the WebSocket lane)."""
-    try:
-        event = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
-    if not isinstance(event, dict):
-        return text
-    event["stream_id"] = stream_id
-    return orjson.dumps(event).decode()

@@ -51,7 +51,7 @@ def test_import_reports_loads_no_framework_and_no_mock() -> None:
 #: The core floors (pyproject.toml's `core-is-pure` contract), beside `callproof.harness` itself.
 CORE = ("callproof.harness.capture", "callproof.harness.catalogue", "callproof.harness.check",
         "callproof.harness.judge", "callproof.harness.outcome", "callproof.harness.report_model",
-        "callproof.harness.request", "callproof.harness.scenario")
+        "callproof.harness.request", "callproof.harness.scenario", "callproof.harness.transports")
 
 
 def test_import_core_floors_loads_no_framework_and_no_mock() -> None:

@@ -13,6 +13,8 @@ from callproof.harness._errors import InputError
 from callproof.harness._types import Dialect
 from callproof.harness.catalogue import Profile
 from callproof.harness.dialects import DIALECTS
+from callproof.harness.transports import DEFAULT_TRANSPORT
+from callproof.harness.transports import transport as spec_of
 
 from ._check import CheckReport, StreamChecker, Transport, check_body
 from ._sse import parse_sse
@@ -123,19 +125,19 @@ def _through_first_line(stream: BinaryIO, head: bytes) -> bytes:
 def _transport(head: bytes, name: str, transport: Transport | Literal["auto"]) -> Transport:
     """The transport of a capture: as given, else `websocket` for a .jsonl/.ndjson name or JSON-lines content."""
     if transport != "auto":
-        return transport
+        return spec_of(transport).name
     if name.lower().endswith(JSONL_SUFFIXES):
         if capture_text(head)[:1] != b"{":
             raise InputError(f"{name} is named as a WebSocket transcript but does not start with a JSON object "
                              "(one JSON message a line); give --transport sse for an SSE capture")
         return "websocket"
-    return "websocket" if is_transcript(head) else "sse"
+    return "websocket" if is_transcript(head) else DEFAULT_TRANSPORT
 
 
 def _check_transcript(stream: BinaryIO, head: bytes, name: str, front: Dialect | Literal["auto"],
                       profile: Profile) -> CheckReport:
     """A WebSocket transcript, read line by line (memory bounded by the longest line and the turn's state)."""
-    if front != "auto" and not DIALECTS[front].socket_mode:
+    if front != "auto" and not spec_of("websocket").carries(front):
         raise InputError(f"{name}: a WebSocket transcript is checked as the Responses API's WebSocket mode; "
                          f"--front {front} has no WebSocket transport (drop --front or give --transport sse)")
     first = capture_text(head)[:1]

@@ -17,6 +17,8 @@ from typing import Any, Literal
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence, Profile, Rule, RuleResult, rules_for
 from callproof.harness.dialects import DIALECTS
+from callproof.harness.transports import DEFAULT_TRANSPORT, own_prefixes
+from callproof.harness.transports import transport as transport_spec
 
 from ._anthropic import BODY_RULES as _ANT_BODY_RULES
 from ._anthropic import AnthropicChecker
@@ -35,8 +37,9 @@ __all__ = [
 ]
 
 InputKind = Literal["sse", "json", "events", "websocket"]
-#: How the events travelled: SSE over HTTP (also a JSON body and decoded events), or WebSocket messages.
-Transport = Literal["sse", "websocket"]
+#: How the events travelled: a name of the transport table (callproof.harness.transports: `http`, SSE over HTTP,
+#: also a JSON body and decoded events; `websocket`, WebSocket messages), or a capture's spelling of one (`sse`).
+Transport = str
 #: The rules of the Responses WebSocket mode itself (docs/spec/websocket.md §7.9): judged on WebSocket transcripts
 #: only, never listed (not even not-applicable) in an SSE or body report.
 WEBSOCKET_PREFIX = "RSP-WS-"
@@ -104,22 +107,21 @@ class CheckReport:
         }
 
 
-def transport_applies(rule: Rule, transport: Transport) -> bool:
-    """Whether `rule` is judged on events that travelled over `transport`: the RSP-WS rules over a WebSocket only;
-    the framing rules of SSE (SSE-*, RSP-FRAME-*: the `event:` line, [DONE], the blank line) over SSE only."""
-    if rule.id.startswith(WEBSOCKET_PREFIX):
-        return transport == "websocket"
-    return transport == "sse" or rule.family != "framing"
+def transport_applies(rule: Rule, name: Transport) -> bool:
+    """Whether `rule` is judged on events that travelled over `transport` (its row of the transport table): a
+    transport's own rules (RSP-WS-*) over it only; the framing rules of SSE (SSE-*, RSP-FRAME-*: the `event:` line,
+    [DONE], the blank line) where the transport's real bytes are SSE."""
+    return transport_spec(name).judges(rule.id, rule.family, own_prefixes())
 
 
 @cache
-def transport_rules(front: Dialect, profile: Profile, transport: Transport = "sse") -> tuple[Rule, ...]:
+def transport_rules(front: Dialect, profile: Profile, transport: Transport = DEFAULT_TRANSPORT) -> tuple[Rule, ...]:
     """The stream rules of `front` and `profile` judged on events that travelled over `transport`."""
     return tuple(rule for rule in rules_for(front, profile) if transport_applies(rule, transport))
 
 
 @cache
-def _rule_ids(front: Dialect, profile: Profile, transport: Transport = "sse") -> frozenset[str]:
+def _rule_ids(front: Dialect, profile: Profile, transport: Transport = DEFAULT_TRANSPORT) -> frozenset[str]:
     return frozenset(rule.id for rule in transport_rules(front, profile, transport))
 
 
@@ -147,7 +149,7 @@ def _front_checker(front: Dialect, profile: Profile, sink: Sink) -> FrontChecker
 
 @cache
 def _unfailed(
-    front: Dialect, profile: Profile, transport: Transport = "sse",
+    front: Dialect, profile: Profile, transport: Transport = DEFAULT_TRANSPORT,
 ) -> tuple[tuple[Rule, RuleResult, RuleResult], ...]:
     """(rule, its `passed` result, its `not-applicable` result) for every rule of the front, profile and transport:
     results are immutable, so a stream's report shares them instead of building one per rule per stream."""
@@ -156,7 +158,7 @@ def _unfailed(
 
 
 @cache
-def _all_passed(front: Dialect, profile: Profile, transport: Transport = "sse") -> tuple[RuleResult, ...]:
+def _all_passed(front: Dialect, profile: Profile, transport: Transport = DEFAULT_TRANSPORT) -> tuple[RuleResult, ...]:
     return tuple(passed for _, passed, _ in _unfailed(front, profile, transport))
 
 
@@ -165,7 +167,7 @@ def _report(
     evaluated: Iterable[str] | None = None,
 ) -> CheckReport:
     counts, kept = sink.counts, sink.kept
-    transport: Transport = "websocket" if kind == "websocket" else "sse"
+    transport: Transport = "websocket" if kind == "websocket" else DEFAULT_TRANSPORT
     if evaluated is None and not counts and not kept:  # the usual verdict: every rule passed
         return CheckReport(front, profile, kind, events, size, _all_passed(front, profile, transport))
     scope = None if evaluated is None else frozenset(evaluated)

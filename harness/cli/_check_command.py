@@ -11,6 +11,7 @@ from callproof.harness._errors import InputError
 from callproof.harness._version import __version__
 from callproof.harness.catalogue import FRONTS, PROFILES, Profile
 from callproof.harness.check import check_capture, format_report
+from callproof.harness.transports import TransportChoices
 
 from ._exit import ExitCode
 
@@ -23,7 +24,7 @@ def add_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument("files", nargs="+", metavar="FILE", help="capture file, or - for standard input")
     check.add_argument("--front", choices=("auto", *FRONTS), default="auto",
                        help="the dialect of the capture (default: detected from its first event)")
-    check.add_argument("--transport", choices=("auto", "sse", "websocket"), default="auto",
+    check.add_argument("--transport", choices=TransportChoices(capture=True), default="auto",
                        help="sse: SSE text or a JSON body; websocket: a Responses WebSocket transcript, one JSON "
                             "message a line (default: websocket for a .jsonl/.ndjson file or JSON-lines content)")
     check.add_argument("--profile", choices=PROFILES, default="openai", help="rules and schema variant")

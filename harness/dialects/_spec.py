@@ -54,8 +54,8 @@ class DialectSpec:
     Names and places: `name` (the CLI's word, every table's key), `display` and `short` (how messages name it),
     `front_path` (where an API serves it under /v1), `route_suffix` (the path end the mock routes to it, under any
     prefix), `key_prefix` (the run's own credential looks like a key of the dialect), `schema_set` (the manifest
-    of schemas/fronts/ its checker loads, and the catalogue front whose rules it has), `socket_mode` (whether it
-    has the Responses API's socket mode, a turn per message on one connection).
+    of schemas/fronts/ its checker loads, and the catalogue front whose rules it has). Which transports
+    carry it is the transport row's (`callproof.harness.transports`: `TransportSpec.dialects`).
 
     Requests: `messages_key` (the conversation list: `input` or `messages`; `bare_string_input`: it may be one
     string), `system_path` (where its system prompt sits, for a message), `schema_field` (a function tool's
@@ -135,7 +135,6 @@ class DialectSpec:
     nested_tools: bool = False
     stream_options: Mapping[str, Any] | None = None
     done_sentinel: bool = False
-    socket_mode: bool = False
     error_envelope_type: str | None = None
     error_shape: str = '{"error": {"message": ..., "type": ...}}'
     ratelimit_headers: tuple[tuple[str, str], ...] = ()

@@ -117,7 +117,6 @@ RESPONSES = DialectSpec(
     parallel_off=("parallel_tool_calls", False), system_texts=system_texts, tools=tools,
     function_tools=function_tools, tool_entries=tool_entries, entries=entries, tool_choice_ok=tool_choice_ok,
     usage=usage, read_usage=read_usage, structured_format=structured_format, speaks=speaks, bare_string_input=True,
-    socket_mode=True,
     custom_tools=True, custom_tools_carried=True, carries_custom_calls=True,
     builtin_tools={
         # openai.types.responses WebSearchToolParam, WebSearchPreviewToolParam, tool_param.CodeInterpreter

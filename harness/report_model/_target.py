@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from callproof.harness._types import Dialect, JSONValue
+from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 __all__ = ["Platform", "Target"]
 
@@ -25,8 +26,16 @@ _TARGET = ("kind", "command", "url", "app", "client", "how", "front", "upstream_
 #: The transports a target may name, by the key it is named with: the run's `--front-transport`,
 #: `--upstream-transport` (gateway runs) and `--client-transport` (client runs).
 _TRANSPORTS = {"gateway": ("front_transport", "upstream_transport"), "client": ("client_transport",)}
-#: How a transport reads in a phrase: HTTP (SSE for a stream) is the default and goes unsaid.
-_SAID = {"websocket": " over WebSocket"}
+
+
+def _said(name: str) -> str:
+    """How a transport reads in a phrase (` over WebSocket`): its title in the transport table; the default (HTTP,
+    SSE for a stream) and a name the table does not know go unsaid."""
+    try:
+        spec = transport(name)
+    except KeyError:
+        return ""
+    return "" if spec.name == DEFAULT_TRANSPORT else f" over {spec.title}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +55,8 @@ class Target:
     client_dialect: Dialect | None = None
     extra: Mapping[str, JSONValue] | None = None
     #: How the harness reached the gateway's front, the gateway the mock (gateway runs), and the client the mock
-    #: (client runs): `http` or `websocket`. None in reports from before they were recorded: read as `http`.
+    #: (client runs): a name of the transport table (`http`, `websocket`). None in reports from before they were
+    #: recorded: read as `http`.
     front_transport: str | None = None
     upstream_transport: str | None = None
     client_transport: str | None = None
@@ -79,14 +89,14 @@ class Target:
     def transports(self) -> dict[str, str]:
         """The transports of the run by key: `front_transport` and `upstream_transport` (a gateway),
         `client_transport` (a client), `http` where the report does not say (it predates them); {} for a capture."""
-        return {key: getattr(self, key) or "http" for key in _TRANSPORTS.get(self.kind, ())}
+        return {key: getattr(self, key) or DEFAULT_TRANSPORT for key in _TRANSPORTS.get(self.kind, ())}
 
     @property
     def dialects(self) -> str | None:
         """The dialects of the run in a few words, with the transport where it is not HTTP: `chat front, responses
         upstream` (a gateway), `responses front over WebSocket, chat upstream`, `chat client`; None for a capture,
         or a report from before these were recorded."""
-        said = {key: _SAID.get(value, "") for key, value in self.transports.items()}
+        said = {key: _said(value) for key, value in self.transports.items()}
         if self.kind == "gateway" and (self.front or self.upstream_dialect):
             return (f"{self.front or 'responses'} front{said['front_transport']}, "
                     f"{self.upstream_dialect or 'chat'} upstream{said['upstream_transport']}")

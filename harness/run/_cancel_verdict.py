@@ -28,7 +28,7 @@ def judge_cancellation(spec: CaseSpec, scenario: Scenario, url: str, request: Ma
     """One cancellation case: close the front as the scenario asks (before the first byte where its upstream
     headers come late, `timing.first_byte_ms`, else after CANCEL_AFTER events), watch the journal, judge.
     `waits(start, end)`: the IUT's CPU-wait samples over that stretch. `closer`: how the client sends and walks
-    away (default `close_front`, HTTP; a WebSocket front's socket: run/_ws_play.close_socket)."""
+    away (default `close_front`, HTTP; the front's own over another transport: `Front.closer`)."""
     before_first_byte = scenario.timing.first_byte_ms > 0
     called = (lambda: bool(journal.requests(case=case))) if before_first_byte else None
     client = (closer or close_front)(url, request, headers, timeout=timeout, after_events=CANCEL_AFTER,

@@ -33,10 +33,11 @@ from typing import Any, Protocol
 
 from callproof.harness._types import Dialect
 from callproof.harness.judge import AdapterRun, protocol_problem
+from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 from ._iut import IUTError, load_object
 
-__all__ = ["ClientAdapter", "CommandClient", "InProcessClient", "program_problem", "ws_url"]
+__all__ = ["ClientAdapter", "CommandClient", "InProcessClient", "program_problem"]
 
 _TAIL = 4000
 
@@ -46,12 +47,6 @@ class ClientAdapter(Protocol):
 
     def run(self, request: Mapping[str, Any], base_url: str, timeout: float, *,
             case_env: Mapping[str, str] | None = None) -> AdapterRun: ...
-
-
-def ws_url(base_url: str) -> str:
-    """The WebSocket base URL of an HTTP base URL (http -> ws, https -> wss), as openai-python derives it."""
-    scheme, sep, rest = base_url.partition("://")
-    return f"{'wss' if scheme == 'https' else 'ws'}{sep}{rest}" if sep else base_url
 
 
 def _tail(data: bytes | str) -> str:
@@ -88,8 +83,9 @@ class CommandClient:
                "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "callproof",
                "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"), "ANTHROPIC_API_KEY": "callproof",
                "CALLPROOF_MAX_RETRIES": "0", "PYTHONUNBUFFERED": "1", "CALLPROOF_TRANSPORT": self.transport}
-        if self.transport == "websocket":
-            env["CALLPROOF_WS_URL"] = ws_url(base_url)
+        spec = transport(self.transport)
+        if spec.url_env is not None:  # the transport's base URL (an http one's scheme swapped: ws://)
+            env[spec.url_env] = spec.url(base_url)
         env.update(case_env or {})  # a sequence case: CALLPROOF_TOOL_LOOP, CALLPROOF_MAX_RETRIES (docs/adapters.md)
         start = time.monotonic()
         try:
@@ -135,7 +131,7 @@ class InProcessClient:
             raise IUTError(f"--client {spec!r} is not callable: point it at a function(request, base_url) -> dict")
         self.function: Callable[..., Any] = function
         self.kwargs: dict[str, str] = {"dialect": dialect} if _takes(function, "dialect") else {}
-        if transport != "http":
+        if transport != DEFAULT_TRANSPORT:
             if not _takes(function, "transport"):
                 raise IUTError(f"--client {spec!r} takes no transport parameter, so it cannot be told to use "
                                f"--client-transport {transport}: add `transport: str = \"http\"` to its parameters "

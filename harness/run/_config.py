@@ -17,6 +17,7 @@ from callproof.harness._options import CLIENT_TRANSPORTS, IUT_OPTIONS, OPTIONS, 
 from callproof.harness._types import DIALECTS, FRONT_PATHS, Dialect
 from callproof.harness.catalogue import PROFILES, Profile
 from callproof.harness.request import DEFAULT_MODEL
+from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 from ._templates import placeholders, template_problem
 
@@ -50,12 +51,12 @@ class RunConfig:
     front: Dialect = "responses"
     upstream_dialect: Dialect = "chat"
     client_dialect: Dialect = "responses"
-    #: `--client-transport`: http, or websocket (the Responses API's WebSocket mode; Responses clients only).
-    client_transport: str = "http"
-    #: `--front-transport`: http, or websocket (the gateway's Responses WebSocket front; GW-WS rules).
-    front_transport: str = "http"
-    #: `--upstream-transport`: http, or websocket (the gateway is given the mock's ws:// URL).
-    upstream_transport: str = "http"
+    #: `--client-transport`, `--front-transport`, `--upstream-transport`: names of the transport table
+    #: (callproof.harness.transports): how the client reaches the mock, the harness the gateway's front, the gateway
+    #: the mock (given the URL in the transport's scheme); each row says the dialects it carries.
+    client_transport: str = DEFAULT_TRANSPORT
+    front_transport: str = DEFAULT_TRANSPORT
+    upstream_transport: str = DEFAULT_TRANSPORT
     #: None: the front's standard path on the launched gateway's port (`front_template`).
     front_url: str | None = None
     ready_url: str | None = None
@@ -138,16 +139,12 @@ class RunConfig:
             if limit is not None and self.mode == "client":
                 return (f"--{name.replace('_', '-')} limits a gateway's answer; in a client run the mock writes the "
                         "stream and the adapter prints one result, so there is nothing to limit: drop it")
-        if self.client_transport != "http":
-            if self.client_transport not in CLIENT_TRANSPORTS:
-                return (f"--client-transport {self.client_transport!r} is not a transport; use one of "
-                        f"{', '.join(CLIENT_TRANSPORTS)}")
-            if self.mode != "client":
-                return ("--client-transport websocket says how a client under test reaches the mock; give "
-                        "--client-cmd or --client, or drop it")
-            if not DIALECTS[self.client_dialect].socket_mode:
-                return (f"--client-transport websocket is the Responses API's WebSocket mode; --client-dialect "
-                        f"{self.client_dialect} has none: use --client-dialect responses, or drop --client-transport")
+        client = self._transport_problem("--client-transport", self.client_transport, "client", "--client-dialect",
+                                         self.client_dialect,
+                                         "says how a client under test reaches the mock; give --client-cmd or "
+                                         "--client, or drop it")
+        if client is not None:
+            return client
         transports = self.transport_problem()
         if transports is not None:
             return transports
@@ -170,20 +167,31 @@ class RunConfig:
 
     def transport_problem(self) -> str | None:
         """Why --front-transport / --upstream-transport cannot be used in this run, or None."""
-        for flag, value in (("--front-transport", self.front_transport),
-                            ("--upstream-transport", self.upstream_transport)):
-            if value == "http":
-                continue
-            if value not in CLIENT_TRANSPORTS:
-                return f"{flag} {value!r} is not a transport; use one of {', '.join(CLIENT_TRANSPORTS)}"
-            if self.mode != "gateway":
-                return f"{flag} websocket says how a gateway under test is reached; a client run has none: drop it"
-        if self.front_transport == "websocket" and not DIALECTS[self.front].socket_mode:
-            return (f"--front-transport websocket is the Responses API's WebSocket mode; --front {self.front} has "
-                    "none: use --front responses, or drop --front-transport")
-        if self.upstream_transport == "websocket" and not DIALECTS[self.upstream_dialect].socket_mode:
-            return (f"--upstream-transport websocket is the Responses API's WebSocket mode; --upstream-dialect "
-                    f"{self.upstream_dialect} has none: use --upstream-dialect responses, or drop --upstream-transport")
+        for flag, value, dialect_flag, dialect in (
+                ("--front-transport", self.front_transport, "--front", self.front),
+                ("--upstream-transport", self.upstream_transport, "--upstream-dialect", self.upstream_dialect)):
+            problem = self._transport_problem(flag, value, "gateway", dialect_flag, dialect,
+                                              "says how a gateway under test is reached; a client run has none: "
+                                              "drop it")
+            if problem is not None:
+                return problem
+        return None
+
+    def _transport_problem(self, flag: str, value: str, mode: Mode, dialect_flag: str, dialect: Dialect,
+                           elsewhere: str) -> str | None:
+        """Why the transport `value` of `flag` cannot be used in this run (its row of the transport table), or None:
+        not a transport, given in the other mode (`elsewhere` says why), or one `dialect` has not."""
+        if value == DEFAULT_TRANSPORT:
+            return None
+        if value not in CLIENT_TRANSPORTS:
+            return f"{flag} {value!r} is not a transport; use one of {', '.join(CLIENT_TRANSPORTS)}"
+        if self.mode != mode:
+            return f"{flag} {value} {elsewhere}"
+        spec = transport(value)
+        if not spec.carries(dialect):
+            carried = " or ".join(sorted(spec.dialects or ()))
+            return (f"{flag} {value} is {spec.summary}; {dialect_flag} {dialect} has none: use {dialect_flag} "
+                    f"{carried}, or drop {flag}")
         return None
 
     @property

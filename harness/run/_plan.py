@@ -12,7 +12,7 @@ from callproof.harness.catalogue import STREAM_FAMILIES
 from callproof.harness.judge import CaseSpec
 from callproof.harness.scenario import Scenario, with_bundled
 
-from ._groups import CANCEL_TAG, planned_groups, run_wide_groups
+from ._groups import CANCEL_TAG, planned_groups, rule_group, run_wide_groups
 from ._stateful import stateful_groups
 
 __all__ = [
@@ -37,7 +37,7 @@ def gateway_groups(scenario: Scenario, front: Dialect) -> list[str]:
     the order of the group table (`_groups.GROUPS`)."""
     groups = [group.name for group in planned_groups("gateway") if group.applies(scenario, front)]
     if CANCEL_TAG in scenario.tags:  # played by the cancellation exchange alone (docs/spec/cancellation.md §1)
-        return [name for name in groups if name == "cancellation"]
+        return [name for name in groups if rule_group(name).kind == "self_played"]
     return groups
 
 

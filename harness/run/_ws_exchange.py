@@ -26,6 +26,7 @@ from websockets.sync.connection import Connection
 
 from callproof.harness._types import JSONValue
 from callproof.harness.outcome import Chunk, Exchange
+from callproof.harness.transports import transport
 
 from ._http_exchange import Limits
 
@@ -36,12 +37,8 @@ TERMINAL = ("response.completed", "response.incomplete", "response.failed")
 
 
 def ws_url(url: str) -> str:
-    """The WebSocket URL of a front URL (http -> ws, https -> wss)."""
-    if url.startswith("https://"):
-        return "wss://" + url.removeprefix("https://")
-    if url.startswith("http://"):
-        return "ws://" + url.removeprefix("http://")
-    return url
+    """The WebSocket URL of a front URL (http -> ws, https -> wss): the transport table's row builds it."""
+    return transport("websocket").url(url)
 
 
 def create_message(body: Mapping[str, Any], **extra: JSONValue) -> dict[str, Any]:

@@ -23,46 +23,26 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from callproof.harness.catalogue import STREAM_FAMILIES, Profile, RuleResult
+from callproof.harness.catalogue import Profile
 from callproof.harness.check import ALREADY_IN_FLIGHT
 from callproof.harness.judge import (
     REFUSAL_CODES,
-    CaseSpec,
     EarlierTurn,
-    Findings,
     FrontAnswer,
     Refusal,
-    check_continuation,
-    check_ws_failure,
-    check_ws_in_flight,
     error_code,
     read_answer,
 )
 from callproof.harness.request import tool_output
-from callproof.harness.scenario import Scenario, case_marker, cut_kinds, http_error_fault
+from callproof.harness.scenario import Scenario, case_marker
 
 from ._http_exchange import Limits
 from ._ws_exchange import Message, Socket, Turn, create_message, turn_exchange, ws_url
+from ._ws_scenarios import FOLLOW_UP_SCENARIO, IN_FLIGHT_SCENARIO, SLOW_SCENARIO, is_failure, is_loop, websocket_applies
 
-__all__ = [
-    "FOLLOW_UP_SCENARIO", "HTTP_ONLY_GROUPS", "IN_FLIGHT_SCENARIO", "PlayedTurn", "SocketPlay", "WebSocketEvidence",
-    "WebSocketPlay", "plan_websocket", "split_back_to_back", "websocket_applies", "websocket_judge",
-    "websocket_skipped",
-]
-
-#: Groups that have nothing to judge over a socket: SSE framing, the non-stream twin.
-HTTP_ONLY_GROUPS = ("framing", "equivalence")
-#: The single-stream families judged over a socket (every one but the SSE framing).
-SOCKET_FAMILIES = tuple(family for family in STREAM_FAMILIES if family not in HTTP_ONLY_GROUPS)
-#: The scenario whose case sends two creates back to back (GW-WS-002): the first plays SLOW_SCENARIO (its first
-#: token comes 300 ms after the upstream's head, so it is surely in flight), the second this one.
-IN_FLIGHT_SCENARIO = "one_call"
-SLOW_SCENARIO = "timing_ttft_and_gaps"
-#: The turn sent after an upstream failure (GW-WS-003).
-FOLLOW_UP_SCENARIO = "one_call"
-
+__all__ = ["PlayedTurn", "SocketPlay", "WebSocketEvidence", "WebSocketPlay", "split_back_to_back"]
 
 @dataclass(frozen=True, slots=True)
 class WebSocketEvidence:
@@ -126,51 +106,6 @@ def split_back_to_back(messages: Sequence[Message]) -> tuple[tuple[Message, ...]
         else:
             first.append(message)
     return tuple(first), tuple(second)
-
-
-def _is_loop(scenario: Scenario) -> bool:
-    return any(leg.requires is not None and leg.requires.tool_results for leg in scenario.legs)
-
-
-def _is_failure(scenario: Scenario) -> bool:
-    return (not scenario.legs and (http_error_fault(scenario.faults) is not None or scenario.ending == "failed"
-                                   or bool(cut_kinds(scenario.faults))))
-
-
-def _streamed(scenario: Scenario) -> bool:
-    """A socket always streams: a scenario whose request asks for a non-stream body has nothing to send over one."""
-    return scenario.request.get("stream", True) is not False
-
-
-def websocket_applies(scenario: Scenario) -> bool:
-    """Whether a scenario gets a `websocket` case over a WebSocket front."""
-    return scenario.id == IN_FLIGHT_SCENARIO or _is_loop(scenario) or _is_failure(scenario)
-
-
-def plan_websocket(scenarios: Mapping[str, Scenario], specs: Sequence[CaseSpec]) -> list[CaseSpec]:
-    """The cases of a run over a WebSocket front: the HTTP plan without the HTTP-only groups, each scenario's
-    `websocket` case after its others (an agent loop, unplanned over HTTP, gets only that one); a scenario asking
-    for a non-stream body is not planned (the mode always streams). A scenario whose upstream answers an HTTP error
-    has no stream over HTTP, but its socket has: its error event (RSP-WS-002) and the turn sent after it; it gets
-    the stream families' cases too (docs/spec/gateway-websocket.md §6)."""
-    out: list[CaseSpec] = []
-    added: set[str] = set()
-    kept = [s for s in specs if s.group not in HTTP_ONLY_GROUPS and s.group != "websocket"
-            and (s.scenario not in scenarios or _streamed(scenarios[s.scenario]))]
-    for index, spec in enumerate(kept):
-        scenario = scenarios.get(spec.scenario)
-        if (index == 0 or kept[index - 1].scenario != spec.scenario) and scenario is not None \
-                and _is_failure(scenario) and http_error_fault(scenario.faults) is not None:
-            out.extend(CaseSpec(spec.scenario, family) for family in SOCKET_FAMILIES
-                       if CaseSpec(spec.scenario, family) not in kept)
-        out.append(spec)
-        following = kept[index + 1].scenario if index + 1 < len(kept) else None
-        if following != spec.scenario and scenario is not None and websocket_applies(scenario):
-            out.append(CaseSpec(spec.scenario, "websocket"))
-            added.add(spec.scenario)
-    loops = [CaseSpec(s.id, "websocket") for s in scenarios.values()
-             if s.id not in added and _is_loop(s) and s.id not in {c.scenario for c in kept}]
-    return out + loops
 
 
 def _events(messages: Sequence[Message]) -> tuple[Mapping[str, Any] | None, ...]:
@@ -261,9 +196,9 @@ class WebSocketPlay:
     def _evidence(self, scenario: Scenario, socket: Socket, body: Mapping[str, Any], turn: Turn,
                   turns: list[PlayedTurn]) -> WebSocketEvidence:
         continuation = in_flight = failure = None
-        if _is_loop(scenario):
+        if is_loop(scenario):
             continuation = self._continue(socket, scenario, body, turn, turns)
-        if _is_failure(scenario):
+        if is_failure(scenario):
             request = create_message(self.request(FOLLOW_UP_SCENARIO))
             follow = socket.turn(request) if not socket.closed else \
                 Turn(socket.url, request, time.monotonic(), (), socket.error or "the gateway had closed the socket")
@@ -352,40 +287,4 @@ class WebSocketPlay:
             ends += got.ends_turn
         return tuple(messages), None, False
 
-
-class _Run(Protocol):
-    websocket: WebSocketEvidence | None
-
-
-class _Config(Protocol):
-    upstream_dialect: str
-
-    @property
-    def policies(self) -> dict[str, str]: ...
-
-
-def websocket_judge(run: _Run, config: _Config) -> Sequence[RuleResult]:
-    """The GW-WS rules on a scenario's socket evidence."""
-    findings = Findings()
-    evidence = run.websocket
-    if evidence is None:
-        return ()
-    if evidence.continuation is not None:
-        earlier, request, upstream, refusal = evidence.continuation
-        check_continuation(findings, earlier=[earlier], request=request, upstream=upstream,
-                           upstream_dialect=config.upstream_dialect, refusal=refusal,
-                           policy=config.policies.get("stateful", "either"), rule="GW-WS-001")
-    if evidence.in_flight is not None:
-        check_ws_in_flight(findings, *evidence.in_flight)
-    if evidence.failure is not None:
-        check_ws_failure(findings, *evidence.failure)
-    return findings.results()
-
-
-def websocket_skipped(run: _Run) -> str | None:
-    if run.websocket is None or not any((run.websocket.continuation, run.websocket.in_flight,
-                                         run.websocket.failure)):
-        return ("the first turn over the socket ended without a response to build on (no continuation, probe or "
-                "follow-up was sent); the other groups of this scenario say why")
-    return None
 

@@ -26,9 +26,11 @@ from ._ws_play import SocketPlay
 
 __all__ = ["TURN_GROUPS", "JudgedTurn", "judge_socket", "socket_details"]
 
-#: The groups that judge the other turns of a socket besides the case's own answer (the stream families judge
-#: every turn with a stream; `translation` only a turn with a request of its own, not a continuation).
-TURN_GROUPS = frozenset(("schema", "sequence", "lifecycle", "identity", "reassembly", "expected", "translation"))
+#: The groups that judge the other turns of a socket besides the case's own answer, and whether a turn needs a
+#: request of its own (not a continuation) to be judged by it: the stream families judge every turn with a stream,
+#: `translation` only a turn with a request of its own.
+TURN_GROUPS: Mapping[str, bool] = {"schema": False, "sequence": False, "lifecycle": False, "identity": False,
+                                   "reassembly": False, "expected": False, "translation": True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +53,7 @@ class JudgedTurn:
         """Whether `group` judges this turn (a refusal the mode allows is judged by the transcript rules only)."""
         if self.refused or group not in TURN_GROUPS:
             return False
-        return self.fresh or group != "translation"
+        return self.fresh or not TURN_GROUPS[group]
 
 
 def _scenario(scenarios: Mapping[str, Scenario], name: str, leg: int | None) -> Scenario:
