@@ -7,6 +7,7 @@ elsewhere."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 from uvicorn.protocols.utils import ClientDisconnected
@@ -38,10 +39,10 @@ class BatchingWebSocketProtocol(WebSocketsSansIOProtocol):
         extensions[SEND_MANY] = {}
         await super().run_asgi()
 
-    async def send(self, message: Any) -> None:
+    async def send(self, message: Mapping[str, Any]) -> None:  # an ASGI send event, or the batch's own (`utf8`)
         texts = message.get("utf8") if message.get("type") == "websocket.send" else None
         if texts is None or not self.handshake_complete or self.close_sent or self.initial_response is not None:
-            await super().send(message)
+            await super().send(cast(Any, message))
             return
         await self.writable.wait()
         if self.disconnected:
