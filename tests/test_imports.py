@@ -129,7 +129,7 @@ def _names(root: Path, path: Path) -> tuple[str, str]:
     return ".".join(names), ".".join(names[:-1])
 
 
-def _private_owner(target: str) -> str | None:
+def private_owner(target: str) -> str | None:
     """The package a dotted name is private to (callproof.x._m.y -> callproof.x), or None when it is public."""
     parts = target.split(".")
     for index, part in enumerate(parts):
@@ -164,7 +164,7 @@ def seam_violations(root: Path) -> list[str]:
                 else:
                     continue
                 for target in targets:  # one finding a statement: its module when private, else its first name
-                    owner = _private_owner(target) if target.startswith("callproof.") else None
+                    owner = private_owner(target) if target.startswith("callproof.") else None
                     if owner is not None and module != owner and not module.startswith(owner + "."):
                         found.append(f"{where}:{node.lineno}: imports {target}, private to {owner}: export the "
                                      f"name from {owner} (its __all__) and import it from there")

@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from callproof.harness.run import CLIENT_GROUPS, GATEWAY_GROUPS
+from tests.test_imports import private_owner
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The product code the dialect and size figures read; the WebSocket figure reads all but the example gateway.
@@ -170,14 +171,6 @@ def big_modules(root: Path, folders: Iterable[str]) -> list[str]:
             if path.stat().st_size > MODULE_BYTES]
 
 
-def _private_owner(target: str) -> str | None:
-    """The package a dotted name is private to (callproof.x._m.y -> callproof.x), or None when it is public."""
-    parts = target.split(".")
-    for index, part in enumerate(parts):
-        if part.startswith("_") and not part.startswith("__"):
-            return ".".join(parts[:index])
-    return None
-
 
 def private_imports_in_tests(root: Path) -> tuple[list[str], list[str]]:
     """(all, from another package) of the imports in tests/ of a private callproof module or name (one per
@@ -196,7 +189,7 @@ def private_imports_in_tests(root: Path) -> tuple[list[str], list[str]]:
             else:
                 continue
             for target in targets:
-                owner = _private_owner(target) if target.startswith("callproof.") else None
+                owner = private_owner(target) if target.startswith("callproof.") else None
                 if owner is None:
                     continue
                 finding = f"{path.relative_to(root).as_posix()}:{node.lineno}: {target}"

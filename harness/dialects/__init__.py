@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Generic, TypeVar
 
-from ._json import text_of
+from ._json import flat, text_of
 from ._spec import Body, Dialect, DialectSpec, Entry, ToolEntry, ToolRead
 from .anthropic import ANTHROPIC
 from .chat import CHAT
 from .responses import RESPONSES
 
-__all__ = ["DIALECTS", "Body", "Column", "Dialect", "DialectSpec", "Entry", "ToolEntry", "ToolRead", "spec", "text_of"]
+__all__ = ["DIALECTS", "Body", "Column", "Dialect", "DialectSpec", "Entry", "ToolEntry", "ToolRead", "flat", "spec",
+           "text_of"]
 
 #: The dialect table, in the order the CLI, the plan and the docs list them. A plain dict: the throwaway-dialect
 #: test (tests/harness/dialects/test_throwaway.py) adds a row to it for its duration.

@@ -13,7 +13,7 @@ from typing import Any
 from callproof.harness._types import Dialect, JSONValue
 from callproof.harness.catalogue import Evidence
 from callproof.harness.check import shown
-from callproof.harness.dialects import DIALECTS
+from callproof.harness.dialects import DIALECTS, flat
 from callproof.harness.scenario import Scenario
 
 from ._expected import expects_success
@@ -50,7 +50,7 @@ def front_usage(answer: FrontAnswer) -> tuple[dict[str, Any] | None, str]:
         body = answer.exchange.json()
         if not isinstance(body, Mapping) or not isinstance(body.get("usage"), Mapping):
             return None, "$.usage of the body"
-        return _flat(body["usage"]), "$.usage of the body"
+        return flat(body["usage"]), "$.usage of the body"
     payloads = []
     for event in answer.events:
         try:
@@ -66,15 +66,6 @@ def front_usage(answer: FrontAnswer) -> tuple[dict[str, Any] | None, str]:
             found, where = read
     return found, where or spec.usage_where
 
-
-def _flat(usage: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in usage.items():
-        if isinstance(value, Mapping):
-            out.update({f"{key}.{inner}": v for inner, v in value.items()})
-        else:
-            out[key] = value
-    return out
 
 
 def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer, upstream_dialect: Dialect | None = None,
