@@ -146,11 +146,14 @@ def test_target_mode_against_a_gateway_started_by_hand(tmp_path: Path) -> None:
     gw = subprocess.Popen([sys.executable, "-m", "tests.fakes.gateways", "--upstream",
                            f"http://127.0.0.1:{mock_port}/v1", "--port", str(port)], env=fakes.env())
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        # started by hand, as a user would: wait until it listens (a start on a loaded machine took over 20 s once),
+        # else stop here with the reason rather than judge a gateway that is not there yet
+        deadline, listening = time.monotonic() + 120, False
+        while not listening and time.monotonic() < deadline and gw.poll() is None:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-            time.sleep(0.05)
+                listening = True
+            time.sleep(0 if listening else 0.05)
+        assert listening, f"the gateway started by hand did not listen on {port} (exit {gw.poll()})"
         done, report = run(tmp_path, "--target", f"http://127.0.0.1:{port}/v1/responses", "--mock-port",
                            str(mock_port), "-k", "one_call::expected or fault_http_429::faults")
     finally:
