@@ -45,7 +45,7 @@ CEILINGS = {
     # rose while the knowledge moved to where it belongs. The goal needs those modules gathered behind the table.
     "websocket_files": 41,
     "big_modules": 0,
-    "group_comparisons": 1,
+    "group_comparisons": 0,
     # 131 and 11 when this guard landed; the dialect and transport branches, written beside it, added the throwaway
     # tests' imports of cli._docs and run._plan (no public name yet for the docs generator and the planner's tables)
     "test_private_imports": 135,

@@ -98,8 +98,8 @@ class Applies(Protocol):
 #: run playing several scenarios at once (`concurrent::isolation`).
 GroupKind = Literal["scenario", "self_played", "run_wide"]
 #: The calibrated slack a group's rules read: `stream`, the causal timing rule (GW-STREAM-002, with the forwarding
-#: latency in its details); `sequence`, a client's retry spacing (CLI-015); None, none.
-GroupTiming = Literal["stream", "sequence"] | None
+#: latency in its details); `retries`, a client's retry spacing (CLI-015); None, none.
+GroupTiming = Literal["stream", "retries"] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +220,7 @@ GROUPS: tuple[RuleGroup, ...] = (
               lambda judging, /: websocket_judge(judging.run, judging.config), websocket_skipped),
     # a sequence (scenario with legs) played to its end: GW-LOOP-* for a gateway, CLI-014/CLI-015 for a client
     RuleGroup("loop", ("GW-LOOP-", "CLI-014", "CLI-015"), _BOTH, lambda s, d, /: bool(s.legs), found(loop_group),
-              timing="sequence"),
+              timing="retries"),
     # custom calls, refusals, reasoning, provider-run items and annotations through the gateway (docs/spec/items.md)
     RuleGroup("items", ("GW-ITEM-",), _GATEWAY, lambda s, d, /: has_item_rules(s), found(items_group),
               lambda run: items_skipped(run.scenario, run.answer.front) if run.answer is not None else None),

@@ -268,7 +268,7 @@ class Harness(GatewayPlays, IsolationCase):
         slack = self.calibration.slack if group.timing is not None else None
         run = self._run(spec.scenario, repeat)
         details = dict(run.details)
-        if group.timing == "sequence" and slack is not None:
+        if group.timing == "retries" and slack is not None:
             details["calibration"] = self.calibration.to_json()
         elif slack is not None and run.answer is not None and run.upstream is not None:
             details.update(forwarding_latency(run.answer.events, run.upstream.writes))
