@@ -58,7 +58,8 @@ def test_by_default_a_faithful_conversion_and_a_clear_refusal_both_pass(upstream
               f"--upstream-dialect {upstream} --custom-tools convert")
     with Harness(RunConfig(launch=launch, upstream_dialect=upstream, case_timeout=15)) as harness:  # no --policy
         result = harness.judge(CASE)
-    assert result.outcome == "passed" and ("GW-REQ-012", "passed") in [(r.rule.id, r.outcome) for r in result.results]
+    judged = [(r.rule.id, r.outcome) for r in result.results]
+    assert result.outcome == "passed" and ("GW-REQ-012", "passed") in judged, (result.outcome, result.message)
 
 
 @pytest.mark.parametrize(("defect", "upstream", "said"), [
