@@ -8,7 +8,7 @@ from callproof.harness.outcome import Result
 from callproof.harness.transports import DEFAULT_TRANSPORT
 from callproof.mock_server import Journal
 
-from ._wire import ClientWire, HTTPWire, Wire
+from ._client_wire import ClientWire, HTTPWire, Wire
 from ._ws_client import WebSocketWire
 
 __all__ = ["CLIENT_WIRES", "client_wire", "read_wire"]

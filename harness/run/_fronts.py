@@ -3,7 +3,7 @@ plays every scenario through the row of `--front-transport`."""
 
 from __future__ import annotations
 
-from ._front import FrontKind
+from ._front_protocol import FrontKind
 from ._http_front import HTTPFront
 from ._ws_front import WebSocketFront
 

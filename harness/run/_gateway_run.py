@@ -28,13 +28,13 @@ from callproof.harness.transports import DEFAULT_TRANSPORT, transport
 
 from ._calibrate import Calibration, CPUWaits
 from ._cancel_verdict import judge_cancellation
+from ._client_wire import read_sent
 from ._config import RunConfig
-from ._front import Front
+from ._front_protocol import Front
 from ._iut import Gateway, IUTError, LaunchedIUT
 from ._scenario_run import NO_ANSWER, ScenarioRun, SequencePlay
 from ._sequence import play_gateway_sequence, upstream_requests
 from ._stateful import is_stateful, play_stateful, turn_bodies
-from ._wire import read_sent
 from ._ws_exchange import message_as_sse
 
 if TYPE_CHECKING:

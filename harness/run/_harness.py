@@ -38,7 +38,7 @@ from ._calibrate import Calibration, CPUWaits, calibrate, cpu_wait, machine
 from ._client import ClientAdapter, CommandClient, InProcessClient, program_problem
 from ._client_wires import client_wire, read_wire
 from ._config import RunConfig
-from ._front import Front, FrontContext
+from ._front_protocol import Front, FrontContext
 from ._fronts import front_for
 from ._gateway_run import GatewayPlays, OverLimit
 from ._groups import rule_group

@@ -11,7 +11,7 @@ from callproof.harness.scenario import Scenario
 from callproof.harness.transports import TransportSpec
 
 from ._cancel_exchange import Closer
-from ._front import FrontContext
+from ._front_protocol import FrontContext
 from ._http_exchange import Limits, exchange
 from ._scenario_run import ScenarioRun
 

@@ -16,7 +16,7 @@ from callproof.harness.outcome import Result, result_of_events
 from callproof.harness.scenario import Scenario, is_framing
 from callproof.mock_server import Journal, JournalRequest
 
-from ._wire import Wire, json_payload
+from ._client_wire import Wire, json_payload
 
 __all__ = ["WebSocketWire", "websocket_events", "websocket_playable", "websocket_turns"]
 

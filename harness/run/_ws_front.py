@@ -13,7 +13,7 @@ from callproof.harness.scenario import Scenario
 from callproof.harness.transports import TransportSpec
 
 from ._cancel_exchange import Closer
-from ._front import FrontContext
+from ._front_protocol import FrontContext
 from ._http_exchange import Limits
 from ._scenario_run import ScenarioRun
 from ._stateful import two_turn

@@ -1,6 +1,6 @@
 """Loading scenarios from JSON files validated by schemas/scenario.schema.json, checked for what a schema cannot
 say (fragments that join to their string, valid fragment order, unique ids, known rule ids); errors name the file,
-the scenario, the JSON path and the fix. A turn's outputs and their fragments are read by `_outputs`."""
+the scenario, the JSON path and the fix. A turn's outputs and their fragments are read by `_turn_outputs`."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from callproof.harness.catalogue import RULES
 
 from ._legs import Leg, leg_source, requires_of
 from ._match import Match, MatchError, compile_match
-from ._outputs import fail, read_expected_call, read_output, read_raw_frame, read_steps
 from ._scenario import ChatEnding, Expect, Fault, Scenario, ScenarioError, Timing, Usage
+from ._turn_outputs import fail, read_expected_call, read_output, read_raw_frame, read_steps
 
 __all__ = ["bundled_scenarios", "load_scenarios", "parse_scenario_file"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._spec import TransportSpec
 from ._table import DEFAULT_TRANSPORT, TRANSPORTS, TransportChoices, own_prefixes, transport, transport_names
+from ._transport_spec import TransportSpec
 
 __all__ = [
     "DEFAULT_TRANSPORT",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import overload
 
-from ._spec import TransportSpec
+from ._transport_spec import TransportSpec
 from .http import HTTP
 from .websocket import WEBSOCKET
 

@@ -3,7 +3,7 @@ read from the real bytes, so the SSE framing rules (`event:` lines, `[DONE]`, bl
 
 from __future__ import annotations
 
-from ._spec import TransportSpec
+from ._transport_spec import TransportSpec
 
 __all__ = ["HTTP"]
 

@@ -4,7 +4,7 @@ groups have nothing to judge; the transcript rules (RSP-WS-*) and the `websocket
 
 from __future__ import annotations
 
-from ._spec import TransportSpec
+from ._transport_spec import TransportSpec
 
 __all__ = ["WEBSOCKET"]
 
