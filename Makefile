@@ -15,7 +15,16 @@ INTEROP_OUT   := out/interop
 # install), as pip's constraints file; `make lock` writes it from pyproject.toml, whose ranges stay open for users.
 LOCK := constraints.txt
 
-.PHONY: venv test check test-under-load lint typecheck pytest demo matrix bench docs clean drift lock browser dist node
+# Bytecode: where the environment says not to write it (PYTHONDONTWRITEBYTECODE=1, as some containers and CI images
+# set), every process the suite starts (~900: gateways, clients, `callproof run`s, pytest workers) would compile
+# callproof and its tests from source again, ~0.5 s of CPU each. make keeps the tree free of __pycache__ as asked, and
+# writes the bytecode under .venv/pycache instead.
+ifneq ($(PYTHONDONTWRITEBYTECODE),)
+export PYTHONDONTWRITEBYTECODE :=
+export PYTHONPYCACHEPREFIX ?= $(abspath $(VENV))/pycache
+endif
+
+.PHONY: venv test check test-under-load lint lint-static typecheck pytest demo matrix bench docs clean drift lock browser dist node
 
 venv: $(STAMP)
 
@@ -29,13 +38,15 @@ $(STAMP): pyproject.toml $(LOCK)
 	@for p in $(PACKAGES); do ln -s ../../../$$p $(MYPY_SRC)/$$p; done
 	@touch $(STAMP)
 
-lint: venv
-	$(BIN)/ruff check .
-	@# The floors' layering ([tool.importlinter] in pyproject.toml), read through the symlink view of the package.
-	PYTHONPATH=$(VENV)/mypy-src $(BIN)/lint-imports --no-cache
+lint: lint-static
 	@# Public seams: no module imports another package's private module or its own package's __init__ (import-linter
 	@# has no contract for private names; tests/test_imports.py's scan is the contract, run here and in pytest).
 	$(BIN)/python -m pytest -q -p no:cacheprovider -p no:xdist tests/test_imports.py -k "seam or function_level"
+
+lint-static: venv
+	$(BIN)/ruff check .
+	@# The floors' layering ([tool.importlinter] in pyproject.toml), read through the symlink view of the package.
+	PYTHONPATH=$(VENV)/mypy-src $(BIN)/lint-imports --no-cache
 
 typecheck: venv $(INTEROP_STAMP)
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
@@ -58,41 +69,48 @@ pytest: venv $(INTEROP_STAMP) browser node
 test-under-load: venv $(INTEROP_STAMP)
 	$(BIN)/python -m tests.under_load --hogs 2 --timeout 300 -n 2 -q -p no:cacheprovider
 
-test: lint typecheck pytest test-under-load
+# `make test`: the whole suite once: the timing tests run beside the rest of it rather than after it (tests/under_load.py
+# --beside: the suite's workers are their CPU-bound competitors, and 2 hogs if the suite ends first), which keeps them
+# on a busy machine without keeping the machine busy twice. `make pytest` runs them in the suite. The 15 slowest
+# tests are listed at the end, so CI's log shows where its time goes.
+test: lint typecheck venv $(INTEROP_STAMP) browser node
+	$(BIN)/python -m tests.under_load --hogs 2 --timeout 600 -n 2 -q -p no:cacheprovider \
+		--beside "$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m 'not timing' --durations=15 $(PYTEST_ARGS)"
 
 # `make check`: the inner loop, a few seconds to a minute: ruff, the layering and the seams, mypy on the packages, the
 # structure figures' ceilings (tests/test_structure.py: seconds of AST parsing, so not in `make lint`), and the tests of
-# the core floors and the renderers (no mock servers, no launched gateways, no CLI runs, no real client
-# libraries). `make test` is the whole suite; CI runs that.
+# the core floors and the renderers (no mock servers, no launched gateways or browsers, no CLI runs, no real client
+# libraries), the property tests at 25 examples (tests/conftest.py). `make test` is the whole suite; CI runs that.
 CHECK_TESTS := tests/harness/catalogue tests/harness/check tests/harness/scenario tests/harness/capture \
 	tests/harness/outcome tests/harness/request tests/harness/judge tests/harness/report_model tests/reports \
 	tests/schemas tests/harness/test_types.py tests/harness/test_exports.py tests/test_imports.py tests/test_structure.py
 
-check: lint
+check: lint-static
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
-	$(BIN)/python -m pytest -n auto -q -p no:cacheprovider $(CHECK_TESTS)
+	$(BIN)/python -m pytest -n auto -q -p no:cacheprovider --hypothesis-profile check \
+		--ignore tests/reports/test_html_browser.py $(CHECK_TESTS)
 
 demo: venv
 	@mkdir -p out/demo
 	@echo "== the reference gateway (examples/gateway/: its Responses front over a Chat Completions upstream)"
-	$(BIN)/callproof run -n 2 --report out/demo/gateway.json --md out/demo/gateway.md \
+	$(BIN)/callproof run --report out/demo/gateway.json --md out/demo/gateway.md \
 		--html out/demo/gateway.html --junit out/demo/gateway.xml --badge out/demo/gateway.svg \
 		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port}'
 	@echo
 	@echo "== the same gateway's Chat Completions front over a Responses upstream (--front chat)"
-	$(BIN)/callproof run -n 2 --front chat --upstream-dialect responses --report out/demo/gateway-chat.json \
+	$(BIN)/callproof run --front chat --upstream-dialect responses --report out/demo/gateway-chat.json \
 		--md out/demo/gateway-chat.md --html out/demo/gateway-chat.html --junit out/demo/gateway-chat.xml \
 		--badge out/demo/gateway-chat.svg \
 		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port} --upstream-dialect responses'
 	@echo
 	@echo "== the same gateway's Responses WebSocket front over a Chat Completions upstream (--front-transport websocket)"
-	$(BIN)/callproof run -n 2 --front-transport websocket --report out/demo/gateway-ws.json \
+	$(BIN)/callproof run --front-transport websocket --report out/demo/gateway-ws.json \
 		--md out/demo/gateway-ws.md --html out/demo/gateway-ws.html --junit out/demo/gateway-ws.xml \
 		--badge out/demo/gateway-ws.svg \
 		--launch '$(BIN)/python -m examples.gateway --upstream {upstream} --port {port}'
 	@echo
 	@echo "== the official openai SDK as a client (examples/client_openai.py), its known bugs in a baseline"
-	$(BIN)/callproof run -n 2 --report out/demo/client-openai.json --md out/demo/client-openai.md \
+	$(BIN)/callproof run --report out/demo/client-openai.json --md out/demo/client-openai.md \
 		--html out/demo/client-openai.html --junit out/demo/client-openai.xml \
 		--badge out/demo/client-openai.svg \
 		--client examples.client_openai:run --baseline examples/baselines/openai-sdk.txt

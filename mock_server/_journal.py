@@ -13,6 +13,7 @@ builds the `JournalRequest`, `JournalWrite` and `JournalEnd` objects only when t
 from __future__ import annotations
 
 import base64
+import bisect
 import json
 import threading
 import time
@@ -214,7 +215,9 @@ def _unpack(fields: Sequence[Any]) -> list[_Raw]:
 
 @dataclass(slots=True)
 class _State:
-    """The records in order: the `sealed` chunks (`counts` records each), then the `open` one being filled."""
+    """The records in order: the `sealed` chunks (`counts` records each), then the `open` one being filled. A read
+    of one request or case unpacks only the chunks that can hold its records: chunk `base` is sealed[0]; `first_ids`
+    the first request id each chunk (and the open one) can hold; `cases` the chunk of each case's first request."""
 
     sealed: list[tuple[Any, ...]] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
@@ -222,6 +225,9 @@ class _State:
     open_count: int = 0
     size: int = 0
     next_id: int = 1
+    base: int = 0
+    first_ids: list[int] = field(default_factory=lambda: [1])
+    cases: dict[str, int] = field(default_factory=dict)
 
 
 #: Records per sealed chunk (fewer when max_records is smaller).
@@ -258,6 +264,7 @@ class Journal:
             raw: _RawRequest = (self._state.next_id, time, _wall(), method, path, redact(headers), body, status,
                                 dialect, stream, scenario, case, faults, time if start is None else start, how, leg)
             self._state.next_id += 1
+            self._index_case(case)
             self._keep((_OBJECT, raw))
         return _request(raw)
 
@@ -274,6 +281,7 @@ class Journal:
         with self._lock:
             rid = self._state.next_id
             self._state.next_id += 1
+            self._index_case(case)
             self._keep((_REQUEST, rid, time, _wall(), method, path, raw_body, status, dialect, stream, scenario, case,
                         faults, time if start is None else start, how, leg, len(headers) // 2, *headers))
         return rid
@@ -294,6 +302,7 @@ class Journal:
             raw: _RawRequest = (rid, time, _wall(), "POST", path, redact(headers), body, status, "responses", True,
                                 scenario, case, faults, time if start is None else start, how, leg, connection, turn,
                                 previous_response_id)
+            self._index_case(case)
             self._keep((_OBJECT, raw))
         return rid
 
@@ -311,6 +320,12 @@ class Journal:
         with self._lock:
             self._keep((_SHORT, request, time, outcome))
 
+    def _index_case(self, case: str | None) -> None:
+        """Index the chunk of a case's first request (under the lock, before keeping its record)."""
+        state = self._state
+        if case is not None and case not in state.cases:
+            state.cases[case] = state.base + len(state.sealed)
+
     def _keep(self, run: tuple[Any, ...]) -> None:
         """Keep one record, given as its run of fields."""
         state = self._state
@@ -321,40 +336,58 @@ class Journal:
             state.sealed.append(tuple(state.open))
             state.counts.append(state.open_count)
             state.open, state.open_count = [], 0
+            state.first_ids.append(state.next_id)
             # Forget the oldest chunks the last max_records do not reach: memory holds at most about twice that.
             while state.size - state.counts[0] >= self.max_records:
                 del state.sealed[0]
+                del state.first_ids[0]
+                state.base += 1
                 dropped = state.counts.pop(0)
                 state.size -= dropped
                 self.dropped += dropped
+                while state.cases and next(iter(state.cases.values())) < state.base:
+                    del state.cases[next(iter(state.cases))]
         if self._file is not None:
             self._file.write(json.dumps(_record(_unpack(run)[0]).to_json(), ensure_ascii=False) + "\n")
             self._file.flush()
 
     # -- reading --
 
-    def _kept(self) -> list[_Raw]:
+    def _kept(self, since: int | None = None) -> list[_Raw]:
+        """The records kept (the last max_records), from chunk `since` on (None: all)."""
         with self._lock:
-            chunks = [*self._state.sealed, tuple(self._state.open)]
-        return [r for chunk in chunks for r in _unpack(chunk)][-self.max_records :]
+            state = self._state
+            first = 0 if since is None else min(max(0, since - state.base), len(state.sealed))
+            chunks = [*state.sealed[first:], tuple(state.open)]
+            before, size = sum(state.counts[:first]), state.size
+        records = [r for chunk in chunks for r in _unpack(chunk)]
+        return records[max(0, size - self.max_records - before):]
+
+    def _since_request(self, request: int) -> int:
+        """The chunk of `request`'s own record: its writes and end are there or later."""
+        with self._lock:
+            state = self._state
+            return state.base + max(0, bisect.bisect_right(state.first_ids, request) - 1)
 
     def records(self) -> list[Record]:
         return [_record(r) for r in self._kept()]
 
     def requests(self, *, case: str | None = None, scenario: str | None = None) -> list[JournalRequest]:
         return [
-            _request(r) for r in self._kept()
+            _request(r) for r in self._kept(None if case is None else self._state.cases.get(case))
             if len(r) != 3 and (case is None or r[11] == case) and (scenario is None or r[10] == scenario)
         ]
 
     def writes(self, request: int | None = None) -> list[JournalWrite]:
+        since = None if request is None else self._since_request(request)
         return [
-            JournalWrite(r[0], r[1], r[2]) for r in self._kept()
+            JournalWrite(r[0], r[1], r[2]) for r in self._kept(since)
             if len(r) == 3 and isinstance(r[2], bytes) and (request is None or r[0] == request)
         ]
 
     def end(self, request: int) -> JournalEnd | None:
-        ends = [r for r in self._kept() if len(r) == 3 and not isinstance(r[2], bytes) and r[0] == request]
+        ends = [r for r in self._kept(self._since_request(request))
+                if len(r) == 3 and not isinstance(r[2], bytes) and r[0] == request]
         if not ends:
             return None
         _, at, outcome = ends[-1]
@@ -380,7 +413,9 @@ class Journal:
         """Forget every record (request ids keep counting up, so ids stay unique across resets)."""
         with self._lock:
             state = self._state
+            state.base += len(state.sealed) + 1  # numbers are never reused
             state.sealed, state.counts, state.open, state.open_count, state.size = [], [], [], 0, 0
+            state.first_ids, state.cases = [state.next_id], {}
 
     def close(self) -> None:
         with self._lock:

@@ -8,8 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Examples a property test without its own count gets: 200 in the suite; `make check`, the inner loop, passes
+# `--hypothesis-profile check` for 25 (`make test` runs the 200).
+settings.register_profile("suite", max_examples=200)
+settings.register_profile("check", max_examples=25)
+settings.load_profile("suite")
 _ROWS: list[dict[str, Any]] = []
 
 

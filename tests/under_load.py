@@ -1,6 +1,6 @@
-"""Run the timing-sensitive tests (`-m timing`) beside CPU-bound competitors: `make test-under-load`.
+"""Run the timing-sensitive tests (`-m timing`) beside CPU-bound competitors: `make test-under-load`, and `make test`.
 
-    python -m tests.under_load [--hogs 2] [--timeout 300] [pytest arguments ...]
+    python -m tests.under_load [--hogs 2] [--timeout 300] [--beside COMMAND] [pytest arguments ...]
 
 A test that holds only on an idle machine is a test that fails on a busy CI runner or a laptop compiling something.
 This starts `--hogs` processes that spin (`while True: pass`), runs `pytest -m timing` with the remaining arguments,
@@ -8,15 +8,23 @@ and stops the hogs whatever happens: pytest passing or failing, the `--timeout` 
 Ctrl-C. The exit status is pytest's (1 on the timeout). The hogs are this script's own children, stopped by their
 process ids. Without a path among the arguments, pytest collects only the test files that use the marker (collecting
 all of tests/ to deselect most of it would take longer than the timing tests themselves).
+
+With `--beside COMMAND` (`make test`: the rest of the suite, `pytest -n 4 -m "not timing"`), COMMAND is the
+competitor: it runs at the same time as the timing tests, its output on the terminal, theirs held and printed when
+they end; the hogs start only if COMMAND ends first, so the timing tests run on a busy machine from start to end
+without the machine being kept busy twice (the suite's 4 workers on 2 CPUs are CPU-bound). The exit status is the
+first failure of the two (COMMAND's first).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,33 +60,76 @@ def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _stop_beside(beside: subprocess.Popen[bytes] | None) -> None:
+    """Stop COMMAND if it still runs (Ctrl-C reached it too: it shares the terminal's process group) as Ctrl-C
+    does, so pytest ends its session and stops what it launched; killed if it has not within a minute."""
+    if beside is None or beside.poll() is not None:
+        return
+    beside.send_signal(signal.SIGINT)
+    try:
+        beside.wait(60)
+    except subprocess.TimeoutExpired:
+        beside.kill()
+        beside.wait(10)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.under_load", description=__doc__.splitlines()[0])
     parser.add_argument("--hogs", type=int, default=2, help="CPU-bound competitors beside the tests (default 2)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds before the run is killed (default 300)")
+    parser.add_argument("--beside", metavar="COMMAND", help="a command to run at the same time as the competitor "
+                        "(the hogs start when it ends); its failure is the run's")
     options, pytest_args = parser.parse_known_args(argv)
     if not any(Path(arg.split("::")[0]).exists() for arg in pytest_args if not arg.startswith("-")):
         pytest_args = [*pytest_args, *marked_files()]
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _terminated)
-    hogs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(options.hogs)]
-    tests: subprocess.Popen[bytes] | None = None
-    began = time.monotonic()
+    previous = {signum: signal.signal(signum, _terminated) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
-        # its own session, so that a timeout or Ctrl-C here stops its xdist workers with it
-        tests = subprocess.Popen([sys.executable, "-m", "pytest", "-m", "timing", *pytest_args],
-                                 start_new_session=True)
+        return _run(options, pytest_args)
+    finally:  # as they were: main() also runs inside a test
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _run(options: argparse.Namespace, pytest_args: list[str]) -> int:
+    hogs: list[subprocess.Popen[bytes]] = []
+    tests: subprocess.Popen[bytes] | None = None
+    beside: subprocess.Popen[bytes] | None = None
+    began = time.monotonic()
+    with tempfile.TemporaryFile() as held:
+        out = held if options.beside else None
         try:
-            code = tests.wait(options.timeout)
-        except subprocess.TimeoutExpired:
-            print(f"tests.under_load: the timing tests took over {options.timeout:.0f} s beside {options.hogs} "
-                  "CPU-bound competitors; killed", file=sys.stderr)
-            code = 1
-    finally:
-        _stop(hogs, tests)
-    print(f"tests.under_load: `pytest -m timing` beside {options.hogs} CPU-bound competitors: exit {code} in "
+            if options.beside:
+                beside = subprocess.Popen(shlex.split(options.beside))
+            else:
+                hogs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(options.hogs)]
+            # its own session, so that a timeout or Ctrl-C here stops its xdist workers with it
+            tests = subprocess.Popen([sys.executable, "-m", "pytest", "-m", "timing", *pytest_args],
+                                     start_new_session=True, stdout=out, stderr=out)
+            code: int | None = None
+            while code is None or (beside is not None and beside.poll() is None):
+                if code is None and tests.poll() is not None:
+                    code = tests.returncode
+                elif code is None and time.monotonic() - began > options.timeout:
+                    print(f"tests.under_load: the timing tests took over {options.timeout:.0f} s under load; "
+                          "killed", file=sys.stderr)
+                    _stop((), tests)
+                    code = 1
+                elif code is None and not hogs and beside is not None and beside.poll() is not None:
+                    # the competitor ended first: the hogs keep the machine busy until the timing tests end
+                    hogs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(options.hogs)]
+                time.sleep(0.2)
+        finally:
+            _stop(hogs, tests)
+            _stop_beside(beside)
+            held.seek(0)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(held.read())
+            sys.stdout.flush()
+    competitors = f"`{options.beside}`, then {options.hogs} hogs" if options.beside else (
+        f"{options.hogs} CPU-bound competitors")
+    print(f"tests.under_load: `pytest -m timing` beside {competitors}: exit {code} in "
           f"{time.monotonic() - began:.0f} s")
-    return code
+    return (beside.returncode if beside is not None else 0) or code
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """`callproof run`: the bundled suite from the command line. It drives pytest in this process (so `-k`, `-n` and
-the JUnit/xdist machinery are pytest's own), isolated from any pytest configuration in the current directory,
-then reads the report the run wrote to decide the exit code (docs/cli.md#exit-codes): 0 conformant, or only
-baseline-listed failures; 1 a MUST rule failed, a case could not be judged, or no case was judged at all; 2 usage
+the JUnit/xdist machinery are pytest's own), isolated from any pytest configuration in the current directory and
+from the pytest plugins installed beside it (no entry-point autoloading: a plugin such as langsmith's costs a second
+of start-up in every worker and could change how cases run; pytest-xdist is loaded by name), then reads
+the report the run wrote to decide the exit code (docs/cli.md#exit-codes): 0 conformant, or only baseline-listed
+failures; 1 a MUST rule failed, a case could not be judged, or no case was judged at all; 2 usage
 or setup error (bad option, the IUT never started, `-k` matched nothing); 3 interrupted by SIGINT or SIGTERM (the
 launched IUT stopped, the report and every requested format written, marked incomplete). With --strict-baseline,
 a stale baseline entry (a listed case or rule that now passes) also exits 1, one line each naming the file and line.
@@ -64,9 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _pytest_args(args: argparse.Namespace) -> list[str]:
-    argv = ["-c", os.devnull, "--rootdir", os.getcwd(), "-p", "no:cacheprovider", "--import-mode=importlib",
-            "--assert=plain", "-p", "callproof", "--pyargs", "callproof.suite", "-q" if not args.verbose else "-v",
-            "-rfE", *pytest_argv(args)]
+    argv = ["-c", os.devnull, "--rootdir", os.getcwd(), "--disable-plugin-autoload", "-p", "callproof", "-p", "xdist",
+            "-p", "no:cacheprovider", "--import-mode=importlib", "--assert=plain", "--pyargs", "callproof.suite",
+            "-q" if not args.verbose else "-v", "-rfE", *pytest_argv(args)]
     if args.keyword:
         argv += ["-k", args.keyword]
     if args.workers not in ("0", ""):

@@ -38,7 +38,7 @@ class HTTPFront:
                         headers=config.front_headers or None, limits=Limits(config.max_events, config.max_bytes))
         if sent.status is None:
             why = sent.error or "no answer"
-            if not iut.alive():
+            if iut.exited(grace=0.0 if sent.timed_out else 1.0):  # a dropped connection: the IUT may be dying
                 why += "; the IUT exited"
             tail = iut.stderr_tail()
             return None, f"the IUT did not answer: {why}" + (f"; stderr tail:\n{tail}" if tail else "")

@@ -63,6 +63,11 @@ class Gateway(Protocol):
 
     def alive(self) -> bool: ...
 
+    def exited(self, grace: float) -> bool:
+        """Whether the IUT has exited, given up to `grace` seconds to finish an exit under way (a process that
+        dropped a connection as it died is not reaped at once: its last stderr line would be missed)."""
+        ...
+
     def stderr_tail(self) -> str: ...
 
     def stop(self) -> None: ...
@@ -149,6 +154,15 @@ class LaunchedIUT:
 
     def alive(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    def exited(self, grace: float) -> bool:
+        if self._process is None:
+            return True
+        try:
+            self._process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def start(self) -> None:
         """Start it unless it runs; raise `IUTError` (also on every later call) when it cannot be started."""
@@ -264,6 +278,9 @@ class TargetIUT:
     def alive(self) -> bool:
         return True
 
+    def exited(self, grace: float) -> bool:
+        return False
+
     def stderr_tail(self) -> str:
         return ""
 
@@ -353,6 +370,9 @@ class AppIUT:
 
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    def exited(self, grace: float) -> bool:
+        return not self.alive()
 
     def stderr_tail(self) -> str:
         return ""

@@ -159,6 +159,12 @@ _VALID: set[bytes] = set()
 
 def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     """The scenarios of one file's text; `source` names it in errors."""
+    return _parse(text, source, trusted=False)
+
+
+def _parse(text: str, source: str, *, trusted: bool) -> tuple[Scenario, ...]:
+    """`parse_scenario_file`; a `trusted` text (the bundled corpus, which tests/harness/scenario/test_scenarios.py
+    validates file by file against the schema) is not validated again: half a second of every process's start."""
     if not text.strip():
         raise ScenarioError(f"{source}: the file is empty: a scenario file is a JSON object with feature, "
                             "description and scenarios; see `callproof docs scenario-format`")
@@ -167,7 +173,8 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     except ValueError as exc:
         raise ScenarioError(f"{source}: not valid JSON: {exc}; fix the syntax (a trailing comma?)") from None
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-    error = None if digest in _VALID else jsonschema.exceptions.best_match(_schema_validator().iter_errors(doc))
+    valid = trusted or digest in _VALID
+    error = None if valid else jsonschema.exceptions.best_match(_schema_validator().iter_errors(doc))
     if error is not None:
         where = error.json_path
         path = list(error.absolute_path)
@@ -191,11 +198,11 @@ def parse_scenario_file(text: str, source: str) -> tuple[Scenario, ...]:
     return tuple(_scenario(source, doc["feature"], i, s) for i, s in enumerate(doc["scenarios"]))
 
 
-def _collect(sources: Iterable[tuple[str, str]]) -> dict[str, Scenario]:
+def _collect(sources: Iterable[tuple[str, str]], *, trusted: bool = False) -> dict[str, Scenario]:
     found: dict[str, Scenario] = {}
     origin: dict[str, str] = {}
     for source, text in sources:
-        for index, scenario in enumerate(parse_scenario_file(text, source)):
+        for index, scenario in enumerate(_parse(text, source, trusted=trusted)):
             if scenario.id in found:
                 raise ScenarioError(
                     f"{source}: $.scenarios[{index}].id: scenario id {scenario.id!r} is already defined in feature "
@@ -222,13 +229,17 @@ def load_scenarios(paths: Iterable[Path]) -> dict[str, Scenario]:
 
 
 def bundled_scenarios() -> dict[str, Scenario]:
-    """The corpus shipped in callproof.scenarios."""
+    """The corpus shipped in callproof.scenarios (a new dict each call; the scenarios are immutable)."""
+    return dict(_bundled())
+
+
+@functools.cache
+def _bundled() -> dict[str, Scenario]:
+    """The bundled corpus, read once a process: every run, mock and plugin of a process asks for it."""
     root = files("callproof.scenarios")
-    return _collect(
-        (f"scenarios/{entry.name}", entry.read_text(encoding="utf-8"))
-        for entry in sorted(root.iterdir(), key=lambda e: e.name)
-        if entry.name.endswith(".json")
-    )
+    return _collect(((f"scenarios/{entry.name}", entry.read_text(encoding="utf-8"))
+                     for entry in sorted(root.iterdir(), key=lambda e: e.name) if entry.name.endswith(".json")),
+                    trusted=True)
 
 
 def with_bundled(paths: Iterable[Path]) -> dict[str, Scenario]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from anthropic import transform_schema
-
 from examples.gateway import Json, Request, ResponsesFront
 from examples.gateway.model import OutputFormat, Result, Tool
 from examples.gateway.upstreams.anthropic import AnthropicUpstream
@@ -90,6 +88,14 @@ class RewritesByMeaning(ResponsesFront):
                            for t in request.builtin_tools],
             history=[replace(p, output=_reserialised(p.output)) if isinstance(p, Result) else p
                      for p in request.history])
+
+
+def transform_schema(schema: Json) -> Json:
+    """The anthropic SDK's own transform, imported when first used: the SDK takes 1.5 s of CPU to import, and
+    every fake gateway process (tests.fakes.gateways, ~200 starts a suite) would pay it for this one fake."""
+    from anthropic import transform_schema as transform
+
+    return dict(transform(schema))
 
 
 class AnthropicStrictTransform(AnthropicUpstream):

@@ -6,7 +6,7 @@ import json
 import threading
 from pathlib import Path
 
-from callproof.mock_server import Journal
+from callproof.mock_server import Journal, JournalEnd, JournalRequest, JournalWrite
 from callproof.mock_server._journal import case_tag
 
 HEADERS = [("Authorization", "Bearer sk-1"), ("X-Api-Key", "k"), ("api-key", "a"), ("Cookie", "c=1"),
@@ -99,3 +99,39 @@ def test_memory_is_bounded_by_max_records_but_the_file_keeps_everything(tmp_path
     assert journal.dropped >= 15
     journal.close()
     assert len((tmp_path / "journal.jsonl").read_text(encoding="utf-8").splitlines()) == 35
+
+
+def test_reads_of_one_request_or_case_agree_with_the_whole_journal_across_chunks_drops_and_resets() -> None:
+    """The reads by request and by case start at the chunk that can hold their records (a run's harness reads the
+    current case at the end of a long journal): on a journal whose chunks are 7 records and which keeps 20, with
+    writes of earlier requests landing in later chunks, a case whose first request was dropped, and a reset, they
+    give what filtering every kept record gives."""
+    journal = Journal(max_records=7 * 3)  # chunks of 7 records (the bound caps the chunk size)
+    ids: dict[int, str] = {}
+
+    def check() -> None:
+        everything = journal.records()
+        for rid in ids:
+            writes = [r for r in everything if isinstance(r, JournalWrite) and r.request == rid]
+            assert journal.writes(rid) == writes, rid
+            ends = [r for r in everything if isinstance(r, JournalEnd) and r.request == rid]
+            assert journal.end(rid) == (ends[-1] if ends else None), rid
+        for case in {*ids.values(), "never"}:
+            assert journal.requests(case=case) == [r for r in everything
+                                                   if isinstance(r, JournalRequest) and r.case == case]
+
+    for _ in range(2):
+        for i in range(30):
+            case = f"case{i // 4}"  # a case of several requests, spread over chunks
+            rid = record(journal, case=case)
+            ids[rid] = case
+            earlier = [r for r in ids if r < rid][-3:]
+            for other in earlier:  # writes of earlier requests, in a later chunk than theirs
+                journal.record_write(other, b"w%d" % i, float(i))
+            if i % 5 == 0:
+                journal.record_end(rid, "completed", float(i))
+            check()
+        assert journal.dropped > 0
+        journal.reset()
+        ids.clear()
+        check()

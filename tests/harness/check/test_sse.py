@@ -601,7 +601,8 @@ def _chunked(draw: st.DrawFn) -> tuple[bytes, list[bytes]]:
     return data, [data[a:b] for a, b in itertools.pairwise([0, *cuts, len(data)])]
 
 
-_SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: The suite's examples a property (200; 25 under `make check`: tests/conftest.py's profiles).
+_SETTINGS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_SETTINGS

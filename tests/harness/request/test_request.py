@@ -4,34 +4,43 @@ request's history, tools, tool_choice, parallel flag and limits in its own form.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
-from anthropic.types import message_create_params
-from openai.types.chat import completion_create_params
-from openai.types.responses import response_create_params
 from pydantic import TypeAdapter
 
 from callproof.harness.request import ANTHROPIC_MAX_TOKENS, front_request
 from callproof.harness.scenario import bundled_scenarios, markers
 
 SCENARIOS = bundled_scenarios()
-#: The arbiters of the request shapes: the official SDKs' TypedDicts (stream and non-stream forms).
-SDK_TYPES: dict[str, tuple[Any, Any]] = {
-    "responses": (response_create_params.ResponseCreateParamsStreaming,
-                  response_create_params.ResponseCreateParamsNonStreaming),
-    "chat": (completion_create_params.CompletionCreateParamsStreaming,
-             completion_create_params.CompletionCreateParamsNonStreaming),
-    "anthropic": (message_create_params.MessageCreateParamsStreaming,
-                  message_create_params.MessageCreateParamsNonStreaming),
-}
-ADAPTERS = {d: (TypeAdapter(s), TypeAdapter(n)) for d, (s, n) in SDK_TYPES.items()}
+DIALECTS = ("responses", "chat", "anthropic")
 
 
-@pytest.mark.parametrize("dialect", list(SDK_TYPES))
+@functools.cache
+def adapters() -> dict[str, tuple[TypeAdapter[Any], TypeAdapter[Any]]]:
+    """The arbiters of the request shapes: the official SDKs' TypedDicts (stream and non-stream forms), as pydantic
+    adapters. Built when a test first asks: importing the SDKs takes seconds of CPU every pytest worker would pay at
+    collection."""
+    from anthropic.types import message_create_params
+    from openai.types.chat import completion_create_params
+    from openai.types.responses import response_create_params
+
+    sdk_types: dict[str, tuple[Any, Any]] = {
+        "responses": (response_create_params.ResponseCreateParamsStreaming,
+                      response_create_params.ResponseCreateParamsNonStreaming),
+        "chat": (completion_create_params.CompletionCreateParamsStreaming,
+                 completion_create_params.CompletionCreateParamsNonStreaming),
+        "anthropic": (message_create_params.MessageCreateParamsStreaming,
+                      message_create_params.MessageCreateParamsNonStreaming),
+    }
+    return {d: (TypeAdapter(s), TypeAdapter(n)) for d, (s, n) in sdk_types.items()}
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "plain"])
 def test_every_request_is_valid_for_the_official_sdk(dialect: Any, stream: bool) -> None:
-    adapter = ADAPTERS[dialect][0 if stream else 1]
+    adapter = adapters()[dialect][0 if stream else 1]
     for scenario in SCENARIOS.values():
         adapter.validate_python(front_request(scenario.id, scenario.request, case="c", dialect=dialect,
                                               stream=stream))
@@ -39,7 +48,7 @@ def test_every_request_is_valid_for_the_official_sdk(dialect: Any, stream: bool)
 
 def test_an_invalid_body_is_refused_by_the_sdk_types() -> None:
     with pytest.raises(ValueError, match="max_tokens"):
-        ADAPTERS["anthropic"][0].validate_python({"model": "m", "messages": [], "stream": True})
+        adapters()["anthropic"][0].validate_python({"model": "m", "messages": [], "stream": True})
 
 
 def _body(scenario: str, dialect: Any) -> dict[str, Any]:

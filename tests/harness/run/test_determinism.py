@@ -1,14 +1,15 @@
 """Same IUT, same verdict (issue #19): the reference gateway, launched as its own process and judged with -n 2 and
---repeat 3 while a CPU-bound process competes for the cores, gets identical verdicts in every repeat (no case is
-flaky); a gateway that flushes only every third event is caught in every repeat (failed, not flaky); a gateway
-that breaks every other answer is flaky, never passed. Bounded: a subset of cases, three repeats, 300 s at most."""
+--repeat 3 on a busy machine, gets identical verdicts in every repeat (no case is flaky); a gateway that flushes only
+every third event is caught in every repeat (failed, not flaky); a gateway that breaks every other answer is flaky,
+never passed. Bounded: a subset of cases, three repeats, 300 s at most. The first two are `timing` tests: `make test`
+runs them beside the rest of the suite (its CPU-bound workers), `make test-under-load` beside 2 CPU hogs
+(tests/under_load.py), so the load is the machine's, not a burner of their own."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +24,6 @@ CALLPROOF = Path(sys.executable).parent / "callproof"
 SUBSET = "streaming or parallel_two_calls or fault_http_429 or interleaved_round_robin"
 
 
-@pytest.fixture
-def busy_cpu() -> Iterator[None]:
-    """A CPU-bound process competing with the run for the whole test."""
-    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        yield
-    finally:
-        burner.kill()
-        burner.wait(timeout=10)
-
-
 def _run(tmp_path: Path, launch: str, *args: str) -> tuple[int, dict[str, Any]]:
     env = fakes.run_env()
     done = subprocess.run([str(CALLPROOF), "run", "--launch", launch, "-n", "2", "--repeat", "3", *args],
@@ -42,7 +32,7 @@ def _run(tmp_path: Path, launch: str, *args: str) -> tuple[int, dict[str, Any]]:
     return done.returncode, report
 
 
-@pytest.mark.usefixtures("busy_cpu")
+@pytest.mark.timing
 def test_the_reference_gateway_gets_the_same_verdict_in_every_repeat_under_load(tmp_path: Path) -> None:
     code, report = _run(tmp_path, fakes.launch(), "-k", SUBSET)
     outcomes = {c["id"]: c["outcome"] for c in report["cases"]}
@@ -52,7 +42,7 @@ def test_the_reference_gateway_gets_the_same_verdict_in_every_repeat_under_load(
     assert all(len(c["details"]["repeats"]) == 3 for c in report["cases"] if c["outcome"] == "passed")
 
 
-@pytest.mark.usefixtures("busy_cpu")
+@pytest.mark.timing
 def test_a_gateway_that_flushes_every_third_event_is_caught_in_every_repeat(tmp_path: Path) -> None:
     cases = "timing_explicit_delays::streaming or timing_tokens_per_second::streaming"
     code, report = _run(tmp_path, fakes.launch("gateways", "flush_every_3"), "-k", cases)
