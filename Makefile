@@ -16,7 +16,7 @@ INTEROP_OUT   := out/interop
 LOCK := constraints.txt
 
 # Bytecode: where the environment says not to write it (PYTHONDONTWRITEBYTECODE=1, as some containers and CI images
-# set), every process the suite starts (~900: gateways, clients, `callproof run`s, pytest workers) would compile
+# set), every process the suite starts (~850: gateways, clients, `callproof run`s, pytest workers) would compile
 # callproof and its tests from source again, ~0.5 s of CPU each. make keeps the tree free of __pycache__ as asked, and
 # writes the bytecode under .venv/pycache instead.
 ifneq ($(PYTHONDONTWRITEBYTECODE),)
