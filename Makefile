@@ -60,8 +60,9 @@ typecheck: venv $(INTEROP_STAMP)
 # Twice as many workers as CPUs (at most 8): half of the suite's wall time is spent waiting on launched gateways,
 # sockets and subprocesses (-n 2 on 2 cores kept them 57% busy), so a second worker per CPU fills that time.
 PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(min(8, 2 * (os.cpu_count() or 1)))')
+SUITE = $(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 pytest: venv $(INTEROP_STAMP) browser node
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(SUITE) $(PYTEST_ARGS)
 
 # `make test-under-load`: the timing-sensitive tests (`pytest -m timing`: paced streams, holds, the GW-STREAM verdicts)
 # once more beside 2 CPU-bound competitors, which tests/under_load.py stops whatever happens (a failure, its 5-minute
@@ -75,7 +76,7 @@ test-under-load: venv $(INTEROP_STAMP)
 # tests are listed at the end, so CI's log shows where its time goes.
 test: lint typecheck venv $(INTEROP_STAMP) browser node
 	$(BIN)/python -m tests.under_load --hogs 2 --timeout 600 -n 2 -q -p no:cacheprovider \
-		--beside "$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m 'not timing' --durations=15 $(PYTEST_ARGS)"
+		--beside "$(SUITE) -m 'not timing' --durations=15 $(PYTEST_ARGS)"
 
 # `make check`: the inner loop, a few seconds to a minute: ruff, the layering and the seams, mypy on the packages, the
 # structure figures' ceilings (tests/test_structure.py: seconds of AST parsing, so not in `make lint`), and the tests of

@@ -353,40 +353,39 @@ class Journal:
 
     # -- reading --
 
-    def _kept(self, since: int | None = None) -> list[_Raw]:
-        """The records kept (the last max_records), from chunk `since` on (None: all)."""
+    def _kept(self, *, request: int | None = None, case: str | None = None) -> list[_Raw]:
+        """The records kept (the last max_records); for a `request` from the chunk of its own record (its writes
+        and end follow it), for a `case` from the chunk of its first request, else all."""
         with self._lock:
             state = self._state
-            first = 0 if since is None else min(max(0, since - state.base), len(state.sealed))
+            first = 0
+            if request is not None:
+                first = max(0, bisect.bisect_right(state.first_ids, request) - 1)
+            elif case is not None:
+                first = max(0, state.cases.get(case, state.base) - state.base)
+            first = min(first, len(state.sealed))
             chunks = [*state.sealed[first:], tuple(state.open)]
             before, size = sum(state.counts[:first]), state.size
         records = [r for chunk in chunks for r in _unpack(chunk)]
         return records[max(0, size - self.max_records - before):]
-
-    def _since_request(self, request: int) -> int:
-        """The chunk of `request`'s own record: its writes and end are there or later."""
-        with self._lock:
-            state = self._state
-            return state.base + max(0, bisect.bisect_right(state.first_ids, request) - 1)
 
     def records(self) -> list[Record]:
         return [_record(r) for r in self._kept()]
 
     def requests(self, *, case: str | None = None, scenario: str | None = None) -> list[JournalRequest]:
         return [
-            _request(r) for r in self._kept(None if case is None else self._state.cases.get(case))
+            _request(r) for r in self._kept(case=case)
             if len(r) != 3 and (case is None or r[11] == case) and (scenario is None or r[10] == scenario)
         ]
 
     def writes(self, request: int | None = None) -> list[JournalWrite]:
-        since = None if request is None else self._since_request(request)
         return [
-            JournalWrite(r[0], r[1], r[2]) for r in self._kept(since)
+            JournalWrite(r[0], r[1], r[2]) for r in self._kept(request=request)
             if len(r) == 3 and isinstance(r[2], bytes) and (request is None or r[0] == request)
         ]
 
     def end(self, request: int) -> JournalEnd | None:
-        ends = [r for r in self._kept(self._since_request(request))
+        ends = [r for r in self._kept(request=request)
                 if len(r) == 3 and not isinstance(r[2], bytes) and r[0] == request]
         if not ends:
             return None

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 settings.register_profile("suite", max_examples=200)
 settings.register_profile("check", max_examples=25)
 settings.load_profile("suite")
+
 _ROWS: list[dict[str, Any]] = []
 
 

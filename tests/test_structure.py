@@ -171,7 +171,6 @@ def big_modules(root: Path, folders: Iterable[str]) -> list[str]:
             if path.stat().st_size > MODULE_BYTES]
 
 
-
 def private_imports_in_tests(root: Path) -> tuple[list[str], list[str]]:
     """(all, from another package) of the imports in tests/ of a private callproof module or name (one per
     statement: `callproof.x._m`, `from callproof.x import _n`), each `file:line: target`. A test's own package is

@@ -60,6 +60,10 @@ def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
+    return [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(count)]
+
+
 def _stop_beside(beside: subprocess.Popen[bytes] | None) -> None:
     """Stop COMMAND if it still runs (Ctrl-C reached it too: it shares the terminal's process group) as Ctrl-C
     does, so pytest ends its session and stops what it launched; killed if it has not within a minute."""
@@ -101,7 +105,7 @@ def _run(options: argparse.Namespace, pytest_args: list[str]) -> int:
             if options.beside:
                 beside = subprocess.Popen(shlex.split(options.beside))
             else:
-                hogs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(options.hogs)]
+                hogs = _start_hogs(options.hogs)
             # its own session, so that a timeout or Ctrl-C here stops its xdist workers with it
             tests = subprocess.Popen([sys.executable, "-m", "pytest", "-m", "timing", *pytest_args],
                                      start_new_session=True, stdout=out, stderr=out)
@@ -116,7 +120,7 @@ def _run(options: argparse.Namespace, pytest_args: list[str]) -> int:
                     code = 1
                 elif code is None and not hogs and beside is not None and beside.poll() is not None:
                     # the competitor ended first: the hogs keep the machine busy until the timing tests end
-                    hogs = [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(options.hogs)]
+                    hogs = _start_hogs(options.hogs)
                 time.sleep(0.2)
         finally:
             _stop(hogs, tests)

@@ -67,7 +67,6 @@ def front_usage(answer: FrontAnswer) -> tuple[dict[str, Any] | None, str]:
     return found, where or spec.usage_where
 
 
-
 def check_usage(findings: Findings, scenario: Scenario, answer: FrontAnswer, upstream_dialect: Dialect | None = None,
                 upstream_request: JSONValue = None) -> None:
     """GW-USAGE-001: every usage field of the front's shape holds the upstream's count (a missing cached count

@@ -57,7 +57,7 @@ class WebSocketFront:
         """One turn on a socket of its own."""
         answer = self._play().one_turn(request)
         if answer is None:
-            exited = "" if self.context.iut.alive() else "; the IUT exited"
+            exited = "; the IUT exited" if self.context.iut.exited(grace=1.0) else ""  # it may be dying
             return None, "the IUT did not answer over WebSocket" + exited
         return answer, None
 

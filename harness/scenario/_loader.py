@@ -245,7 +245,7 @@ def _bundled() -> dict[str, Scenario]:
 def with_bundled(paths: Iterable[Path]) -> dict[str, Scenario]:
     """The bundled corpus plus the user's scenario files, whose ids must not clash with bundled ones (`callproof run`
     and `callproof scenarios` alike). Raises `ScenarioError`."""
-    scenarios = dict(bundled_scenarios())
+    scenarios = bundled_scenarios()
     extra = load_scenarios(paths)
     clash = sorted(set(extra) & set(scenarios))
     if clash:

@@ -18,6 +18,7 @@ from callproof.harness.judge._strict_schema import StrictTarget, strict_schema_d
 from callproof.harness.judge._translation import check_translation
 from callproof.harness.request import front_request
 from callproof.mock_server import bundled_scenarios
+from tests.fakes.schema_gateways import transform_schema
 
 SCENARIOS = bundled_scenarios()
 
@@ -114,14 +115,6 @@ def _with(schema: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     else:
         node[last] = value
     return out
-
-
-def transform_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The anthropic SDK's transform, imported when a test first uses it: importing the SDK costs every pytest
-    worker seconds of CPU at collection."""
-    from anthropic import transform_schema as transform
-
-    return transform(schema)
 
 
 @functools.cache
