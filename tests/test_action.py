@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from packaging.utils import canonicalize_name
 
 from callproof.harness.cli import ExitCode
 from tests import fakes
+from tests.fresh_venv import PIP_ENV, fresh_venv
 from tests.lockfile import LOCK, pins, pyproject
 
 #: Minutes of installing in fresh venvs whose module fixtures its tests share: collected first (tests/conftest.py).
@@ -41,8 +41,8 @@ def _step(step_id: str | None = None, name: str | None = None) -> dict[str, Any]
 
 
 def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, dict[str, str]], cwd: Path,
-              bin_dir: Path, action_path: Path | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, str],
-                                                                        str]:
+              bin_dir: Path, action_path: Path | None = None, extra_env: dict[str, str] | None = None,
+              ) -> tuple[subprocess.CompletedProcess[str], dict[str, str], str]:
     values = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()} | inputs
 
     def expand(text: str) -> str:
@@ -58,6 +58,7 @@ def _run_step(step: dict[str, Any], inputs: dict[str, str], outputs: dict[str, d
     env |= {k: expand(str(v)) for k, v in step.get("env", {}).items()}
     env |= {"GITHUB_OUTPUT": str(github_output), "GITHUB_STEP_SUMMARY": str(summary),
             "GITHUB_ACTION_PATH": str(action_path or ROOT), "PATH": f"{bin_dir}{os.pathsep}{env['PATH']}"}
+    env |= extra_env or {}
     env.pop("VIRTUAL_ENV", None)
     done = subprocess.run(["bash", "-e", "-c", expand(step["run"])], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300, check=False)
@@ -72,9 +73,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     checkout = base / "callproof"
     shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(
         ".git", ".venv", "out", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "tests"))
-    subprocess.run([sys.executable, "-m", "venv", str(base / "venv")], check=True, capture_output=True)
-    bin_dir = base / "venv" / "bin"
-    done, _, _ = _run_step(_step(name="Install callproof"), {}, {}, base, bin_dir, checkout)
+    bin_dir = fresh_venv(base / "venv")
+    done, _, _ = _run_step(_step(name="Install callproof"), {}, {}, base, bin_dir, checkout, PIP_ENV)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.split() == ["callproof", _version()], done.stdout
     assert (bin_dir / "callproof").is_file()

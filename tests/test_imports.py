@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.sources import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The source folders of the installed packages (pyproject.toml [tool.setuptools.package-dir]) that hold code, and
 #: the package each one is.
@@ -66,7 +68,7 @@ def function_level_imports(root: Path) -> list[tuple[str, int, str, bool]]:
         for path in sorted((root / folder).rglob("*.py")):
             text = path.read_text(encoding="utf-8")
             lines = text.splitlines()
-            for function in ast.walk(ast.parse(text, str(path))):
+            for function in nodes(path):
                 if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                     continue
                 for node in ast.walk(function):
@@ -148,7 +150,7 @@ def seam_violations(root: Path) -> list[str]:
         for path in sorted((root / folder).rglob("*.py")):
             module, package = _names(root, path)
             where = f"{path.relative_to(root).as_posix()}"
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            for node in nodes(path):
                 if isinstance(node, ast.Import):
                     sources = [alias.name for alias in node.names]
                     targets = list(sources)

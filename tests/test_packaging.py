@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fresh_venv import PIP_ENV, fresh_venv
+
 #: Minutes of installing in fresh venvs whose module fixtures its tests share: collected first (tests/conftest.py).
 pytestmark = pytest.mark.long
 
@@ -104,8 +106,8 @@ def test_the_built_artifact_installs_and_runs_in_a_fresh_venv(wheel: Path, tmp_p
     the sdist itself would only repeat this install, a minute and a half of the suite)."""
     built = wheel
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
-    env, work = _clean_env(venv), tmp_path / "work"
+    fresh_venv(venv)
+    env, work = _clean_env(venv) | PIP_ENV, tmp_path / "work"
     work.mkdir()
 
     def run(*command: str) -> str:

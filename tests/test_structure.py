@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from callproof.harness.run import CLIENT_GROUPS, GATEWAY_GROUPS
+from tests.sources import nodes
 from tests.test_imports import private_owner
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,17 +78,6 @@ def _sources(root: Path, folders: Iterable[str]) -> Iterator[Path]:
         yield from sorted((root / folder).rglob("*.py"))
 
 
-@cache
-def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"), str(path))
-
-
-@cache
-def _nodes(path: Path) -> tuple[ast.AST, ...]:
-    """Every node of a source file's tree (walked once, shared by the scans)."""
-    return tuple(ast.walk(_tree(path)))
-
-
 def _strings(node: ast.expr) -> set[str]:
     """The string constants of an operand: a constant, or the constants of a literal tuple, list or set."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -106,7 +96,7 @@ def name_comparisons(root: Path, folders: Iterable[str], names: frozenset[str],
     found: list[str] = []
     for path in _sources(root, folders):
         where = path.relative_to(root).as_posix()
-        for node in _nodes(path):
+        for node in nodes(path):
             hits: set[str] = set()
             if isinstance(node, ast.Compare) and any(
                     isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn) for op in node.ops):
@@ -125,7 +115,7 @@ def name_comparisons(root: Path, folders: Iterable[str], names: frozenset[str],
 def _docstrings(path: Path) -> set[int]:
     """The ids of the docstring nodes of a module, its classes and functions."""
     found: set[int] = set()
-    for node in _nodes(path):
+    for node in nodes(path):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
@@ -158,7 +148,7 @@ def websocket_files(root: Path, folders: Iterable[str]) -> list[str]:
     found: list[str] = []
     for path in _sources(root, folders):
         docstrings = _docstrings(path)
-        lines = sorted((getattr(node, "lineno", 0), word) for node in _nodes(path) if id(node) not in docstrings
+        lines = sorted((getattr(node, "lineno", 0), word) for node in nodes(path) if id(node) not in docstrings
                        for word in _words(node) if WEBSOCKET.search(word))
         if lines:
             found.append(f"{path.relative_to(root).as_posix()}:{lines[0][0]}: {lines[0][1][:60]}")
@@ -180,7 +170,7 @@ def private_imports_in_tests(root: Path) -> tuple[list[str], list[str]]:
     other: list[str] = []
     for path in sorted((root / "tests").rglob("*.py")):
         mirrored = ".".join(["callproof", *path.relative_to(root / "tests").parts[:-1]])
-        for node in _nodes(path):
+        for node in nodes(path):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

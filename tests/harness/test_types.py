@@ -8,6 +8,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests import sources
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("harness", "mock_server", "reports")
 
@@ -39,7 +41,7 @@ DIALECT_DEFAULTS = {
 def _modules() -> Iterator[tuple[str, ast.Module]]:
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+            yield path.relative_to(ROOT).as_posix(), sources.tree(path)
 
 
 def _named(tree: ast.AST, prefix: str = "") -> Iterator[tuple[str, ast.AST]]:

@@ -23,6 +23,7 @@ from callproof.harness.scenario import (
     is_framing,
     raw_http_error,
 )
+from tests import sources
 from tests.harness.scenario.fault_bindings import SCHEMA, schema_mismatches, schema_params
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -100,7 +101,7 @@ def test_a_parameter_reads_as_its_declared_type_else_the_fallback_else_its_defau
 
 
 def _sources() -> list[tuple[Path, ast.AST]]:
-    return [(p.relative_to(ROOT), ast.parse(p.read_text(encoding="utf-8")))
+    return [(p.relative_to(ROOT), sources.tree(p))
             for top in PACKAGES for p in sorted((ROOT / top).rglob("*.py"))]
 
 
