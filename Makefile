@@ -58,9 +58,12 @@ typecheck: venv $(INTEROP_STAMP)
 # tests/examples/test_js_example.py.
 #
 # Twice as many workers as CPUs (at most 8): half of the suite's wall time is spent waiting on launched gateways,
-# sockets and subprocesses (-n 2 on 2 cores kept them 57% busy), so a second worker per CPU fills that time.
+# sockets and subprocesses (-n 2 on 2 cores kept them 57% busy), so a second worker per CPU fills that time (3 workers
+# on 2 cores: 8 min 21 s; 4: 7 min 56 s). `--dist worksteal`: each worker starts on an equal run of the tests, with a
+# `long` module at its head (tests/conftest.py), and one that runs out takes half of the longest queue; under the
+# default `load`, the 494 tests of test_mutations.py went to one worker in one batch and ran alone for the last minute.
 PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(min(8, 2 * (os.cpu_count() or 1)))')
-SUITE = $(BIN)/python -m pytest -n $(PYTEST_WORKERS)
+SUITE = $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 pytest: venv $(INTEROP_STAMP) browser node
 	$(SUITE) $(PYTEST_ARGS)
 
@@ -78,18 +81,23 @@ test: lint typecheck venv $(INTEROP_STAMP) browser node
 	$(BIN)/python -m tests.under_load --hogs 2 --timeout 600 -n 2 -q -p no:cacheprovider \
 		--beside "$(SUITE) -m 'not timing' --durations=15 $(PYTEST_ARGS)"
 
-# `make check`: the inner loop, a few seconds to a minute: ruff, the layering and the seams, mypy on the packages, the
-# structure figures' ceilings (tests/test_structure.py: seconds of AST parsing, so not in `make lint`), and the tests of
-# the core floors and the renderers (no mock servers, no launched gateways or browsers, no CLI runs, no real client
-# libraries), the property tests at 25 examples (tests/conftest.py). `make test` is the whole suite; CI runs that.
-CHECK_TESTS := tests/harness/catalogue tests/harness/check tests/harness/scenario tests/harness/capture \
-	tests/harness/outcome tests/harness/request tests/harness/judge tests/harness/report_model tests/reports \
-	tests/schemas tests/harness/test_types.py tests/harness/test_exports.py tests/test_imports.py tests/test_structure.py
+# `make check`: the inner loop, half a minute: ruff, the layering and the seams, mypy on the packages, the structure
+# figures' ceilings (tests/test_structure.py: seconds of AST parsing, so not in `make lint`), and the tests of the core
+# floors and the renderers (no mock servers, no launched gateways or browsers, no CLI runs, no real client libraries),
+# the property tests at 25 examples (tests/conftest.py). `make test` is the whole suite; CI runs that. The tests run
+# as two pytest processes side by side (tests/together.py), half of the folders each, not under pytest-xdist: over
+# these 4,200 fast tests its workers cost 50 CPU-s where one process spends 30. Keep the halves about even (each
+# prints its time).
+CHECK_PYTEST := $(BIN)/python -m pytest -p no:xdist -q -p no:cacheprovider --hypothesis-profile check
+CHECK_TESTS_1 := tests/schemas tests/harness/check tests/harness/scenario tests/harness/catalogue \
+	tests/harness/capture tests/harness/outcome tests/harness/judge
+CHECK_TESTS_2 := tests/harness/request tests/harness/report_model tests/reports tests/harness/test_types.py \
+	tests/harness/test_exports.py tests/test_imports.py tests/test_structure.py
 
 check: lint-static
 	$(BIN)/mypy -p callproof.harness -p callproof.mock_server -p callproof.reports
-	$(BIN)/python -m pytest -n auto -q -p no:cacheprovider --hypothesis-profile check \
-		--ignore tests/reports/test_html_browser.py $(CHECK_TESTS)
+	$(BIN)/python -m tests.together "$(CHECK_PYTEST) $(CHECK_TESTS_1)" \
+		"$(CHECK_PYTEST) --ignore tests/reports/test_html_browser.py $(CHECK_TESTS_2)"
 
 demo: venv
 	@mkdir -p out/demo

@@ -4,6 +4,7 @@ from tests/harness/run/test_mutations.py through `record_property`, so they reac
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,30 @@ def repo_root() -> Path:
     return ROOT
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` and `-k` deselected theirs: the order is of the tests that run
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked `long` first (in their order), then the rest in theirs: xdist hands tests out in this order,
-    so a minute-long test starts while the short ones fill the other workers instead of running alone at the end."""
-    items[:] = sorted(items, key=lambda item: item.get_closest_marker("long") is None)
+    """Under `--dist worksteal` (make test), xdist hands worker k the k-th of as many equal runs of this list as there
+    are workers, and a worker out of tests takes the second half of the longest queue left. The modules marked `long`
+    (a minute or more each) are dealt to the heads of those runs, so that each starts at once, on a worker of its
+    own when there are enough, instead of one worker running them all in a row or one starting last; the rest keep
+    their order (a module's tests together, as test_mutations.py's shared harnesses need)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    long: dict[str, list[pytest.Item]] = {}  # by module: its tests share a module fixture (a venv, an install)
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            long.setdefault(item.nodeid.split("::")[0], []).append(item)
+    rest = [item for item in items if item.get_closest_marker("long") is None]
+    runs: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    for k, module in enumerate(long.values()):
+        runs[k % workers] += module
+    left = len(items)
+    for k, run in enumerate(runs):  # the sizes xdist's worksteal gives: len(pending) // workers still to serve
+        size = left // (workers - k)
+        left -= size
+        take = max(0, size - len(run))
+        run += rest[:take]
+        del rest[:take]
+    items[:] = [item for run in runs for item in run] + rest
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -7,19 +7,28 @@ those command lines for the harness's `--client-cmd` and `--launch`.
 
 from __future__ import annotations
 
+import functools
 import os
+import ssl
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["HANGS_ON_POST", "ROOT", "Fake", "command", "env", "launch", "run_env"]
+__all__ = ["HANGS_ON_POST", "ROOT", "Fake", "command", "env", "launch", "run_env", "tls"]
 
 #: The repository root: `-m tests.fakes.<module>` resolves from here.
 ROOT = Path(__file__).resolve().parents[2]
 
 Fake = Literal["clients", "gateway_mux", "gateways", "hollow", "lone_surrogate", "passthrough", "stubborn",
                "ws_clients"]
+
+
+@functools.cache
+def tls() -> ssl.SSLContext:
+    """One TLS context a process for the fakes' and tests' httpx clients (`verify=tls()`): httpx builds a new one for
+    each client it makes, 35 ms of CPU loading the CA bundle, and the fakes make one a request."""
+    return ssl.create_default_context()
 
 
 def command(fake: Fake, defect: str | None = None) -> str:

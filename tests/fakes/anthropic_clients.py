@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from tests.fakes import tls
+
 from .clients import _drive, _http_error, _int, _obj, _parses, unusable_call, usable_calls
 from .sse import iter_sse
 
@@ -155,7 +157,7 @@ class AnthropicReferenceClient:
         body = {**request, "stream": request.get("stream", True)}
         headers = {"x-api-key": self.api_key, "anthropic-version": "2023-06-01", "accept": "text/event-stream"}
         with (
-            httpx.Client(timeout=self.timeout) as http,
+            httpx.Client(timeout=self.timeout, verify=tls()) as http,
             http.stream("POST", f"{self.base_url}/messages", json=body, headers=headers) as response,
         ):
             if response.status_code >= 400:

@@ -14,6 +14,7 @@ import httpx
 
 from examples.gateway import ChatUpstream
 from examples.gateway.model import Event
+from tests.fakes import tls
 
 __all__ = ["CANCEL_DEFECTS"]
 
@@ -84,7 +85,7 @@ class RetriesAfterDisconnect(ChatUpstream):
     @staticmethod
     async def _retry(sent: httpx.Request) -> None:
         await asyncio.sleep(0.05)  # a retry's small backoff
-        async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as client:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(30.0), verify=tls()) as client:
             with contextlib.suppress(httpx.HTTPError):
                 again = client.build_request(sent.method, sent.url, content=sent.content, headers=sent.headers)
                 answer = await client.send(again, stream=True)

@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from tests.fakes import tls
+
 from .clients import _http_error, _obj, unusable_call, usable_calls
 from .sse import iter_sse
 
@@ -157,7 +159,7 @@ class ChatReferenceClient:
         body = {**request, "stream": request.get("stream", True)}
         headers = {"authorization": f"Bearer {self.api_key}", "accept": "text/event-stream"}
         with (
-            httpx.Client(timeout=self.timeout) as http,
+            httpx.Client(timeout=self.timeout, verify=tls()) as http,
             http.stream("POST", f"{self.base_url}/chat/completions", json=body, headers=headers) as response,
         ):
             if response.status_code >= 400:

@@ -28,6 +28,7 @@ import httpx
 
 from callproof.harness.dialects import DIALECTS as _TABLE
 from callproof.harness.dialects import Dialect
+from tests.fakes import tls
 
 from .sse import iter_sse
 
@@ -199,7 +200,7 @@ class ReferenceClient:
         body = {**request, "stream": request.get("stream", True)}
         headers = {"authorization": f"Bearer {self.api_key}", "accept": "text/event-stream"}
         with (
-            httpx.Client(timeout=self.timeout) as http,
+            httpx.Client(timeout=self.timeout, verify=tls()) as http,
             http.stream("POST", f"{self.base_url}/responses", json=body, headers=headers) as response,
         ):
             if response.status_code >= 400:

@@ -24,6 +24,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.fakes import tls
+
 __all__ = ["DEFECTS", "ITEM_STREAM_DEFECTS", "Corruption", "Renumbered", "create_app", "main"]
 
 _HOP = {"content-length", "transfer-encoding", "connection", "content-encoding"}
@@ -208,7 +210,7 @@ def create_app(upstream: str, defect: str | None = None) -> Starlette:
     corruption = DEFECTS[defect] if defect else Corruption
 
     async def forward(request: Request) -> Response:
-        client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0))  # one a request: nothing left open
+        client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=5.0), verify=tls())  # one a request
         outgoing = client.build_request("POST", f"{upstream}/responses", content=await request.body(),
                                         headers={"content-type": "application/json"})
         answer = await client.send(outgoing, stream=True)

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from callproof.mock_server import MockServer
+from tests.fakes import tls
 from tests.mock_server.support import SCENARIOS, TIMEOUT, Mock
 
 
@@ -23,5 +24,5 @@ def _strict_server() -> Iterator[MockServer]:
 def mock(_strict_server: MockServer) -> Iterator[Mock]:
     """The strict mock (journal reset for each test) and a client with a timeout."""
     _strict_server.journal.reset()
-    with httpx.Client(timeout=TIMEOUT) as client:
+    with httpx.Client(timeout=TIMEOUT, verify=tls()) as client:
         yield Mock(_strict_server, client)

@@ -16,6 +16,7 @@ import pytest
 
 from callproof.mock_server import Journal, MockServer, VirtualClock, bundled_scenarios, create_app, make_plan
 from callproof.mock_server.dialects import RENDERERS, Dialect, RenderContext
+from tests.fakes import tls
 from tests.mock_server.support import DIALECTS, PATHS, SCENARIOS, TIMEOUT, Mock, expected_stream, request_body
 
 CASE = "0b6f1c9e-3d2a-4e8f-9a71-5c4d2e1f0a3b"
@@ -268,7 +269,7 @@ def test_every_bundled_scenario_is_served_in_every_dialect(fast_server: MockServ
     # A sequence answers with its first leg in a new session (every leg: tests/mock_server/test_legs.py).
     played = BUNDLED[scenario].legs[0].scenario if BUNDLED[scenario].legs else BUNDLED[scenario]
     kinds = {f.kind for f in played.faults}
-    with httpx.Client(timeout=TIMEOUT) as client:
+    with httpx.Client(timeout=TIMEOUT, verify=tls()) as client:
         mock = Mock(fast_server, client)
         for stream in (True, False):
             body = request_body(dialect, scenario, stream=stream)

@@ -1,0 +1,83 @@
+"""Run commands at the same time: `make check`'s halves of its tests, one pytest process each.
+
+    python -m tests.together COMMAND [COMMAND ...]
+
+The first command's output goes to the terminal as it comes; each other command's is held and printed, in order,
+once it has ended. The exit status is the first failure in the order given (0 when every command passed). Ctrl-C
+and SIGTERM stop them all (each is sent SIGINT, as Ctrl-C would, and killed if it has not ended within a minute), and
+what they printed is still shown.
+
+Why not pytest-xdist: on 2 CPUs, `pytest -n 2` over `make check`'s 4,200 fast tests spends 50 CPU-s where one
+process spends 30 (each worker collects and imports every module, every report crosses to the controller), so two
+processes with half the modules each end in 16-20 s where `-n 2` takes 25-30.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import IO
+
+__all__ = ["main"]
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    commands = list(sys.argv[1:] if argv is None else argv)
+    if not commands or any(c.startswith("-") for c in commands):
+        print("usage: python -m tests.together COMMAND [COMMAND ...]", file=sys.stderr)
+        return 2
+    previous = {signum: signal.signal(signum, _terminated) for signum in (signal.SIGINT, signal.SIGTERM)}
+    processes: list[subprocess.Popen[bytes]] = []
+    began = time.monotonic()
+    with contextlib.ExitStack() as files:
+        held: list[IO[bytes]] = [files.enter_context(tempfile.TemporaryFile()) for _ in commands[1:]]
+        try:
+            for i, command in enumerate(commands):
+                out = held[i - 1] if i else None
+                try:
+                    processes.append(subprocess.Popen(shlex.split(command), stdout=out, stderr=out,
+                                                      stdin=subprocess.DEVNULL if i else None))
+                except OSError as exc:
+                    print(f"tests.together: cannot run {command!r}: {exc.strerror}", file=sys.stderr)
+                    return 2
+            for process in processes:
+                process.wait()
+        finally:
+            for process in processes:
+                _stop(process)
+            for file in held:
+                file.seek(0)
+                sys.stdout.flush()
+                sys.stdout.buffer.write(file.read())
+                sys.stdout.flush()
+            for signum, handler in previous.items():  # as they were: main() also runs inside a test
+                signal.signal(signum, handler)
+    codes = [p.returncode for p in processes]
+    print(f"tests.together: {len(commands)} commands, exit {' '.join(map(str, codes))} in "
+          f"{time.monotonic() - began:.0f} s")
+    return next((code for code in codes if code), 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
