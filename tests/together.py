@@ -24,14 +24,16 @@ import time
 from collections.abc import Sequence
 from typing import IO
 
-__all__ = ["main"]
+__all__ = ["main", "stop"]
 
 
 def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop `process` if it still runs, as Ctrl-C does (so that pytest ends its session and stops what it launched);
+    killed if it has not ended within a minute."""
     if process.poll() is not None:
         return
     process.send_signal(signal.SIGINT)
@@ -65,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 process.wait()
         finally:
             for process in processes:
-                _stop(process)
+                stop(process)
             for file in held:
                 file.seek(0)
                 sys.stdout.flush()

@@ -29,6 +29,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from tests.together import stop
+
 __all__ = ["main"]
 
 #: One CPU-bound competitor: a Python process that never sleeps.
@@ -65,16 +67,9 @@ def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
 
 
 def _stop_beside(beside: subprocess.Popen[bytes] | None) -> None:
-    """Stop COMMAND if it still runs (Ctrl-C reached it too: it shares the terminal's process group) as Ctrl-C
-    does, so pytest ends its session and stops what it launched; killed if it has not within a minute."""
-    if beside is None or beside.poll() is not None:
-        return
-    beside.send_signal(signal.SIGINT)
-    try:
-        beside.wait(60)
-    except subprocess.TimeoutExpired:
-        beside.kill()
-        beside.wait(10)
+    """Stop COMMAND if it still runs (Ctrl-C reached it too: it shares the terminal's process group)."""
+    if beside is not None:
+        stop(beside)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

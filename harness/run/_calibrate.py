@@ -128,16 +128,24 @@ def _schedstat(fd: int) -> int:
         return 0
 
 
+def _readable(fd: int) -> bool:
+    try:
+        return bool(os.pread(fd, 128, 0))
+    except OSError:
+        return False
+
+
 class _Open:
-    """The schedstat files sampled, kept open between samples: `use(paths)` opens the new ones and closes those no
-    longer wanted, returning {path: descriptor} (a file that could not be opened is left out, as an ended thread)."""
+    """The schedstat files sampled, kept open between samples: `use(paths)` opens the new ones, closes those no longer
+    wanted and reopens those whose thread ended (its id may be a new thread's now: ids are reused), returning {path:
+    descriptor} (a file that could not be opened is left out, as an ended thread)."""
 
     def __init__(self) -> None:
         self._fds: dict[str, int] = {}
 
     def use(self, paths: list[str]) -> dict[str, int]:
         wanted = set(paths)
-        for path in [p for p in self._fds if p not in wanted]:
+        for path in [p for p, fd in self._fds.items() if p not in wanted or not _readable(fd)]:
             os.close(self._fds.pop(path))
         for path in paths:
             if path not in self._fds:

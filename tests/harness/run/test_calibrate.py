@@ -8,13 +8,14 @@ import itertools
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from callproof.harness.judge import waited
-from callproof.harness.run._calibrate import CPUWaits
+from callproof.harness.run._calibrate import CPUWaits, _Open, _schedstat
 
 HOG = [sys.executable, "-c", "while True: pass"]
 
@@ -54,3 +55,23 @@ def test_stopped_waits_answer_at_once_with_what_was_sampled() -> None:
     began = time.monotonic()
     samples = waits.between(0.0, began + 60, patience=30)  # no sample comes after the stop: no waiting for one
     assert time.monotonic() - began < 10 and len(samples) >= 1
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="threads' schedstat files are Linux's /proc")
+def test_a_kept_schedstat_file_of_an_ended_thread_is_reopened_or_dropped() -> None:
+    """The sampler keeps each thread's file open between samples; once the thread ends (its id may then be a new
+    thread's: ids are reused), the next rescan does not keep reading the dead one."""
+    done = threading.Event()
+    waiter = threading.Thread(target=done.wait)
+    waiter.start()
+    path = f"/proc/self/task/{waiter.native_id}/schedstat"
+    opened = _Open()
+    try:
+        first = opened.use([path])
+        assert list(first) == [path] and _schedstat(first[path]) >= 0
+        assert opened.use([path]) == first  # a live thread's file stays open: one pread a sample
+        done.set()
+        waiter.join()
+        assert opened.use([path]) == {}  # ended: closed, and not opened again
+    finally:
+        opened.close()
