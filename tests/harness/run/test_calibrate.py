@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from callproof.harness.judge import waited
-from callproof.harness.run._calibrate import CPUWaits, _Open, _schedstat
+from callproof.harness.run._calibrate import CPUWaits, _Open, _readable, _schedstat
 
 HOG = [sys.executable, "-c", "while True: pass"]
 
@@ -60,7 +60,7 @@ def test_stopped_waits_answer_at_once_with_what_was_sampled() -> None:
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="threads' schedstat files are Linux's /proc")
 def test_a_kept_schedstat_file_of_an_ended_thread_is_reopened_or_dropped() -> None:
     """The sampler keeps each thread's file open between samples; once the thread ends (its id may then be a new
-    thread's: ids are reused), the next rescan does not keep reading the dead one."""
+    thread's: ids are reused), the next rescan closes the dead file and keeps none that reads nothing."""
     done = threading.Event()
     waiter = threading.Thread(target=done.wait)
     waiter.start()
@@ -71,7 +71,12 @@ def test_a_kept_schedstat_file_of_an_ended_thread_is_reopened_or_dropped() -> No
         assert list(first) == [path] and _schedstat(first[path]) >= 0
         assert opened.use([path]) == first  # a live thread's file stays open: one pread a sample
         done.set()
-        waiter.join()
-        assert opened.use([path]) == {}  # ended: closed, and not opened again
+        waiter.join()  # the OS thread may still be ending: wait until its file reads nothing (bounded)
+        deadline = time.monotonic() + 30
+        while _readable(first[path]) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not _readable(first[path])
+        again = opened.use([path])  # the dead file closed; the path opened again only if a new thread has its id
+        assert all(_readable(fd) for fd in again.values()), again
     finally:
         opened.close()
