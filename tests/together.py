@@ -21,14 +21,35 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO
 
-__all__ = ["main", "stop"]
+__all__ = ["interruptible", "main", "replay", "stop"]
 
 
 def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Inside, SIGINT (Ctrl-C) and SIGTERM raise SystemExit(128 + the signal), so that the `finally` blocks stop the
+    children (also where the shell started this process with SIGINT ignored, as it does a background job); the
+    handlers are put back as they were on the way out (these tools also run inside tests)."""
+    previous = {signum: signal.signal(signum, _terminated) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def replay(held: IO[bytes]) -> None:
+    """Print what a command whose output was held wrote, after what this process has printed."""
+    held.seek(0)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(held.read())
+    sys.stdout.flush()
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -49,10 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not commands or any(c.startswith("-") for c in commands):
         print("usage: python -m tests.together COMMAND [COMMAND ...]", file=sys.stderr)
         return 2
-    previous = {signum: signal.signal(signum, _terminated) for signum in (signal.SIGINT, signal.SIGTERM)}
     processes: list[subprocess.Popen[bytes]] = []
     began = time.monotonic()
-    with contextlib.ExitStack() as files:
+    with interruptible(), contextlib.ExitStack() as files:
         held: list[IO[bytes]] = [files.enter_context(tempfile.TemporaryFile()) for _ in commands[1:]]
         try:
             for i, command in enumerate(commands):
@@ -69,12 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for process in processes:
                 stop(process)
             for file in held:
-                file.seek(0)
-                sys.stdout.flush()
-                sys.stdout.buffer.write(file.read())
-                sys.stdout.flush()
-            for signum, handler in previous.items():  # as they were: main() also runs inside a test
-                signal.signal(signum, handler)
+                replay(file)
     codes = [p.returncode for p in processes]
     print(f"tests.together: {len(commands)} commands, exit {' '.join(map(str, codes))} in "
           f"{time.monotonic() - began:.0f} s")

@@ -29,7 +29,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from tests.together import stop
+from tests.together import interruptible, replay, stop
 
 __all__ = ["main"]
 
@@ -56,20 +56,8 @@ def _stop(hogs: Sequence[subprocess.Popen[bytes]], tests: subprocess.Popen[bytes
         process.wait(10)  # a generous bound, only so that none is left behind
 
 
-def _terminated(signum: int, frame: object) -> None:
-    """SIGINT (Ctrl-C) and SIGTERM end the run through the `finally` that stops the hogs (also where the shell
-    started this script with SIGINT ignored, as it does a background job)."""
-    raise SystemExit(128 + signum)
-
-
 def _start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
     return [subprocess.Popen(HOG, stdin=subprocess.DEVNULL) for _ in range(count)]
-
-
-def _stop_beside(beside: subprocess.Popen[bytes] | None) -> None:
-    """Stop COMMAND if it still runs (Ctrl-C reached it too: it shares the terminal's process group)."""
-    if beside is not None:
-        stop(beside)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -81,12 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options, pytest_args = parser.parse_known_args(argv)
     if not any(Path(arg.split("::")[0]).exists() for arg in pytest_args if not arg.startswith("-")):
         pytest_args = [*pytest_args, *marked_files()]
-    previous = {signum: signal.signal(signum, _terminated) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    with interruptible():  # Ctrl-C and SIGTERM end the run through the `finally` that stops the hogs
         return _run(options, pytest_args)
-    finally:  # as they were: main() also runs inside a test
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
 
 
 def _run(options: argparse.Namespace, pytest_args: list[str]) -> int:
@@ -119,11 +103,9 @@ def _run(options: argparse.Namespace, pytest_args: list[str]) -> int:
                 time.sleep(0.2)
         finally:
             _stop(hogs, tests)
-            _stop_beside(beside)
-            held.seek(0)
-            sys.stdout.flush()
-            sys.stdout.buffer.write(held.read())
-            sys.stdout.flush()
+            if beside is not None:  # Ctrl-C reached it too (it shares the terminal's process group): stopped alike
+                stop(beside)
+            replay(held)
     competitors = f"`{options.beside}`, then {options.hogs} hogs" if options.beside else (
         f"{options.hogs} CPU-bound competitors")
     print(f"tests.under_load: `pytest -m timing` beside {competitors}: exit {code} in "
