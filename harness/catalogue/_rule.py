@@ -122,11 +122,15 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """A rule broken at one place in the stream."""
+    """A rule broken at one place in the stream. `loaded`: the machine's load can account for it (a timing rule's
+    lateness over a stretch the IUT and the harness spent waiting for a CPU): the harness plays the case again
+    rather than take one play's word for it (docs/spec/contracts.md §7.8). Its message says so; the report keeps no
+    separate field."""
 
     rule: str
     message: str
     evidence: Evidence = field(default_factory=Evidence)
+    loaded: bool = False
 
     def to_json(self) -> dict[str, JSONValue]:
         return {"rule": self.rule, "message": self.message, "evidence": self.evidence.to_json()}

@@ -37,13 +37,13 @@ class Sink:
         self.kept: dict[str, list[Violation]] = {}
         self.counts: dict[str, int] = {}
 
-    def add(self, rule: str, message: str, evidence: Evidence) -> None:
+    def add(self, rule: str, message: str, evidence: Evidence, loaded: bool = False) -> None:
         if rule not in self._applicable:
             return
         count = self.counts.get(rule, 0)
         self.counts[rule] = count + 1
         if count < KEEP_PER_RULE:
-            self.kept.setdefault(rule, []).append(Violation(rule, message, evidence))
+            self.kept.setdefault(rule, []).append(Violation(rule, message, evidence, loaded))
 
 
     def add_uncounted(self, rule: str, count: int) -> None:

@@ -76,7 +76,15 @@ from ._stateful_rules import (
     entries_of,
     responses_output,
 )
-from ._streaming import DEFAULT_SLACK, check_streaming, content_marks, content_times, forwarding_latency, waited
+from ._streaming import (
+    DEFAULT_SLACK,
+    STREAM_PLAYS,
+    check_streaming,
+    content_marks,
+    content_times,
+    forwarding_latency,
+    waited,
+)
 from ._translation import HISTORY_CHECKS, check_translation
 from ._upstream_fault import ATTRIBUTABLE, UPSTREAM_SECTION, attribute_to_upstream, upstream_note
 from ._usage import UNREPORTED_USAGE, check_usage, front_usage, has_usage_rules
@@ -99,6 +107,7 @@ __all__ = [
     "REFUSAL_CODES",
     "STATEFUL_POLICIES",
     "SOCKET_RULES",
+    "STREAM_PLAYS",
     "STATEFUL_TAG",
     "WS_RULES",
     "XML_TAG",

@@ -52,3 +52,12 @@ class CaseResult:
     @property
     def failed(self) -> tuple[RuleResult, ...]:
         return tuple(r for r in self.results if r.outcome == "failed")
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the case failed on violations the machine's load can account for alone (every kept violation of
+        every failed rule `loaded`, none uncounted): a timing case the harness plays again (STREAM_PLAYS)."""
+        failed = self.failed
+        return (self.outcome == "failed" and bool(failed)
+                and all(r.violations and r.count == len(r.violations) and all(v.loaded for v in r.violations)
+                        for r in failed))

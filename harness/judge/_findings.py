@@ -17,7 +17,7 @@ class Findings:
     def __init__(self) -> None:
         self._checked: set[str] = set()
         self._sink: Sink | None = None
-        self._violations: list[tuple[str, str, Evidence]] = []
+        self._violations: list[tuple[str, str, Evidence, bool]] = []
 
     def check(self, *rules: str) -> None:
         for rule in rules:
@@ -28,15 +28,16 @@ class Findings:
     def checked(self, rule: str) -> bool:
         return rule in self._checked
 
-    def fail(self, rule: str, message: str, evidence: Evidence | None = None) -> None:
-        """Record a violation; the rule is checked by the act of failing it."""
+    def fail(self, rule: str, message: str, evidence: Evidence | None = None, *, loaded: bool = False) -> None:
+        """Record a violation; the rule is checked by the act of failing it. `loaded`: the machine's load can account
+        for it (`Violation.loaded`)."""
         self.check(rule)
-        self._violations.append((rule, message, evidence or Evidence()))
+        self._violations.append((rule, message, evidence or Evidence(), loaded))
 
     def results(self) -> tuple[RuleResult, ...]:
         sink = Sink(self._checked)
-        for rule, message, evidence in self._violations:
-            sink.add(rule, message, evidence)
+        for rule, message, evidence, loaded in self._violations:
+            sink.add(rule, message, evidence, loaded)
         return tuple(
             RuleResult(RULES[r], "failed" if sink.counts.get(r) else "passed", tuple(sink.kept.get(r, ())),
                        sink.counts.get(r, 0))

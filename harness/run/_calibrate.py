@@ -11,7 +11,7 @@ the IUT's processes and the harness's threads have been runnable but waiting for
 /proc/<pid>/task/<tid>/schedstat; a case reads the IUT's and those of the thread that read its answer): CPU-bound
 competitors show there as the time a streaming gateway could not forward, where a buffering one sits idle, waiting
 for nothing. The timing rules (GW-STREAM-001/002) read those waits over each case's own stretches: lateness the
-waits can account for is not evidence of buffering (docs/spec/contracts.md §7.8).
+waits can account for is no verdict of one play, and the case is played again (docs/spec/contracts.md §7.8).
 """
 
 from __future__ import annotations

@@ -85,6 +85,61 @@ class Buffering(ResponsesFront):
         return _all_at_once(super().stream_events(request, events))
 
 
+#: A child that keeps one CPU busy: pinned to the CPU given, it says so and spins until killed (10 s at most).
+_SPIN = ("import os, sys, time\nos.sched_setaffinity(0, {int(sys.argv[1])})\nprint(flush=True)\n"
+         "end = time.monotonic() + 10\nwhile time.monotonic() < end:\n    pass\n")
+#: How many children crowd the CPU: all but one of them wait for it at any moment.
+CROWD = 3
+
+
+async def _crowded_burst(parts: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The whole stream in one write at its end, while CROWD children of the gateway spin on one CPU (Linux): its
+    process tree waits for a CPU through the stretch the timing rules read, as a gateway kept from running does.
+    Crowded for at least as long again as the children took to start, and 0.3 s past the write."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    cpu = str(min(os.sched_getaffinity(0)))
+    children = [await asyncio.create_subprocess_exec(sys.executable, "-c", _SPIN, cpu, stdout=asyncio.subprocess.PIPE)
+                for _ in range(CROWD)]
+    try:
+        for child in children:
+            assert child.stdout is not None
+            await child.stdout.readline()
+        ready = loop.time()
+        burst = b"".join([part async for part in parts])
+        await asyncio.sleep(max(0.0, 2 * ready - start - loop.time()))
+        yield burst
+        await asyncio.sleep(0.3)
+    finally:
+        for child in children:
+            if child.returncode is None:
+                child.kill()
+            await child.wait()
+
+
+class CrowdedOnce(ResponsesFront):
+    """crowded_once: its first stream is written all at once at its end while its own children keep a CPU busy (its
+    process tree waits for a CPU), every later one as it comes: late in one play only, as a streaming gateway kept
+    from running is, so the harness plays the case again and passes it (test_gateway_timing.py)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.streams = 0
+
+    def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+        self.streams += 1
+        parts = super().stream_events(request, events)
+        return _crowded_burst(parts) if self.streams == 1 else parts
+
+
+class CrowdedBuffering(ResponsesFront):
+    """crowded_buffering: every stream is written all at once at its end while its own children keep a CPU busy:
+    late in every play, the load there in each, so it fails after the last play (test_gateway_timing.py)."""
+
+    def stream_events(self, request: Request, events: AsyncIterator[Event]) -> AsyncIterator[bytes]:
+        return _crowded_burst(super().stream_events(request, events))
+
+
 class FlushEvery3(ResponsesFront):
     """flush_every_3: front events are written in batches of three upstream-driven writes, so an event can be held
     across an upstream pause until more upstream data arrives (GW-STREAM-002)."""
@@ -458,6 +513,8 @@ DEFECTS: dict[str, type[Front[Any]] | type[Upstream] | type[Corruption]] = {
     "event_line_heartbeat": EventLineHeartbeat,
     "no_event_lines": NoEventLines,
     "chat_buffering": ChatBuffering,
+    "crowded_once": CrowdedOnce,
+    "crowded_buffering": CrowdedBuffering,
     "done_after_upstream_error": DoneAfterUpstreamError,
     "repeats_call_id_every_chunk": RepeatsCallIdEveryChunk,
     "one_based_tool_call_indices": OneBasedToolCallIndices,
