@@ -14,6 +14,10 @@ INTEROP_OUT   := out/interop
 # The lock: the exact versions .venv gets (so `make test`, `make demo` and CI's .ci/run, and the GitHub Action's
 # install), as pip's constraints file; `make lock` writes it from pyproject.toml, whose ranges stay open for users.
 LOCK := constraints.txt
+# What installs the lock into .venv: uv (pinned in the lock, installed there by pip first), a fresh .venv in 5 s where
+# pip takes a minute (CI builds one every run). INSTALL='$(BIN)/python -m pip install' installs with pip instead, say
+# where only pip's own configuration (pip.conf: a mirror, find-links) reaches an index.
+INSTALL ?= $(BIN)/uv pip install --python $(BIN)/python
 
 # Bytecode: where the environment says not to write it (PYTHONDONTWRITEBYTECODE=1, as some containers and CI images
 # set), every process the suite starts (~850: gateways, clients, `callproof run`s, pytest workers) would compile
@@ -31,8 +35,8 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "callproof needs Python >= 3.11; run make PYTHON=python3.11")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade -c $(LOCK) pip
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c $(LOCK) uv
+	$(INSTALL) --quiet -c $(LOCK) pip -e '.[dev]'
 	@# mypy cannot follow the editable-install import hook: give it the package layout as symlinks.
 	@rm -rf $(MYPY_SRC) && mkdir -p $(MYPY_SRC)
 	@for p in $(PACKAGES); do ln -s ../../../$$p $(MYPY_SRC)/$$p; done
@@ -284,7 +288,7 @@ interop-gateways: venv
 .PHONY: interop
 
 $(INTEROP_STAMP): $(STAMP) pyproject.toml $(LOCK)
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e '.[dev,interop]'
+	$(INSTALL) --quiet -c $(LOCK) -e '.[dev,interop]'
 	@touch $@
 
 interop: venv $(INTEROP_STAMP)
