@@ -80,10 +80,13 @@ test-under-load: venv $(INTEROP_STAMP)
 # `make test`: the whole suite once: the timing tests run beside the rest of it rather than after it (tests/under_load.py
 # --beside: the suite's workers are their CPU-bound competitors, and 2 hogs if the suite ends first), which keeps them
 # on a busy machine without keeping the machine busy twice. `make pytest` runs them in the suite. The 15 slowest
-# tests are listed at the end, so CI's log shows where its time goes.
-test: lint typecheck venv $(INTEROP_STAMP) browser node
-	$(BIN)/python -m tests.under_load --hogs 2 --timeout 600 -n 2 -q -p no:cacheprovider \
-		--beside "$(SUITE) -m 'not timing' --durations=15 $(PYTEST_ARGS)"
+# tests are listed at the end, so CI's log shows where its time goes. ruff, lint-imports and mypy run beside the suite
+# too (tests/together.py: their output held and printed after it, the exit status the first failure): one process
+# each, they left a core idle for a minute before it (mypy without a cache, as on CI, takes 65 s).
+test: venv $(INTEROP_STAMP) browser node
+	$(BIN)/python -m tests.together "$(BIN)/python -m tests.under_load --hogs 2 --timeout 600 -n 2 -q \
+		-p no:cacheprovider --beside \"$(SUITE) -m 'not timing' --durations=15 $(PYTEST_ARGS)\"" \
+		"$(MAKE) --no-print-directory lint typecheck"
 
 # `make check`: the inner loop, half a minute: ruff, the layering and the seams, mypy on the packages, the structure
 # figures' ceilings (tests/test_structure.py: seconds of AST parsing, so not in `make lint`), and the tests of the core

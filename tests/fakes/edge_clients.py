@@ -43,15 +43,15 @@ def sdk_chat(request: dict[str, Any], base_url: str, dialect: str = "chat", tool
     import openai  # here: the SDK takes most of a fake client process's start-up to import, and only this needs it
     from openai.lib.streaming.chat import ChatCompletionStreamState
 
-    client = openai.OpenAI(base_url=base_url, api_key="callproof", max_retries=0)
-    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
-    try:
-        for chunk in client.chat.completions.create(**{**request, "stream": True}):
-            state.handle_chunk(chunk)
-    except openai.OpenAIError as exc:
-        return {"text": "", "tool_calls": [], "error": f"{type(exc).__name__}: {exc}", "incomplete": False}
-    choice = state.current_completion_snapshot.choices[0]
-    calls = [{"call_id": c.id, "name": c.function.name, "arguments": c.function.arguments or "{}"}
-             for c in choice.message.tool_calls or [] if c.type == "function"]
-    return {"text": choice.message.content or "", "tool_calls": calls, "error": None,
-            "incomplete": choice.finish_reason in ("length", "content_filter")}
+    with openai.OpenAI(base_url=base_url, api_key="callproof", max_retries=0) as client:
+        state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+        try:
+            for chunk in client.chat.completions.create(**{**request, "stream": True}):
+                state.handle_chunk(chunk)
+        except openai.OpenAIError as exc:
+            return {"text": "", "tool_calls": [], "error": f"{type(exc).__name__}: {exc}", "incomplete": False}
+        choice = state.current_completion_snapshot.choices[0]
+        calls = [{"call_id": c.id, "name": c.function.name, "arguments": c.function.arguments or "{}"}
+                 for c in choice.message.tool_calls or [] if c.type == "function"]
+        return {"text": choice.message.content or "", "tool_calls": calls, "error": None,
+                "incomplete": choice.finish_reason in ("length", "content_filter")}

@@ -54,42 +54,43 @@ def _body(dialect: str, text: str, *, results: tuple[str, ...] = (), stream: boo
 
 
 def test_the_openai_sdk_retries_through_two_429_legs_to_the_stream(mock: MockServer) -> None:
-    client = openai.OpenAI(base_url=mock.url, api_key="x", max_retries=2)
-    # The delays the SDK chose for its retries: evidence that does not depend on how loaded the machine is (a
-    # wall-clock bound on the whole exchange failed under load).
-    waits: list[float] = []
-    calculate = client._calculate_retry_timeout
+    with openai.OpenAI(base_url=mock.url, api_key="x", max_retries=2) as client:
+        # The delays the SDK chose for its retries: evidence that does not depend on how loaded the machine is (a
+        # wall-clock bound on the whole exchange failed under load).
+        waits: list[float] = []
+        calculate = client._calculate_retry_timeout
 
-    def recording(*args: Any, **kwargs: Any) -> float:
-        waits.append(calculate(*args, **kwargs))
-        return waits[-1]
+        def recording(*args: Any, **kwargs: Any) -> float:
+            waits.append(calculate(*args, **kwargs))
+            return waits[-1]
 
-    client._calculate_retry_timeout = recording  # type: ignore[method-assign]
-    with client.responses.stream(model="callproof/retry_429_twice_then_stream", input="weather? [callproof:case=c1]",
-                                 tools=[{"type": "function", "name": "get_weather", "parameters": {}, "strict": False}],
-                                 ) as stream:
-        final = stream.get_final_response()
-    assert waits == [0.01, 0.01]  # Retry-After of 10 ms honoured, not the SDK's default backoff (0.5 s, 1 s)
-    calls = [o for o in final.output if o.type == "function_call"]
-    assert [(c.name, json.loads(c.arguments), c.call_id) for c in calls] == [
-        ("get_weather", {"city": "Paris"}, "call_retry_weather")]
-    requests = mock.journal.requests(case="c1")
-    assert [(r.leg, r.status) for r in requests] == [(0, 429), (1, 429), (2, 200)]
-    assert [json.loads(line)["leg"] for line in mock.journal.to_jsonl(case="c1").splitlines()
-            if json.loads(line)["kind"] == "request"] == [0, 1, 2]
-    legs = httpx.get(f"{mock.root_url}/_callproof/sequences", timeout=TIMEOUT).json()
-    assert legs == {"sequences": [{"scenario": "retry_429_twice_then_stream", "session": "c1", "legs": 3,
-                                   "played": [0, 1, 2], "unplayed": [], "refused": 0}], "unplayed": []}
+        client._calculate_retry_timeout = recording  # type: ignore[method-assign]
+        with client.responses.stream(model="callproof/retry_429_twice_then_stream",
+                                     input="weather? [callproof:case=c1]",
+                                     tools=[{"type": "function", "name": "get_weather", "parameters": {},
+                                             "strict": False}]) as stream:
+            final = stream.get_final_response()
+        assert waits == [0.01, 0.01]  # Retry-After of 10 ms honoured, not the SDK's default backoff (0.5 s, 1 s)
+        calls = [o for o in final.output if o.type == "function_call"]
+        assert [(c.name, json.loads(c.arguments), c.call_id) for c in calls] == [
+            ("get_weather", {"city": "Paris"}, "call_retry_weather")]
+        requests = mock.journal.requests(case="c1")
+        assert [(r.leg, r.status) for r in requests] == [(0, 429), (1, 429), (2, 200)]
+        assert [json.loads(line)["leg"] for line in mock.journal.to_jsonl(case="c1").splitlines()
+                if json.loads(line)["kind"] == "request"] == [0, 1, 2]
+        legs = httpx.get(f"{mock.root_url}/_callproof/sequences", timeout=TIMEOUT).json()
+        assert legs == {"sequences": [{"scenario": "retry_429_twice_then_stream", "session": "c1", "legs": 3,
+                                       "played": [0, 1, 2], "unplayed": [], "refused": 0}], "unplayed": []}
 
 
 def test_without_retries_the_sdk_fails_and_the_legs_left_are_reported(mock: MockServer) -> None:
-    client = openai.OpenAI(base_url=mock.url, api_key="x", max_retries=0)
-    with pytest.raises(openai.RateLimitError):
-        client.responses.create(model="callproof/retry_429_twice_then_stream", input="[callproof:case=c2] hi")
-    report = httpx.get(f"{mock.root_url}/_callproof/sequences", params={"case": "c2"}, timeout=TIMEOUT).json()
-    assert report["unplayed"] == [{"scenario": "retry_429_twice_then_stream", "session": "c2", "legs": 3,
-                                   "played": [0], "unplayed": [1, 2], "refused": 0}]
-    assert mock.app.state.sequences.unplayed(case="c2")[0]["unplayed"] == [1, 2]
+    with openai.OpenAI(base_url=mock.url, api_key="x", max_retries=0) as client:
+        with pytest.raises(openai.RateLimitError):
+            client.responses.create(model="callproof/retry_429_twice_then_stream", input="[callproof:case=c2] hi")
+        report = httpx.get(f"{mock.root_url}/_callproof/sequences", params={"case": "c2"}, timeout=TIMEOUT).json()
+        assert report["unplayed"] == [{"scenario": "retry_429_twice_then_stream", "session": "c2", "legs": 3,
+                                       "played": [0], "unplayed": [1, 2], "refused": 0}]
+        assert mock.app.state.sequences.unplayed(case="c2")[0]["unplayed"] == [1, 2]
 
 
 @pytest.mark.parametrize("dialect", ["responses", "chat", "anthropic"])

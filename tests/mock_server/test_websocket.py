@@ -143,48 +143,48 @@ def _end(journal: Journal, request: int) -> str:
 
 
 def test_openai_connect_completes_a_three_turn_tool_loop(server: MockServer) -> None:
-    client = openai.OpenAI(base_url=server.url, api_key="callproof", max_retries=0)
-    tools: list[Any] = [{"type": "function", "name": n, "parameters": {"type": "object", "properties": {
-        "city": {"type": "string"}}}, "strict": False} for n in ("get_weather", "get_forecast")]
-    raw: list[bytes] = []
-    with client.responses.connect() as conn:
+    with openai.OpenAI(base_url=server.url, api_key="callproof", max_retries=0) as client:
+        tools: list[Any] = [{"type": "function", "name": n, "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}}}, "strict": False} for n in ("get_weather", "get_forecast")]
+        raw: list[bytes] = []
+        with client.responses.connect() as conn:
 
-        def turn() -> Any:
-            while True:
-                data = conn.recv_bytes()
-                raw.append(data)
-                event = conn.parse_event(data)
-                if event.type in TERMINAL:
-                    return event
+            def turn() -> Any:
+                while True:
+                    data = conn.recv_bytes()
+                    raw.append(data)
+                    event = conn.parse_event(data)
+                    if event.type in TERMINAL:
+                        return event
 
-        conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
-                             input=[{"role": "user", "content": "Weather in Paris today and tomorrow?"}])
-        first = turn()
-        assert first.type == "response.completed"
-        [call] = [o for o in first.response.output if o.type == "function_call"]
-        assert (call.name, call.call_id) == ("get_weather", "call_three_weather")
-        conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
-                             previous_response_id=first.response.id,
-                             input=[{"type": "function_call_output", "call_id": call.call_id,
-                                     "output": "get_weather ok call_three_weather"}])
-        second = turn()
-        assert second.type == "response.completed", second
-        [call2] = [o for o in second.response.output if o.type == "function_call"]
-        assert (call2.name, call2.call_id) == ("get_forecast", "call_three_forecast")
-        conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
-                             previous_response_id=second.response.id,
-                             input=[{"type": "function_call_output", "call_id": call2.call_id,
-                                     "output": "get_forecast ok call_three_forecast"}])
-        third = turn()
-        assert third.type == "response.completed", third
-        assert third.response.output_text == "Sunny today, rain tomorrow in Paris."
-    _valid([json.loads(data) for data in raw], "the SDK loop")
-    turns = server.journal.requests()
-    assert [(r.transport, r.turn, r.leg, r.status) for r in turns] == [
-        ("websocket", 0, 0, 200), ("websocket", 1, 1, 200), ("websocket", 2, 2, 200)]
-    assert len({r.connection for r in turns}) == 1
-    assert [r.previous_response_id for r in turns] == [None, first.response.id, second.response.id]
-    assert turns[1].body["type"] == "response.create"  # the client's message, as sent
+            conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
+                                 input=[{"role": "user", "content": "Weather in Paris today and tomorrow?"}])
+            first = turn()
+            assert first.type == "response.completed"
+            [call] = [o for o in first.response.output if o.type == "function_call"]
+            assert (call.name, call.call_id) == ("get_weather", "call_three_weather")
+            conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
+                                 previous_response_id=first.response.id,
+                                 input=[{"type": "function_call_output", "call_id": call.call_id,
+                                         "output": "get_weather ok call_three_weather"}])
+            second = turn()
+            assert second.type == "response.completed", second
+            [call2] = [o for o in second.response.output if o.type == "function_call"]
+            assert (call2.name, call2.call_id) == ("get_forecast", "call_three_forecast")
+            conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
+                                 previous_response_id=second.response.id,
+                                 input=[{"type": "function_call_output", "call_id": call2.call_id,
+                                         "output": "get_forecast ok call_three_forecast"}])
+            third = turn()
+            assert third.type == "response.completed", third
+            assert third.response.output_text == "Sunny today, rain tomorrow in Paris."
+        _valid([json.loads(data) for data in raw], "the SDK loop")
+        turns = server.journal.requests()
+        assert [(r.transport, r.turn, r.leg, r.status) for r in turns] == [
+            ("websocket", 0, 0, 200), ("websocket", 1, 1, 200), ("websocket", 2, 2, 200)]
+        assert len({r.connection for r in turns}) == 1
+        assert [r.previous_response_id for r in turns] == [None, first.response.id, second.response.id]
+        assert turns[1].body["type"] == "response.create"  # the client's message, as sent
 
 
 # -- every bundled scenario in the responses dialect --------------------------------------------------------------

@@ -120,52 +120,52 @@ def test_record_then_replay_with_no_marker_gives_the_same_events(mock: MockServe
             answer = client.post(mock.url + PATHS[dialect], json=_body(dialect, f"httpx {n}: {sid}", stream),
                                  headers=chosen(sid))
             direct[f"raw{n}"] = answer
-    sdk = openai.OpenAI(base_url=mock.url, api_key="sk-direct", max_retries=0)
-    for name, call in _sdk_calls(chosen):
-        direct[name] = call(sdk)
-
-    # 2. the same requests through `callproof record`
-    proc, url = _start("record", "--upstream", mock.root_url, "--out", str(out), "--port", "0",
-                       pattern=r"^callproof record listening on (http://127\.0\.0\.1:\d+/v1), forwarding to ")
-    try:
-        with httpx.Client(timeout=TIMEOUT) as client:
-            for n, (dialect, stream, sid) in enumerate(RAW):
-                answer = client.post(url + PATHS[dialect], json=_body(dialect, f"httpx {n}: {sid}", stream),
-                                     headers={**chosen(sid), "authorization": "Bearer sk-SECRET"})
-                assert answer.status_code == direct[f"raw{n}"].status_code
-                assert answer.content == direct[f"raw{n}"].content, f"the proxy changed the bytes of {sid}"
-        proxied = openai.OpenAI(base_url=url, api_key="sk-SECRET", max_retries=0)
+    with openai.OpenAI(base_url=mock.url, api_key="sk-direct", max_retries=0) as sdk:
         for name, call in _sdk_calls(chosen):
-            assert call(proxied) == direct[name], name
-    finally:
-        code, err = _stop(proc)
-    assert code == 0, err
-    files = sorted(out.glob("rec_*.json"))
-    assert len(files) == len(RAW) + 4 and f"{len(files)} exchange(s) recorded" in err
-    assert not any("SECRET" in f.read_text() for f in files)
+            direct[name] = call(sdk)
 
-    # 3. replayed by `callproof mock --scenarios DIR --strict`, with no header and no marker
-    proc, url = _start("mock", "--scenarios", str(out), "--strict", "--port", "0",
-                       pattern=r"^callproof mock listening on (http://127\.0\.0\.1:\d+/v1)$")
-    try:
-        with httpx.Client(timeout=TIMEOUT) as client:
-            for n, (dialect, stream, sid) in enumerate(RAW):
-                again = client.post(url + PATHS[dialect], json=_body(dialect, f"httpx {n}: {sid}", stream))
-                assert _events(again) == _events(direct[f"raw{n}"]), sid
-                if sid == "fault_http_429":
-                    assert again.headers["retry-after"] == direct[f"raw{n}"].headers["retry-after"]
-            replayed = openai.OpenAI(base_url=url, api_key="sk-other", max_retries=0)
-            for name, call in _sdk_calls(lambda sid: {}):
-                assert call(replayed) == direct[name], name
-            journal = [json.loads(line) for line in
-                       client.get(url.removesuffix("/v1") + "/_callproof/journal").text.splitlines()]
-    finally:
-        code, err = _stop(proc)
-    assert code == 0, err
-    requests = [r for r in journal if r["kind"] == "request"]
-    assert len(requests) == len(RAW) + 4
-    assert all(r["how"].startswith("match user_text.equals, model") for r in requests)
-    assert sorted(r["scenario"] for r in requests) == [f.stem for f in files]
+        # 2. the same requests through `callproof record`
+        proc, url = _start("record", "--upstream", mock.root_url, "--out", str(out), "--port", "0",
+                           pattern=r"^callproof record listening on (http://127\.0\.0\.1:\d+/v1), forwarding to ")
+        try:
+            with httpx.Client(timeout=TIMEOUT) as client:
+                for n, (dialect, stream, sid) in enumerate(RAW):
+                    answer = client.post(url + PATHS[dialect], json=_body(dialect, f"httpx {n}: {sid}", stream),
+                                         headers={**chosen(sid), "authorization": "Bearer sk-SECRET"})
+                    assert answer.status_code == direct[f"raw{n}"].status_code
+                    assert answer.content == direct[f"raw{n}"].content, f"the proxy changed the bytes of {sid}"
+            with openai.OpenAI(base_url=url, api_key="sk-SECRET", max_retries=0) as proxied:
+                for name, call in _sdk_calls(chosen):
+                    assert call(proxied) == direct[name], name
+        finally:
+            code, err = _stop(proc)
+        assert code == 0, err
+        files = sorted(out.glob("rec_*.json"))
+        assert len(files) == len(RAW) + 4 and f"{len(files)} exchange(s) recorded" in err
+        assert not any("SECRET" in f.read_text() for f in files)
+
+        # 3. replayed by `callproof mock --scenarios DIR --strict`, with no header and no marker
+        proc, url = _start("mock", "--scenarios", str(out), "--strict", "--port", "0",
+                           pattern=r"^callproof mock listening on (http://127\.0\.0\.1:\d+/v1)$")
+        try:
+            with httpx.Client(timeout=TIMEOUT) as client:
+                for n, (dialect, stream, sid) in enumerate(RAW):
+                    again = client.post(url + PATHS[dialect], json=_body(dialect, f"httpx {n}: {sid}", stream))
+                    assert _events(again) == _events(direct[f"raw{n}"]), sid
+                    if sid == "fault_http_429":
+                        assert again.headers["retry-after"] == direct[f"raw{n}"].headers["retry-after"]
+                with openai.OpenAI(base_url=url, api_key="sk-other", max_retries=0) as replayed:
+                    for name, call in _sdk_calls(lambda sid: {}):
+                        assert call(replayed) == direct[name], name
+                    journal = [json.loads(line) for line in
+                               client.get(url.removesuffix("/v1") + "/_callproof/journal").text.splitlines()]
+        finally:
+            code, err = _stop(proc)
+        assert code == 0, err
+        requests = [r for r in journal if r["kind"] == "request"]
+        assert len(requests) == len(RAW) + 4
+        assert all(r["how"].startswith("match user_text.equals, model") for r in requests)
+        assert sorted(r["scenario"] for r in requests) == [f.stem for f in files]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

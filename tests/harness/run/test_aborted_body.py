@@ -113,8 +113,9 @@ def test_the_anthropic_sdk_raises_on_an_aborted_body_and_not_on_a_clean_cut(fram
     anthropic = pytest.importorskip("anthropic")
 
     def read() -> Any:
-        client = anthropic.Anthropic(base_url=url, api_key="callproof", max_retries=0)
-        with client.messages.stream(model="m", max_tokens=16, messages=[{"role": "user", "content": "hi"}]) as stream:
+        messages: Any = [{"role": "user", "content": "hi"}]
+        with anthropic.Anthropic(base_url=url, api_key="callproof", max_retries=0) as client, \
+                client.messages.stream(model="m", max_tokens=16, messages=messages) as stream:
             for _ in stream:
                 pass
             return stream.get_final_message()
