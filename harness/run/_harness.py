@@ -176,20 +176,23 @@ class Harness(GatewayPlays, IsolationCase):
         with self._lock:
             run = self._runs.get((scenario_id, repeat))
             if run is None:
-                scenario = self.scenarios[scenario_id]
-                case = new_case_tag()
-                request = self._request(scenario, case)
-                run = self._runs[scenario_id, repeat] = ScenarioRun(scenario, case, request, 0.0)
-                start = time.monotonic()
-                try:
-                    if self.config.mode == "client":
-                        self._play_client(run)
-                    else:
-                        self._play_gateway(run)
-                except IUTError as exc:
-                    run.error = str(exc)
-                run.seconds = time.monotonic() - start
+                run = self._runs[scenario_id, repeat] = self._play(self.scenarios[scenario_id])
             return run
+
+    def _play(self, scenario: Scenario) -> ScenarioRun:
+        """A play of `scenario` on a fresh case tag, the IUT's failure to run kept as the run's error."""
+        case = new_case_tag()
+        run = ScenarioRun(scenario, case, self._request(scenario, case), 0.0)
+        start = time.monotonic()
+        try:
+            if self.config.mode == "client":
+                self._play_client(run)
+            else:
+                self._play_gateway(run)
+        except IUTError as exc:
+            run.error = str(exc)
+        run.seconds = time.monotonic() - start
+        return run
 
     def _request(self, scenario: Scenario, case: str, stream: bool | None = None) -> dict[str, Any]:
         """The request body of one case, in the dialect the IUT is sent (the gateway's front, the client's dialect)."""
@@ -273,22 +276,11 @@ class Harness(GatewayPlays, IsolationCase):
         # STREAM_PLAYS plays, until one stands on its own (docs/spec/contracts.md §7.8).
         earlier = [result.message]
         while result.loaded and len(earlier) < STREAM_PLAYS:
-            result = self._judge_run(spec, self._fresh_run(spec.scenario), time.monotonic(), result.seconds)
+            # a play of its own, shared with no other case
+            result = self._judge_run(spec, self._play(self.scenarios[spec.scenario]), time.monotonic(),
+                                     result.seconds)
             earlier.append(result.message)
         return replace(result, details={**result.details, "plays": len(earlier), "earlier_plays": earlier[:-1]})
-
-    def _fresh_run(self, scenario_id: str) -> ScenarioRun:
-        """A play of the scenario of its own, on a fresh case tag, shared with no other case."""
-        scenario = self.scenarios[scenario_id]
-        case = new_case_tag()
-        run = ScenarioRun(scenario, case, self._request(scenario, case), 0.0)
-        start = time.monotonic()
-        try:
-            self._play_gateway(run)
-        except IUTError as exc:
-            run.error = str(exc)
-        run.seconds = time.monotonic() - start
-        return run
 
     def _judge_run(self, spec: CaseSpec, run: ScenarioRun, start: float, spent: float = 0.0) -> CaseResult:
         """The case judged on `run`; `spent`: seconds of earlier plays of it, added to its own."""

@@ -161,21 +161,20 @@ def test_openai_connect_completes_a_three_turn_tool_loop(server: MockServer) -> 
                                  input=[{"role": "user", "content": "Weather in Paris today and tomorrow?"}])
             first = turn()
             assert first.type == "response.completed"
-            [call] = [o for o in first.response.output if o.type == "function_call"]
-            assert (call.name, call.call_id) == ("get_weather", "call_three_weather")
-            conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
-                                 previous_response_id=first.response.id,
-                                 input=[{"type": "function_call_output", "call_id": call.call_id,
-                                         "output": "get_weather ok call_three_weather"}])
-            second = turn()
+
+            def answered(previous: Any, name: str, call_id: str) -> Any:
+                """The next turn, after the call of `previous` (checked by name and id) got its result."""
+                [call] = [o for o in previous.response.output if o.type == "function_call"]
+                assert (call.name, call.call_id) == (name, call_id)
+                conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
+                                     previous_response_id=previous.response.id,
+                                     input=[{"type": "function_call_output", "call_id": call.call_id,
+                                             "output": f"{name} ok {call_id}"}])
+                return turn()
+
+            second = answered(first, "get_weather", "call_three_weather")
             assert second.type == "response.completed", second
-            [call2] = [o for o in second.response.output if o.type == "function_call"]
-            assert (call2.name, call2.call_id) == ("get_forecast", "call_three_forecast")
-            conn.response.create(model="callproof/agent_loop_three_turns", tools=tools,
-                                 previous_response_id=second.response.id,
-                                 input=[{"type": "function_call_output", "call_id": call2.call_id,
-                                         "output": "get_forecast ok call_three_forecast"}])
-            third = turn()
+            third = answered(second, "get_forecast", "call_three_forecast")
             assert third.type == "response.completed", third
             assert third.response.output_text == "Sunny today, rain tomorrow in Paris."
         _valid([json.loads(data) for data in raw], "the SDK loop")
