@@ -53,7 +53,7 @@ class SocketMessage:
 
 def _labelled(violation: Violation, label: TurnLabel) -> Violation:
     evidence = dataclasses.replace(violation.evidence, turn=label.number)
-    return Violation(violation.rule, f"{label.text}: {violation.message}", evidence)
+    return dataclasses.replace(violation, message=f"{label.text}: {violation.message}", evidence=evidence)
 
 
 def in_turn(results: Iterable[RuleResult], label: TurnLabel) -> tuple[RuleResult, ...]:
@@ -139,5 +139,5 @@ def _placed(violation: Violation, server: Sequence[SocketMessage], own: int | No
     if message is None:
         return violation
     turn = None if message.turn == own else message.turn
-    evidence = dataclasses.replace(violation.evidence, event_index=message.index, turn=turn, offset=None)
-    return Violation(violation.rule, violation.message, evidence)
+    return dataclasses.replace(violation, evidence=dataclasses.replace(violation.evidence, event_index=message.index,
+                                                                       turn=turn, offset=None))

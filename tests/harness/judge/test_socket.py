@@ -143,3 +143,11 @@ def test_a_continuation_that_does_not_echo_its_previous_response_fails_ws003() -
         "turn 2 of 2, event #0: response.previous_response_id is null but the client's response.create on turn 2 "
         "of 2 sent 'resp_1'")
     assert result.violations[0].evidence.turn == 2  # own=None: every turn is another than the case's own answer
+
+
+def test_a_turns_violation_keeps_what_the_load_can_account_for() -> None:
+    """A `loaded` violation (GW-STREAM-*, played again) stays loaded when it is named by its turn."""
+    late = Violation("GW-STREAM-001", "late", Evidence(event_index=3), loaded=True)
+    [result] = in_turn([RuleResult(RULES["GW-STREAM-001"], "failed", (late,), 1)], TurnLabel(2, 3, "one_call"))
+    [named] = result.violations
+    assert named.loaded and named.message == "turn 2 of 3 (one_call): late" and named.evidence.turn == 2
