@@ -195,35 +195,45 @@ def check_streaming(findings: Findings, answer: FrontAnswer, upstream: UpstreamV
     it, `upstream.waits`), or across the deadline, may be the machine's load rather than buffering: such a
     violation is `loaded`, and the harness plays the case again (up to STREAM_PLAYS plays) rather than take one
     play's word either way. A buffering gateway is late in every play; one kept from running now and then."""
-    writes = upstream.writes
-    if len(writes) < 2 or not answer.events:
+    if len(upstream.writes) < 2 or not answer.events:
         return
+    _check_first_delta(findings, answer, upstream)
+    _check_pauses(findings, answer, upstream, slack)
+
+
+def _check_first_delta(findings: Findings, answer: FrontAnswer, upstream: UpstreamView) -> None:
+    """GW-STREAM-001: the first delta before the upstream's last write, where its content lasted 2 x GAP_MIN."""
+    writes = upstream.writes
     # Only a stream whose content kept coming for a while can tell streaming from buffering.
     span = writes[-1][0] - upstream.content_times[0] if upstream.content_times else 0.0
-    if span >= 2 * GAP_MIN:
-        findings.check("GW-STREAM-001")
-        first = _first_delta(answer.events)
-        # Past the last write after the IUT or the harness waited for a CPU for much of the time since the first
-        # content, or in a stall across the last write, may be the machine's load: `loaded`.
-        if first is not None and first.arrival >= writes[-1][0]:
-            late = first.arrival - writes[-1][0]
-            loaded = (_loaded(upstream.waits, upstream.content_times[0], first.arrival)
-                      or _stalled_across(upstream.waits, writes[-1][0], first.arrival))
-            note = _load_note(upstream.waits, upstream.content_times[0], first.arrival) if loaded else ""
-            findings.fail("GW-STREAM-001", f"the first delta reached the client {late:.3f} s after the upstream's "
-                          f"last byte, though the upstream streamed content for {span:.3f} s before it: the IUT "
-                          f"buffers the stream{note}",
-                          Evidence(event_index=answer.events.index(first), event_type=first.type,
-                                   expected="before the upstream's last write", actual=f"{late:.3f} s after it"),
-                          loaded=loaded)
-    # Pauses between content writes: what the upstream had written before a pause must reach the front before
-    # the upstream's next write (plus a slack for the race of the two on the loopback). Held until more upstream
-    # data arrives is buffering; merely late (but before that write) is latency, reported in the case's details.
-    # Held while the IUT or the harness waited for a CPU for much of that time may be the machine's load (`loaded`):
-    # a buffering gateway sits idle through the pause (the upstream sends nothing then), a streaming one kept from
-    # running waits. A pause before any content (say between message_start and the first block) has nothing to
-    # forward.
-    marks = content_marks(writes)
+    if span < 2 * GAP_MIN:
+        return
+    findings.check("GW-STREAM-001")
+    first = _first_delta(answer.events)
+    if first is None or first.arrival < writes[-1][0]:
+        return
+    # Past the last write after the IUT or the harness waited for a CPU for much of the time since the first
+    # content, or in a stall across the last write, may be the machine's load: `loaded`.
+    late = first.arrival - writes[-1][0]
+    loaded = (_loaded(upstream.waits, upstream.content_times[0], first.arrival)
+              or _stalled_across(upstream.waits, writes[-1][0], first.arrival))
+    note = _load_note(upstream.waits, upstream.content_times[0], first.arrival) if loaded else ""
+    findings.fail("GW-STREAM-001", f"the first delta reached the client {late:.3f} s after the upstream's last byte, "
+                  f"though the upstream streamed content for {span:.3f} s before it: the IUT buffers the stream{note}",
+                  Evidence(event_index=answer.events.index(first), event_type=first.type,
+                           expected="before the upstream's last write", actual=f"{late:.3f} s after it"),
+                  loaded=loaded)
+
+
+def _check_pauses(findings: Findings, answer: FrontAnswer, upstream: UpstreamView, slack: float) -> None:
+    """GW-STREAM-002. Pauses between content writes: what the upstream had written before a pause must reach the
+    front before the upstream's next write (plus a slack for the race of the two on the loopback). Held until more
+    upstream data arrives is buffering; merely late (but before that write) is latency, reported in the case's
+    details. Held while the IUT or the harness waited for a CPU for much of that time may be the machine's load
+    (`loaded`): a buffering gateway sits idle through the pause (the upstream sends nothing then), a streaming one
+    kept from running waits. A pause before any content (say between message_start and the first block) has nothing
+    to forward."""
+    marks = content_marks(upstream.writes)
     pauses = [(a, b, done) for (a, done), (b, _) in pairwise(marks) if b - a >= GAP_MIN and done > 0]
     front = _front_marks(answer.events)
     if not pauses or not front:
